@@ -1,0 +1,348 @@
+"""The `flickboard` command. Every subcommand prints progress and plain one-line errors, never a traceback
+(set FLICKBOARD_DEBUG=1 to see one)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import io
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any, TextIO
+
+from rules.pichenotte import RULE_SETS, Pichenotte, rule_set
+from rules.pichenotte.engine import FACT_HELP, FORFEIT_REASONS, Source
+from rules.pichenotte.report import LOG_FIELDS, shot_rows
+from rules.transcript import TranscriptError, format_header, parse_transcript
+
+from . import journal, render
+from .journal import JournalError
+from .session import Fold, Session, fold_entries
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as one line."""
+
+
+# ---------------------------------------------------------------- loading games
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise UserError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"cannot read {path}: {e}") from None
+
+
+def sample_path() -> str:
+    return str(resources.files("host").joinpath("samples/club-night.pich"))
+
+
+def load(path: str) -> tuple[Pichenotte, Fold, dict[str, list[str]], list[str]]:
+    """A transcript or a journal, folded. Returns the game, the fold, the header and warnings."""
+    warnings: list[str] = []
+    if _is_journal(path):
+        snap = journal.read(path)
+        torn = snap.torn_message()
+        if torn:
+            warnings.append(torn)
+        header = snap.header.get("header")
+        if snap.header.get("game") != "pichenotte" or not isinstance(header, dict):
+            raise UserError(f"{path} is not a Pichenotte journal")
+        game = _game_from_header(header, path)
+        entries: list[tuple[int, str, Source]] = [(r["n"], r["in"], r.get("src", "manual")) for r in snap.records]
+        numbers = {r["n"]: r["n"] for r in snap.records}
+    else:
+        try:
+            t = parse_transcript(_read_text(path), os.path.basename(path))
+        except TranscriptError as e:
+            raise UserError(str(e)) from None
+        header = t.header
+        game = _game_from_header(header, path)
+        entries = []
+        numbers = {}
+        for i, (lineno, text) in enumerate(t.lines, 1):
+            src: Source = "manual"
+            entries.append((i, text, src))
+            numbers[i] = lineno
+    fold = fold_entries(game, entries)
+    where = "entry" if _is_journal(path) else "line"
+    for n, text, reason in fold.rejected:
+        warnings.append(f"{os.path.basename(path)} {where} {numbers[n]}: refused '{text}': {reason}")
+    return game, fold, header, warnings
+
+
+def _game_from_header(header: dict[str, list[str]], path: str) -> Pichenotte:
+    game = header.get("Game", ["pichenotte"])
+    if game != ["pichenotte"]:
+        raise UserError(f"{path}: unknown game {' '.join(game)!r} (this version scores: pichenotte)")
+    try:
+        return Pichenotte.from_header(header)
+    except ValueError as e:
+        raise UserError(f"{path}: {e}") from None
+
+
+def _is_journal(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(1) == b"{"
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
+    if args.action == "list" or args.action is None:
+        for o in RULE_SETS.values():
+            out.write(f"{o.name:<18} {o.summary}\n")
+        out.write("\nflickboard rules show NAME  prints a rule set's options.\n")
+        return 0
+    if not args.name:
+        raise UserError("which rule set? flickboard rules show NAME (see: flickboard rules list)")
+    try:
+        o = rule_set(args.name)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    out.write(f"{o.name}: {o.summary}\nseed: {o.seed}\n\n")
+    for k, v in o.describe():
+        out.write(f"  {k:<32} {v}\n")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    path = sample_path() if args.sample else args.file
+    if not path:
+        raise UserError("give a transcript or journal to replay (or --sample)")
+    game, fold, _, warnings = load(path)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    doc = game.summary(fold.state, len(fold.rejected))
+    if args.json:
+        out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        if args.sample:
+            out.write(f"Replaying the bundled sample game ({os.path.basename(path)}):\n\n")
+        out.write(render.scoreboard(doc) + "\n")
+        if not doc["over"]:
+            out.write("next: " + render.prompt_line(doc) + "\n")
+    return 1 if args.strict and fold.rejected else 0
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    game, fold, header, warnings = load(args.file)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    rows = shot_rows(fold.state)
+    if not (args.csv or args.json or args.transcript):
+        raise UserError("say what to write: --csv FILE, --json FILE and/or --transcript FILE ('-' for stdout)")
+    if args.csv:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(LOG_FIELDS))
+        writer.writeheader()
+        writer.writerows(rows)
+        _write(args.csv, buf.getvalue(), out)
+    if args.json:
+        doc = {"summary": game.summary(fold.state, len(fold.rejected)), "shots": rows}
+        _write(args.json, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", out)
+    if args.transcript:
+        lines = [format_header(header), ""]
+        for a in fold.stack:
+            lines.append(game.format(a.line) + (" @sensor" if a.source == "sensor" else ""))
+        _write(args.transcript, "\n".join(lines) + "\n", out)
+    return 0
+
+
+def _write(target: str, text: str, out: TextIO) -> None:
+    if target == "-":
+        out.write(text)
+        return
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    except OSError as e:
+        raise UserError(f"cannot write {target}: {e}") from None
+    print(f"wrote {target}", file=sys.stderr)
+
+
+HELP = """Enter one input per line (docs/transcript.md has the whole notation):
+  shot hit | shot miss          contact shot: touched an opponent puck, or not (R-8 A)
+  shot call in | shot call      declared twenty made / missed (R-8 B); then: choose leave | choose ditch
+  shot zone | shot short        free shot rested in the required zone, or not (R-9)
+  shot in                       the shooting puck dropped flat in the hole (a twenty)
+  facts after the shot word, for the shooting puck, or SIDE:fact for another puck, e.g.
+     shot hit South:in North:ditch      shot miss base       shot call South:hand
+{facts}
+  SIDE 15 10 10 5               end-of-game zones of that side's pucks on the board (edge = 15, A-4)
+  penalty SIDE                  touched a moving puck: -20 (A-2)
+  forfeit SIDE REASON [note]    REASON: {reasons}
+  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N
+  score   show the scoreboard        help   this text        quit   leave (the journal keeps everything)"""
+
+
+def _help_text() -> str:
+    facts = "\n".join(f"     {k:<14}{v}" for k, v in FACT_HELP.items())
+    return HELP.format(facts=facts, reasons=", ".join(FORFEIT_REASONS))
+
+
+def _slug(names: Sequence[str]) -> str:
+    return "-".join(re.sub(r"[^A-Za-z0-9]+", "", n).lower() or "p" for n in names)
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    if args.resume:
+        session = Session.resume(args.resume)
+        path = args.resume
+        if session.journal.torn:
+            out.write(f"note: {session.journal.torn.message()}\n")
+        out.write(f"Resumed {path}: {len(session.journal.records)} entries replayed.\n")
+    else:
+        if not args.players:
+            raise UserError("name the players: --players A B (singles) or --players A B C D (doubles, clockwise)")
+        try:
+            game = Pichenotte.create(args.rules, args.players, args.sides, args.match, args.breaker)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        path = args.journal or os.path.join(
+            "journals", datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + _slug(args.players) + ".jsonl"
+        )
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        session = Session.create(path, game)
+        out.write(f"New match, journal {path}\n(after a crash: flickboard play --resume {path})\n")
+    with session.journal:
+        return _play_loop(session, out, sys.stdin)
+
+
+def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
+    game = session.game
+    out.write(f"{game.options.name}: {game.options.summary}\nType 'help' for the notation, 'quit' to stop.\n\n")
+    doc = session.summary()
+    out.write(render.scoreboard(doc) + "\n")
+    while True:
+        doc = session.summary()
+        out.write(render.prompt_line(doc) + "\n> ")
+        out.flush()
+        line = inp.readline()
+        if not line:
+            out.write("\n")
+            break
+        word = line.strip().lower()
+        if word in ("quit", "exit", "q"):
+            break
+        if word in ("help", "?"):
+            out.write(_help_text() + "\n")
+            continue
+        if word in ("score", "scoreboard", "s"):
+            out.write(render.scoreboard(doc) + "\n")
+            continue
+        if not word or word.startswith("#"):
+            continue
+        result = session.submit(line)
+        if result.accepted:
+            out.write(f"  ok [{result.n}] {result.message}\n")
+            new = session.summary()
+            for fx in result.effects:
+                note = _effect_text(new, fx)
+                if note:
+                    out.write(f"  {note}\n")
+            out.write(render.scoreboard(new) + "\n")
+        else:
+            out.write(f"  refused [{result.n}]: {result.message}\n")
+    out.write(f"Journal saved: {session.journal.path}\n")
+    return 0
+
+
+def _effect_text(doc: dict[str, Any], fx: dict[str, Any]) -> str:
+    sides = [s["name"] for s in doc["sides"]]
+    t = fx["type"]
+    if t == "twenty":
+        return f"TWENTY for {sides[fx['side']]}" + (" (provisional: confirm or correct)" if fx["provisional"] else "")
+    if t == "game-over":
+        won = sides[fx["winner"]] if fx["winner"] is not None else "nobody (tied)"
+        return f"GAME {fx['game']} OVER: {fx['points'][0]}-{fx['points'][1]}, won by {won}"
+    if t == "match-over":
+        return f"MATCH OVER: {sides[fx['winner']]} wins"
+    if t == "shootout":
+        return "TIED: twenties shoot-out, " + ("for this game" if fx["purpose"] == "game" else "for the match")
+    return ""
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="flickboard", description="Score Pichenotte by hand or from an instrumented board."
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("rules", help="list rule sets, or show one's options")
+    r.add_argument("action", nargs="?", choices=["list", "show"])
+    r.add_argument("name", nargs="?")
+    r.set_defaults(func=cmd_rules)
+
+    pl = sub.add_parser("play", help="keep score interactively (journaled; --resume after a crash)")
+    pl.add_argument("--rules", default="tournament-2019", help="rule set (see: flickboard rules list)")
+    pl.add_argument("--players", nargs="+", metavar="NAME", help="2 names, or 4 in clockwise seat order")
+    pl.add_argument("--sides", nargs=2, metavar="NAME", help="side names (default: the players, or A+C / B+D)")
+    pl.add_argument("--match", help="wins:N, wins:N/M, wins:N:shootout, games:N or points:N")
+    pl.add_argument("--breaker", help="who breaks the first game (default: the first player)")
+    pl.add_argument("--journal", help="where to keep the journal (default: journals/DATE-NAMES.jsonl)")
+    pl.add_argument("--resume", metavar="JOURNAL", help="continue the match kept in this journal")
+    pl.set_defaults(func=cmd_play)
+
+    rp = sub.add_parser("replay", help="replay a transcript or journal and print the scoreboard")
+    rp.add_argument("file", nargs="?")
+    rp.add_argument("--json", action="store_true", help="print the summary document (docs/transcript.md)")
+    rp.add_argument("--sample", action="store_true", help="replay the bundled sample game")
+    rp.add_argument("--strict", action="store_true", help="exit 1 if any input was refused")
+    rp.set_defaults(func=cmd_replay)
+
+    ex = sub.add_parser("export", help="write the shot log (CSV, JSON) or a transcript of a game")
+    ex.add_argument("file")
+    ex.add_argument("--csv", metavar="FILE")
+    ex.add_argument("--json", metavar="FILE")
+    ex.add_argument("--transcript", metavar="FILE")
+    ex.set_defaults(func=cmd_export)
+    return p
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace, TextIO], int] | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(out)
+        return 2
+    try:
+        return func(args, out)
+    except (UserError, JournalError) as e:
+        print(f"flickboard: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nflickboard: stopped", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # never a traceback for a user
+        if os.environ.get("FLICKBOARD_DEBUG"):
+            raise
+        print(
+            f"flickboard: internal error ({type(e).__name__}: {e}); rerun with FLICKBOARD_DEBUG=1 and report it",
+            file=sys.stderr,
+        )
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Game engines. Each game is a package with a pure engine, its rule-set options and its notation."""

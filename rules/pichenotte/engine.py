@@ -1,0 +1,835 @@
+"""The Pichenotte engine: apply(options, state, input) -> Result(new state, effects, open questions).
+
+Pure: no I/O, no clock, no randomness. States are immutable; an illegal input raises `Illegal` with a
+sentence that says what is wrong and what would be valid, and the caller keeps its old state.
+
+Seats are numbered clockwise from 0; seat i plays for side i % 2 (singles: 2 seats facing each other;
+doubles: 4 seats, partners facing, so play alternates sides - 000 rule 1, R-2).
+Pucks are counted, not tracked: per side, in hand + on board + in ditch + on the rail = pucks dealt.
+The only puck the engine follows individually is the one being shot ("the shooting puck").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from .options import MatchFormat, Options
+
+# What can happen to a puck during a shot.  Without a side it is the shooting puck.
+FACT_HELP: dict[str, str] = {
+    "in": "dropped flat into the centre hole: a twenty, onto the rail (000 rule 7)",
+    "edge": "stands on edge or tilted in the hole: not a twenty, stays on the board, scores 15 (A-4)",
+    "ditch": "went into the ditch (000 rule 4)",
+    "base": "came to rest touching the baseline: out of bounds, to the ditch (000 rule 8, R-5A)",
+    "off": "flew off the board: to the ditch once retrieved (R-10-C 2018, R-10-A 2019)",
+    "rebound": "flew off and bounced back onto the board: to the ditch (R-10)",
+    "in-rebound": "flew off, bounced back and landed in the hole (R-10)",
+    "in-by-rebound": "knocked into the hole by a rebounding puck (R-10)",
+    "hand": "touched the shooter's hand: own puck to the ditch, opponent's stays (R-10-B 2019)",
+}
+FACTS = tuple(FACT_HELP)
+_TO_DITCH = {"ditch": "ditch", "base": "baseline", "off": "off the board", "rebound": "rebound"}
+ZONE_VALUES = (0, 5, 10, 15, 25, 50)
+
+Source = Literal["manual", "sensor"]
+ShotKind = Literal["contact", "call", "free", "shootout"]
+
+
+class Illegal(Exception):
+    """An input the rules do not allow in this state; str() is the one-line reason."""
+
+
+# ---------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Fact:
+    what: str
+    side: int | None = None  # None: the shooting puck; a side: another puck of that side
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Things that happened during the shot in progress. Manual facts with no shot open are a whole shot."""
+
+    facts: tuple[Fact, ...] = ()
+    contact: bool | None = None
+    zone: bool | None = None
+    source: Source = "manual"
+    ref: int | None = None  # the journal entry that carried it (for provisional sensor twenties)
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A shot by the player whose turn it is; `complete` = begin, apply facts, end, in one input."""
+
+    seat: int | None = None
+    call: bool = False
+    facts: tuple[Fact, ...] = ()
+    contact: bool | None = None
+    zone: bool | None = None
+    complete: bool = True
+    source: Source = "manual"
+    ref: int | None = None
+
+
+@dataclass(frozen=True)
+class EndShot:
+    pass
+
+
+@dataclass(frozen=True)
+class Choose:
+    """The opponent's choice after a failed declared twenty (R-8 choice B): leave the puck, or ditch it."""
+
+    ditch: bool
+
+
+@dataclass(frozen=True)
+class Zones:
+    """End-of-game values of one side's pucks on the board (R-11); the value entered is final (R-5)."""
+
+    side: int
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A-2: touching a puck before it stops costs 20 points in the game in progress."""
+
+    side: int
+
+
+FORFEIT_REASONS: dict[str, str] = {
+    "phone": "mobile device used during play (NO-a)",
+    "board": "gameboard moved on purpose (NO-c)",
+    "contested": "contested puck removed early (R-7)",
+    "retrieval": "shot while an off-board puck was being retrieved (R-10-C 2018, R-10-A 2019)",
+    "other": "referee's decision",
+}
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    side: int
+    reason: str  # a key of FORFEIT_REASONS
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """A player confirms provisional sensor twenties: all of the open shot's, or the one from entry `ref`."""
+
+    ref: int | None = None
+
+
+Input = Facts | Shot | EndShot | Choose | Zones | Penalty | Forfeit | Confirm
+
+# ---------------------------------------------------------------- state
+
+
+@dataclass(frozen=True)
+class Setup:
+    players: tuple[str, ...]  # 2 or 4 names in clockwise seat order
+    sides: tuple[str, str]
+    breaker: int = 0  # seat of the first game's breaker (R-1)
+
+    def __post_init__(self) -> None:
+        if len(self.players) not in (2, 4):
+            raise ValueError("Pichenotte is played by 2 players (singles) or 4 (doubles)")
+        if not 0 <= self.breaker < len(self.players):
+            raise ValueError("the breaker must be one of the players")
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2
+
+    def seats_of(self, side: int) -> tuple[int, ...]:
+        return tuple(s for s in range(len(self.players)) if s % 2 == side)
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: Literal["contact", "zone", "choice", "zones"]
+    side: int  # the side it is about (choice: the side that answers)
+    text: str
+    answers: tuple[str, ...]  # notation lines that answer it
+
+
+@dataclass(frozen=True)
+class OpenShot:
+    number: int  # 1-based within the game
+    seat: int
+    kind: ShotKind
+    contact: bool | None = None
+    zone: bool | None = None
+    puck: Literal["board", "hole", "ditch"] = "board"  # where the shooting puck is now
+    twenties: tuple[int, int] = (0, 0)  # twenties credited per side during this shot
+    facts: tuple[tuple[str, str], ...] = ()  # (fact, outcome) log lines
+    ending: bool = False  # `end` was given; waiting for questions
+    choice: bool | None = None  # R-8 B answer: True = ditched
+
+
+@dataclass(frozen=True)
+class ShotRecord:
+    game: int
+    number: int
+    seat: int
+    side: int
+    kind: ShotKind
+    contact: bool | None
+    zone: bool | None
+    facts: tuple[tuple[str, str], ...]
+    result: str
+    twenties: tuple[int, int]  # twenties credited this shot, per side
+
+
+@dataclass(frozen=True)
+class Shootout:
+    purpose: Literal["game", "match"]
+    first: int  # seat
+    shots: tuple[int, int] = (0, 0)
+    twenties: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True)
+class Game:
+    number: int
+    breaker: int
+    shots: int = 0
+    board: tuple[int, int] = (0, 0)
+    ditch: tuple[int, int] = (0, 0)
+    rail: tuple[int, int] = (0, 0)
+    penalties: tuple[int, int] = (0, 0)
+    shot: OpenShot | None = None
+    questions: tuple[Question, ...] = ()
+    provisional: tuple[tuple[int, int], ...] = ()  # (journal ref, side) of unconfirmed sensor twenties
+    zones: tuple[tuple[int, ...] | None, tuple[int, ...] | None] = (None, None)
+    forfeit: tuple[int, str] | None = None
+    points: tuple[int, int] | None = None  # set when the game is scored
+    winner: int | None = None  # None with points set: a tied game
+    shootout_winner: bool = False  # the winner came from a shoot-out
+
+
+@dataclass(frozen=True)
+class State:
+    setup: Setup
+    match: MatchFormat
+    per_player: int
+    games: tuple[Game, ...] = ()  # finished games
+    game: Game | None = None
+    log: tuple[ShotRecord, ...] = ()
+    shootout: Shootout | None = None
+    winner: int | None = None
+    over: bool = False
+    shootout_result: tuple[int, int] | None = None  # the match shoot-out's twenties, once over
+
+    # -- derived views used by the engine, the CLI and the scoreboard --
+
+    @property
+    def seats(self) -> int:
+        return len(self.setup.players)
+
+    @property
+    def dealt(self) -> int:
+        """Pucks per side per game (000 rule 1)."""
+        return self.per_player * self.seats // 2
+
+    @property
+    def game_shots(self) -> int:
+        return self.per_player * self.seats
+
+    def hand(self, side: int) -> int:
+        g = self.game
+        if g is None:
+            return 0
+        breaker_side = g.breaker % 2
+        taken = (g.shots + 1) // 2 if side == breaker_side else g.shots // 2
+        return self.dealt - taken
+
+    def to_shoot(self) -> int | None:
+        """The seat whose shot is next (or open), None when no shot is due."""
+        if self.over:
+            return None
+        if self.shootout:
+            so = self.shootout
+            return (so.first + sum(so.shots)) % self.seats
+        g = self.game
+        if g is None or g.points is not None:
+            return None
+        if g.shot:
+            return g.shot.seat
+        if g.shots >= self.game_shots or g.forfeit:
+            return None
+        # R-2: singles alternate; doubles go clockwise. Both are "next seat round the table".
+        return (g.breaker + g.shots) % self.seats
+
+    def questions(self) -> tuple[Question, ...]:
+        return self.game.questions if self.game else ()
+
+    def next_kind(self) -> ShotKind | None:
+        """What the next shot must be, from the board (R-8 / R-9, 000 rules 4-5)."""
+        seat = self.to_shoot()
+        if seat is None:
+            return None
+        if self.shootout:
+            return "shootout"
+        assert self.game is not None
+        if self.game.shot:
+            return self.game.shot.kind
+        opponent = 1 - self.setup.side_of(seat)
+        return "contact" if self.game.board[opponent] > 0 else "free"
+
+    def wins(self) -> tuple[float, float]:
+        """Games won; a tied game gives half to each side (000 rule 9, 002 rule 9)."""
+        w = [0.0, 0.0]
+        for g in self.games:
+            if g.winner is None:
+                w[0] += 0.5
+                w[1] += 0.5
+            else:
+                w[g.winner] += 1
+        return (w[0], w[1])
+
+    def totals(self) -> tuple[int, int]:
+        t = [0, 0]
+        for g in self.games:
+            assert g.points is not None
+            t[0] += g.points[0]
+            t[1] += g.points[1]
+        return (t[0], t[1])
+
+
+@dataclass(frozen=True)
+class Result:
+    state: State
+    effects: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def questions(self) -> tuple[Question, ...]:
+        return self.state.questions()
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def new_match(options: Options, setup: Setup, match: MatchFormat | None = None) -> State:
+    st = State(
+        setup=setup,
+        match=match or options.match,
+        per_player=options.pucks_per_player(len(setup.players)),
+    )
+    return replace(st, game=Game(number=1, breaker=setup.breaker))
+
+
+def apply(options: Options, state: State, inp: Input) -> Result:
+    """Apply one input. Raises Illegal (state untouched) when the rules do not allow it."""
+    fx: list[dict[str, Any]] = []
+    if state.over:
+        raise Illegal(f"the match is over: {state.setup.sides[state.winner or 0]} won; start a new match")
+    if state.shootout is not None:
+        new = _shootout(options, state, inp, fx)
+    elif isinstance(inp, Shot):
+        new = _shot(options, state, inp, fx)
+    elif isinstance(inp, Facts):
+        new = _facts(options, state, inp, fx)
+    elif isinstance(inp, EndShot):
+        new = _end(options, state, fx)
+    elif isinstance(inp, Choose):
+        new = _choose(options, state, inp, fx)
+    elif isinstance(inp, Zones):
+        new = _zones(options, state, inp, fx)
+    elif isinstance(inp, Penalty):
+        new = _penalty(state, inp, fx)
+    elif isinstance(inp, Forfeit):
+        new = _forfeit(options, state, inp, fx)
+    elif isinstance(inp, Confirm):
+        new = _confirm(state, inp, fx)
+    else:  # pragma: no cover - the Input union is closed
+        raise Illegal(f"unknown input {inp!r}")
+    check_accounting(new)
+    return Result(new, tuple(fx))
+
+
+def check_accounting(state: State) -> None:
+    """The puck accounting invariant; a failure here is a bug in the engine, never a user error."""
+    g = state.game
+    if g is None or g.points is not None:
+        return
+    for side in (0, 1):
+        total = state.hand(side) + g.board[side] + g.ditch[side] + g.rail[side]
+        if total != state.dealt or min(g.board[side], g.ditch[side], g.rail[side], state.hand(side)) < 0:
+            raise AssertionError(f"puck accounting broken for side {side}: {g}")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _name(state: State, side: int) -> str:
+    return state.setup.sides[side]
+
+
+def _counts(state: State, side: int) -> str:
+    g = state.game
+    assert g is not None
+    return (
+        f"{_name(state, side)}: {state.hand(side)} in hand, {g.board[side]} on the board, "
+        f"{g.ditch[side]} in the ditch, {g.rail[side]} on the rail"
+    )
+
+
+def _set(pair: tuple[int, int], side: int, delta: int) -> tuple[int, int]:
+    lst = [pair[0], pair[1]]
+    lst[side] += delta
+    return (lst[0], lst[1])
+
+
+def _game(state: State) -> Game:
+    if state.game is None or state.game.points is not None:
+        raise Illegal("no game is in progress")
+    return state.game
+
+
+def _blocking(state: State) -> None:
+    g = _game(state)
+    if g.questions:
+        q = g.questions[0]
+        raise Illegal(f"first answer: {q.text} ({' / '.join(q.answers)})")
+
+
+# ---------------------------------------------------------------- shots
+
+
+def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -> State:
+    g = _game(state)
+    if g.forfeit:
+        raise Illegal("this game was forfeited")
+    _blocking(state)
+    if g.shot is not None:
+        who = state.setup.players[g.shot.seat]
+        raise Illegal(f"{who}'s shot is still open: add what happened, or 'end' it")
+    seat = state.to_shoot()
+    if seat is None:
+        raise Illegal("all pucks have been shot: enter the zones of the pucks on the board (zones SIDE 15 10 5 ...)")
+    if inp.seat is not None and inp.seat != seat:
+        raise Illegal(
+            f"it is {state.setup.players[seat]}'s shot, not {state.setup.players[inp.seat]}'s "
+            "(R-2: singles alternate, doubles go clockwise)"
+        )
+    side = state.setup.side_of(seat)
+    kind = state.next_kind()
+    assert kind is not None
+    if inp.call:
+        if kind == "free":
+            raise Illegal(
+                f"no {_name(state, 1 - side)} puck is on the board, so this is a free shot (R-9, 000 rule 5): "
+                "there is no twenty to declare"
+            )
+        kind = "call"
+    shot = OpenShot(number=g.shots + 1, seat=seat, kind=kind)
+    g = replace(g, shots=g.shots + 1, board=_set(g.board, side, 1), shot=shot)
+    new = replace(state, game=g)
+    fx.append({"type": "shot", "seat": seat, "side": side, "kind": kind, "number": shot.number})
+    facts = Facts(inp.facts, inp.contact, inp.zone, inp.source, inp.ref)
+    new = _add_facts(options, new, facts, fx)
+    if inp.complete:
+        new = _end(options, new, fx)
+    return new
+
+
+def _facts(options: Options, state: State, inp: Facts, fx: list[dict[str, Any]]) -> State:
+    g = _game(state)
+    if g.shot is None:
+        if inp.source == "sensor":
+            raise Illegal("sensor evidence arrived with no shot in progress")
+        # A manual line of facts with no shot open is a whole shot ("hit", "in", "miss S:ditch").
+        return _shot(options, state, Shot(facts=inp.facts, contact=inp.contact, zone=inp.zone, ref=inp.ref), fx)
+    new = _add_facts(options, state, inp, fx)
+    assert new.game is not None and new.game.shot is not None
+    if new.game.shot.ending:
+        new = _end(options, new, fx)
+    return new
+
+
+def _add_facts(options: Options, state: State, inp: Facts, fx: list[dict[str, Any]]) -> State:
+    g = state.game
+    assert g is not None and g.shot is not None
+    shot = g.shot
+    if inp.contact is not None:
+        if shot.kind != "contact":
+            why = "a declared twenty" if shot.kind == "call" else "a free shot"
+            raise Illegal(f"contact only matters on a contact shot; this is {why}")
+        if shot.contact is not None and shot.contact != inp.contact:
+            was = "hit" if shot.contact else "miss"
+            raise Illegal(f"contact was already entered as '{was}': undo or correct that entry instead")
+        shot = replace(shot, contact=inp.contact)
+        g = replace(g, questions=tuple(q for q in g.questions if q.kind != "contact"))
+    if inp.zone is not None:
+        if shot.kind != "free" or options.free_shot_zone is None:
+            raise Illegal("the free-shot zone only matters on a free shot under rules that require one (R-9)")
+        shot = replace(shot, zone=inp.zone)
+        g = replace(g, questions=tuple(q for q in g.questions if q.kind != "zone"))
+    g = replace(g, shot=shot)
+    state = replace(state, game=g)
+    for fact in inp.facts:
+        state = _fact(options, state, fact, inp, fx)
+    return state
+
+
+def _fact(options: Options, state: State, fact: Fact, inp: Facts, fx: list[dict[str, Any]]) -> State:
+    g = state.game
+    assert g is not None and g.shot is not None
+    shot = g.shot
+    shooter = state.setup.side_of(shot.seat)
+    side = shooter if fact.side is None else fact.side
+    label = "the shooting puck" if fact.side is None else f"a {_name(state, side)} puck"
+    if fact.what not in FACT_HELP:
+        raise Illegal(f"'{fact.what}' is not something a puck can do: one of {', '.join(FACTS)}")
+    # Is the puck on the board to begin with?
+    if fact.side is None:
+        if shot.puck != "board":
+            where = "in the hole" if shot.puck == "hole" else "in the ditch"
+            raise Illegal(f"the shooting puck is already {where}")
+    else:
+        spare = g.board[side] - (1 if side == shooter and shot.puck == "board" else 0)
+        if spare < 1:
+            other = "other " if side == shooter else ""
+            raise Illegal(f"no {other}{_name(state, side)} puck is on the board ({_counts(state, side)})")
+    if fact.what == "hand" and not options.hand_rule:
+        raise Illegal("these rules have no hand rule (R-10-B is in the 2019 tournament rules)")
+
+    outcome: Literal["twenty", "ditch", "stays"]
+    if fact.what == "in":
+        outcome = "twenty"
+    elif fact.what == "edge":
+        outcome = "stays"
+    elif fact.what in _TO_DITCH:
+        outcome = "ditch"
+    elif fact.what == "in-rebound":
+        # 2018 R-10-A/B: counts only if it is the opponent's puck; 2019 R-10: ditch even in the hole.
+        outcome = "twenty" if options.rebound == "2018" and side != shooter else "ditch"
+    elif fact.what == "in-by-rebound":
+        # 2018: "except a twenty for the shooter"; 2019: counts whoever owns it.
+        outcome = "twenty" if options.rebound == "2019" or side != shooter else "ditch"
+    else:  # hand, R-10-B
+        outcome = "ditch" if side == shooter else "stays"
+
+    if outcome == "twenty":
+        g = replace(g, board=_set(g.board, side, -1), rail=_set(g.rail, side, 1))
+        shot = replace(shot, twenties=_set(shot.twenties, side, 1))
+        if fact.side is None:
+            shot = replace(shot, puck="hole")
+        provisional = inp.source == "sensor" and inp.ref is not None
+        if provisional:
+            assert inp.ref is not None
+            g = replace(g, provisional=(*g.provisional, (inp.ref, side)))
+        fx.append({"type": "twenty", "side": side, "provisional": provisional})
+    elif outcome == "ditch":
+        g = replace(g, board=_set(g.board, side, -1), ditch=_set(g.ditch, side, 1))
+        if fact.side is None:
+            shot = replace(shot, puck="ditch")
+        fx.append({"type": "ditch", "side": side, "why": fact.what})
+    text = f"{label}: {fact.what} -> {outcome}"
+    shot = replace(
+        shot,
+        facts=(*shot.facts, (fact.what if fact.side is None else f"{_name(state, side)}:{fact.what}", text)),
+    )
+    return replace(state, game=replace(g, shot=shot))
+
+
+def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
+    g = _game(state)
+    if g.shot is None:
+        raise Illegal("no shot is in progress")
+    shot = replace(g.shot, ending=True)
+    side = state.setup.side_of(shot.seat)
+    opp = 1 - side
+    questions: list[Question] = [q for q in g.questions if q.kind == "choice"]
+    player = state.setup.players[shot.seat]
+    if shot.kind == "contact" and shot.contact is None and shot.puck != "ditch" and not questions:
+        questions.append(
+            Question("contact", side, f"did {player}'s shot touch a {_name(state, opp)} puck?", ("hit", "miss"))
+        )
+    if (
+        shot.kind == "free"
+        and options.free_shot_zone is not None
+        and shot.puck == "board"
+        and shot.zone is None
+        and not (options.free_shot_other_puck and shot.twenties[side] > 0)
+    ):
+        where = f"the {options.free_shot_zone} zone or inside it"
+        other = f" (or move another {_name(state, side)} puck there)" if options.free_shot_other_puck else ""
+        questions.append(Question("zone", side, f"did {player}'s free shot rest in {where}{other}?", ("zone", "short")))
+    g = replace(g, shot=shot, questions=tuple(questions))
+    state = replace(state, game=g)
+    if questions:
+        fx.append({"type": "question", "kinds": [q.kind for q in questions]})
+        return state
+    return _resolve(options, state, fx)
+
+
+def _ditch_shooting_puck(state: State, fx: list[dict[str, Any]], why: str) -> State:
+    g = state.game
+    assert g is not None and g.shot is not None
+    side = state.setup.side_of(g.shot.seat)
+    rail = g.rail
+    shot = g.shot
+    if shot.puck == "hole":  # RULES-NOTES 1.1: a twenty without the required contact scores nothing
+        rail = _set(rail, side, -1)
+        shot = replace(shot, twenties=_set(shot.twenties, side, -1))
+        board = g.board
+    else:
+        board = _set(g.board, side, -1)
+    g = replace(g, board=board, rail=rail, ditch=_set(g.ditch, side, 1), shot=replace(shot, puck="ditch"))
+    fx.append({"type": "ditch", "side": side, "why": why})
+    return replace(state, game=g)
+
+
+def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
+    """The shot's facts are all in: apply the objective (R-8, R-9, 000 rules 4-5)."""
+    g = state.game
+    assert g is not None and g.shot is not None
+    shot = g.shot
+    side = state.setup.side_of(shot.seat)
+    result = "stands"
+    if shot.kind == "contact" and shot.contact is False and shot.puck != "ditch":
+        state = _ditch_shooting_puck(state, fx, "no contact")
+        result = "no contact: shooting puck to the ditch"
+    elif shot.kind == "call":
+        made = shot.puck == "hole" if options.call_success == "shooting-puck" else shot.twenties[side] > 0
+        if made:
+            result = "declared twenty made"
+        elif shot.puck != "board":
+            result = "declared twenty missed; shooting puck already in the ditch"
+        elif options.failed_call == "ditch":
+            state = _ditch_shooting_puck(state, fx, "declared twenty missed")
+            result = "declared twenty missed: shooting puck to the ditch"
+        elif shot.choice is None:
+            opp = 1 - side
+            q = Question(
+                "choice",
+                opp,
+                f"{_name(state, side)}'s declared twenty failed: {_name(state, opp)} chooses to leave the "
+                "shooting puck on the board or remove it to the ditch (R-8 choice B)",
+                ("choose leave", "choose ditch"),
+            )
+            fx.append({"type": "question", "kinds": ["choice"]})
+            return replace(state, game=replace(g, questions=(q,)))
+        elif shot.choice:
+            state = _ditch_shooting_puck(state, fx, "opponent's choice")
+            result = "declared twenty missed: opponent removed the shooting puck"
+        else:
+            result = "declared twenty missed: opponent left the shooting puck on the board"
+    elif shot.kind == "free" and options.free_shot_zone is not None and shot.puck == "board":
+        met = shot.zone is True or (options.free_shot_other_puck and shot.twenties[side] > 0)
+        if not met:
+            state = _ditch_shooting_puck(state, fx, "free shot short")
+            result = f"free shot short of the {options.free_shot_zone} zone: to the ditch"
+    g = state.game
+    assert g is not None and g.shot is not None
+    shot = g.shot
+    record = ShotRecord(
+        g.number,
+        shot.number,
+        shot.seat,
+        side,
+        shot.kind,
+        shot.contact,
+        shot.zone,
+        shot.facts,
+        result,
+        shot.twenties,
+    )
+    g = replace(g, shot=None, questions=(), provisional=())
+    fx.append({"type": "shot-end", "seat": shot.seat, "result": result})
+    state = replace(state, game=g, log=(*state.log, record))
+    if g.shots >= state.game_shots:
+        state = _ask_zones(state, fx)
+    return state
+
+
+def _choose(options: Options, state: State, inp: Choose, fx: list[dict[str, Any]]) -> State:
+    g = _game(state)
+    if not any(q.kind == "choice" for q in g.questions):
+        raise Illegal("there is no choice to make: it follows only a failed declared twenty (R-8 choice B)")
+    assert g.shot is not None
+    g = replace(g, shot=replace(g.shot, choice=inp.ditch), questions=())
+    return _resolve(options, replace(state, game=g), fx)
+
+
+def _confirm(state: State, inp: Confirm, fx: list[dict[str, Any]]) -> State:
+    g = _game(state)
+    if not g.provisional:
+        raise Illegal("there is no provisional twenty to confirm")
+    if inp.ref is None:
+        keep: tuple[tuple[int, int], ...] = ()
+    else:
+        keep = tuple(p for p in g.provisional if p[0] != inp.ref)
+        if len(keep) == len(g.provisional):
+            refs = ", ".join(str(p[0]) for p in g.provisional)
+            raise Illegal(f"entry {inp.ref} is not a provisional twenty (provisional: {refs})")
+    fx.append({"type": "confirmed", "count": len(g.provisional) - len(keep)})
+    return replace(state, game=replace(g, provisional=keep))
+
+
+# ---------------------------------------------------------------- end of game
+
+
+def _ask_zones(state: State, fx: list[dict[str, Any]]) -> State:
+    g = state.game
+    assert g is not None
+    qs = tuple(
+        Question(
+            "zones",
+            side,
+            f"enter the zones of {_name(state, side)}'s {g.board[side]} puck(s) on the board",
+            (f"zones {_name(state, side)} " + " ".join(["15"] * g.board[side]),),
+        )
+        for side in (0, 1)
+        if g.board[side] > 0 and g.zones[side] is None
+    )
+    if not qs:
+        return _score(state, fx)
+    fx.append({"type": "question", "kinds": ["zones"]})
+    return replace(state, game=replace(g, questions=qs))
+
+
+def _zones(options: Options, state: State, inp: Zones, fx: list[dict[str, Any]]) -> State:
+    g = _game(state)
+    if g.shot is not None or g.shots < state.game_shots:
+        left = state.hand(0) + state.hand(1) + (1 if g.shot else 0)
+        raise Illegal(f"zones are entered when every puck has been shot ({left} shot(s) still to play)")
+    if g.zones[inp.side] is not None:
+        raise Illegal(f"{_name(state, inp.side)}'s zones are already entered: undo or correct that entry")
+    n = g.board[inp.side]
+    if len(inp.values) != n:
+        raise Illegal(
+            f"{_name(state, inp.side)} has {n} puck(s) on the board, so enter {n} zone value(s), not {len(inp.values)}"
+        )
+    allowed = ZONE_VALUES if options.post_values else ZONE_VALUES[:4]
+    for v in inp.values:
+        if v not in allowed:
+            extra = "" if options.post_values else " (25 and 50 are tournament values, R-11)"
+            raise Illegal(f"{v} is not a zone value: use {', '.join(map(str, allowed))}{extra}")
+    zones = list(g.zones)
+    zones[inp.side] = tuple(inp.values)
+    g = replace(g, zones=(zones[0], zones[1]), questions=tuple(q for q in g.questions if q.side != inp.side))
+    state = replace(state, game=g)
+    if g.questions:
+        return state
+    return _score(state, fx)
+
+
+def _score(state: State, fx: list[dict[str, Any]]) -> State:
+    """R-11: 20 per twenty on the rail, the zones of the pucks on the board, minus A-2 penalties."""
+    g = state.game
+    assert g is not None
+    pts = tuple(20 * g.rail[s] + sum(g.zones[s] or ()) - 20 * g.penalties[s] for s in (0, 1))
+    points = (pts[0], pts[1])
+    winner = None if points[0] == points[1] else (0 if points[0] > points[1] else 1)
+    g = replace(g, points=points, winner=winner, questions=())
+    state = replace(state, game=g)
+    if winner is None and state.match.kind == "wins" and state.match.tied_game == "shootout":
+        fx.append({"type": "shootout", "purpose": "game"})
+        return replace(state, shootout=Shootout("game", g.breaker))
+    return _finish_game(state, fx)
+
+
+def _finish_game(state: State, fx: list[dict[str, Any]]) -> State:
+    g = state.game
+    assert g is not None and g.points is not None
+    fx.append({"type": "game-over", "game": g.number, "points": list(g.points), "winner": g.winner})
+    state = replace(state, games=(*state.games, g), game=None)
+    winner = _match_winner(state)
+    if winner == "shootout":
+        fx.append({"type": "shootout", "purpose": "match"})
+        # The would-be next breaker shoots first.
+        return replace(state, shootout=Shootout("match", (g.breaker + 1) % state.seats))
+    if winner is not None:
+        fx.append({"type": "match-over", "winner": winner})
+        return replace(state, winner=winner, over=True)
+    # R-2: singles - the Hammer (always the non-breaker) breaks next; doubles - next seat clockwise.
+    return replace(state, game=Game(number=g.number + 1, breaker=(g.breaker + 1) % state.seats))
+
+
+def _leader(pair: tuple[float, float]) -> int | None:
+    return None if pair[0] == pair[1] else (0 if pair[0] > pair[1] else 1)
+
+
+def _match_winner(state: State) -> int | Literal["shootout"] | None:
+    m = state.match
+    played = len(state.games)
+    if m.kind == "wins":
+        wins = state.wins()
+        if max(wins) >= m.target:
+            return _leader(wins) if _leader(wins) is not None else "shootout"
+        if m.max_games is not None and played >= m.max_games:
+            return _leader(wins) if _leader(wins) is not None else "shootout"
+        return None
+    totals = state.totals()
+    done = played >= m.target if m.kind == "games" else max(totals) >= m.target
+    if not done:
+        return None
+    lead = _leader((float(totals[0]), float(totals[1])))
+    return "shootout" if lead is None else lead
+
+
+def _penalty(state: State, inp: Penalty, fx: list[dict[str, Any]]) -> State:
+    g = _game(state)
+    fx.append({"type": "penalty", "side": inp.side, "points": -20})
+    return replace(state, game=replace(g, penalties=_set(g.penalties, inp.side, 1)))
+
+
+def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, Any]]) -> State:
+    """The side forfeits the game in progress: it scores 0, the other side keeps its twenties (decision)."""
+    g = _game(state)
+    if inp.reason not in FORFEIT_REASONS:
+        raise Illegal(f"'{inp.reason}' is not a forfeit reason: one of {', '.join(FORFEIT_REASONS)}")
+    other = 1 - inp.side
+    pts = [0, 0]
+    pts[other] = 20 * g.rail[other] - 20 * g.penalties[other]
+    g = replace(
+        g,
+        shot=None,
+        questions=(),
+        provisional=(),
+        forfeit=(inp.side, inp.reason),
+        points=(pts[0], pts[1]),
+        winner=other,
+    )
+    fx.append({"type": "forfeit", "side": inp.side, "reason": inp.reason})
+    return _finish_game(replace(state, game=g), fx)
+
+
+# ---------------------------------------------------------------- shoot-out
+
+
+def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any]]) -> State:
+    """A twenties shoot-out: each side shoots `shootout_pucks` at the hole, then one each until it breaks
+    (001 R-1-B, 000 rule 9). Only the shooting puck counts: `shot in` or `shot` / `shot miss`."""
+    so = state.shootout
+    assert so is not None
+    if isinstance(inp, Facts) and inp.source == "manual" and inp.contact is None and inp.zone is None:
+        inp = Shot(facts=inp.facts)
+    if not isinstance(inp, Shot) or not inp.complete:
+        raise Illegal("a twenties shoot-out is in progress: enter each shot as 'shot in' or 'shot miss'")
+    if inp.call or inp.zone is not None or any(f.side is not None or f.what != "in" for f in inp.facts):
+        raise Illegal("in a shoot-out only the shooting puck counts: enter 'shot in' or 'shot miss'")
+    seat = (so.first + sum(so.shots)) % state.seats
+    if inp.seat is not None and inp.seat != seat:
+        raise Illegal(f"it is {state.setup.players[seat]}'s shoot-out shot")
+    side = state.setup.side_of(seat)
+    made = len(inp.facts) > 0
+    so = replace(so, shots=_set(so.shots, side, 1), twenties=_set(so.twenties, side, 1 if made else 0))
+    fx.append({"type": "shootout-shot", "side": side, "in": made})
+    n = options.shootout_pucks
+    if so.shots[0] == so.shots[1] and so.shots[0] >= n and so.twenties[0] != so.twenties[1]:
+        winner = 0 if so.twenties[0] > so.twenties[1] else 1
+        if so.purpose == "match":
+            fx.append({"type": "match-over", "winner": winner})
+            return replace(state, shootout=None, winner=winner, over=True, shootout_result=so.twenties)
+        g = state.game
+        assert g is not None
+        state = replace(state, shootout=None, game=replace(g, winner=winner, shootout_winner=True))
+        return _finish_game(state, fx)
+    return replace(state, shootout=so)

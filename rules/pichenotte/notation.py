@@ -1,0 +1,256 @@
+"""The Pichenotte text notation: one input per line. It is what a scorer types at the `play` prompt, what a
+transcript file holds, and what the journal stores, so one parser serves all three (docs/transcript.md).
+
+    shot [PLAYER] [call] [hit|miss] [zone|short] [FACT ...]   a whole shot
+    begin [PLAYER] [call]  /  FACT ...  /  end                a shot entered as it happens (sensors)
+    FACT is `in`, `ditch`, ... for the shooting puck, or `SIDE:in`, `SIDE:ditch`, ... for another puck
+    choose leave|ditch          zones SIDE 15 10 5 (or just: SIDE 15 10 5)
+    penalty SIDE                forfeit SIDE REASON [note]
+    confirm [N]                 undo                correct N LINE  (or: correct N -)
+A trailing `@sensor` marks evidence from the board's sensors.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .engine import (
+    FACT_HELP,
+    FORFEIT_REASONS,
+    Choose,
+    Confirm,
+    EndShot,
+    Fact,
+    Facts,
+    Forfeit,
+    Input,
+    Penalty,
+    Setup,
+    Shot,
+    Source,
+    Zones,
+)
+
+ALIASES = {"20": "in", "twenty": "in", "baseline": "base"}
+KEYWORDS = {
+    "shot",
+    "begin",
+    "end",
+    "call",
+    "hit",
+    "miss",
+    "zone",
+    "short",
+    "choose",
+    "leave",
+    "zones",
+    "penalty",
+    "forfeit",
+    "confirm",
+    "undo",
+    "correct",
+    "edge",
+    *FACT_HELP,
+    *ALIASES,
+}
+
+
+class NotationError(ValueError):
+    """A line that cannot be read; str() says why and what is expected."""
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Masks the latest input still in effect (a new journal entry; nothing is edited)."""
+
+
+@dataclass(frozen=True)
+class Correct:
+    """Replaces the input of entry `ref` with `line` (None: the entry never happened)."""
+
+    ref: int
+    line: str | None
+
+
+Line = Input | Undo | Correct
+
+
+def check_names(setup: Setup) -> None:
+    """Names are single words, unique, and not notation keywords, so every line reads one way."""
+    names = [*setup.players, *setup.sides]
+    for n in names:
+        if not re.fullmatch(r"[^\s:#@\[\]\"]+", n) or n.isdigit():
+            raise NotationError(f"'{n}' cannot be a name: use one word without spaces, ':', '#', '@' or quotes")
+        if n.lower() in KEYWORDS:
+            raise NotationError(f"'{n}' cannot be a name: it is a word of the notation")
+    lowered = [n.lower() for n in setup.players]
+    if len(set(lowered)) != len(lowered):
+        raise NotationError("player names must differ")
+    if setup.sides[0].lower() == setup.sides[1].lower():
+        raise NotationError("the two sides need different names")
+    for i, p in enumerate(setup.players):
+        other = setup.sides[1 - setup.side_of(i)]
+        if p.lower() == other.lower():
+            raise NotationError(f"player '{p}' has the name of the other side")
+
+
+def side_ref(setup: Setup, word: str) -> int:
+    """A side by its name or by the name of one of its players (case-insensitive)."""
+    w = word.lower()
+    for i, s in enumerate(setup.sides):
+        if s.lower() == w:
+            return i
+    for seat, p in enumerate(setup.players):
+        if p.lower() == w:
+            return setup.side_of(seat)
+    raise NotationError(f"'{word}' is neither a side nor a player: {', '.join([*setup.sides, *setup.players])}")
+
+
+def seat_ref(setup: Setup, word: str) -> int:
+    w = word.lower()
+    for seat, p in enumerate(setup.players):
+        if p.lower() == w:
+            return seat
+    raise NotationError(f"'{word}' is not a player: {', '.join(setup.players)}")
+
+
+def _zone_value(word: str) -> int:
+    if word.lower() == "edge":
+        return 15  # A-4: a puck on edge in the hole counts as in the 15 zone
+    if not word.isdigit():
+        raise NotationError(f"'{word}' is not a zone value: 0, 5, 10, 15, 25, 50 (or 'edge' for 15)")
+    return int(word)
+
+
+def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
+    """One line -> an input, None for a blank or comment line; NotationError otherwise."""
+    words = text.split("#", 1)[0].split()
+    if words and words[-1].lower() == "@sensor":
+        source = "sensor"
+        words = words[:-1]
+    if not words:
+        return None
+    verb, args = words[0].lower(), words[1:]
+    if verb in ("shot", "begin"):
+        seat = None
+        if args and args[0].lower() not in KEYWORDS and ":" not in args[0]:
+            seat = seat_ref(setup, args[0])
+            args = args[1:]
+        call = bool(args) and args[0].lower() == "call"
+        if call:
+            args = args[1:]
+        if verb == "begin":
+            if args:
+                raise NotationError("'begin' takes only the player and 'call'; add what happens on later lines")
+            return Shot(seat=seat, call=call, complete=False, source=source)
+        f = _facts(setup, args, source)
+        return Shot(seat, call, f.facts, f.contact, f.zone, True, source)
+    if verb == "end":
+        _no_args(verb, args)
+        return EndShot()
+    if verb == "choose":
+        if len(args) != 1 or args[0].lower() not in ("leave", "ditch"):
+            raise NotationError("write 'choose leave' or 'choose ditch' (R-8 choice B)")
+        return Choose(ditch=args[0].lower() == "ditch")
+    if verb == "penalty":
+        if len(args) != 1:
+            raise NotationError("write 'penalty SIDE' (A-2: touching a moving puck, -20)")
+        return Penalty(side_ref(setup, args[0]))
+    if verb == "forfeit":
+        if len(args) < 2 or args[1].lower() not in FORFEIT_REASONS:
+            raise NotationError(f"write 'forfeit SIDE REASON [note]', REASON one of {', '.join(FORFEIT_REASONS)}")
+        return Forfeit(side_ref(setup, args[0]), args[1].lower(), " ".join(args[2:]))
+    if verb == "confirm":
+        if len(args) > 1 or (args and not args[0].isdigit()):
+            raise NotationError("write 'confirm' or 'confirm N' (N: the entry of a provisional twenty)")
+        return Confirm(int(args[0]) if args else None)
+    if verb == "undo":
+        _no_args(verb, args)
+        return Undo()
+    if verb == "correct":
+        if len(args) < 2 or not args[0].isdigit():
+            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
+        rest = text.split("#", 1)[0].split(None, 2)[2].strip()
+        return Correct(int(args[0]), None if rest == "-" else rest)
+    if verb == "zones":
+        if not args:
+            raise NotationError("write 'zones SIDE 15 10 5 ...'")
+        return Zones(side_ref(setup, args[0]), tuple(_zone_value(v) for v in args[1:]))
+    if verb not in KEYWORDS and ":" not in verb:
+        # "red 15 10 10 5": zones without the verb, the quick form at the end of a game.
+        side = side_ref(setup, words[0])
+        return Zones(side, tuple(_zone_value(v) for v in args))
+    f = _facts(setup, words, source)
+    return f
+
+
+def _no_args(verb: str, args: list[str]) -> None:
+    if args:
+        raise NotationError(f"'{verb}' takes nothing after it")
+
+
+def _facts(setup: Setup, words: list[str], source: Source) -> Facts:
+    facts: list[Fact] = []
+    contact: bool | None = None
+    zone: bool | None = None
+    for w in words:
+        low = w.lower()
+        if low in ("hit", "miss"):
+            if contact is not None:
+                raise NotationError("give 'hit' or 'miss' once")
+            contact = low == "hit"
+        elif low in ("zone", "short"):
+            if zone is not None:
+                raise NotationError("give 'zone' or 'short' once")
+            zone = low == "zone"
+        else:
+            who, _, what = low.rpartition(":")
+            what = ALIASES.get(what, what)
+            if what not in FACT_HELP:
+                raise NotationError(
+                    f"'{w}' is not a shot fact: hit, miss, zone, short, or {', '.join(FACT_HELP)} "
+                    "(prefix SIDE: for a puck other than the shooting puck)"
+                )
+            facts.append(Fact(what, side_ref(setup, who) if who else None))
+    return Facts(tuple(facts), contact, zone, source)
+
+
+def _fact_words(setup: Setup, facts: tuple[Fact, ...], contact: bool | None, zone: bool | None) -> list[str]:
+    out = []
+    if contact is not None:
+        out.append("hit" if contact else "miss")
+    if zone is not None:
+        out.append("zone" if zone else "short")
+    for f in facts:
+        out.append(f.what if f.side is None else f"{setup.sides[f.side]}:{f.what}")
+    return out
+
+
+def format_line(setup: Setup, line: Line) -> str:
+    """The canonical text of an input (without the @sensor mark; sources are kept beside it)."""
+    if isinstance(line, Shot):
+        words = ["shot" if line.complete else "begin"]
+        if line.seat is not None:
+            words.append(setup.players[line.seat])
+        if line.call:
+            words.append("call")
+        words += _fact_words(setup, line.facts, line.contact, line.zone)
+        return " ".join(words)
+    if isinstance(line, Facts):
+        return " ".join(_fact_words(setup, line.facts, line.contact, line.zone))
+    if isinstance(line, EndShot):
+        return "end"
+    if isinstance(line, Choose):
+        return "choose ditch" if line.ditch else "choose leave"
+    if isinstance(line, Zones):
+        return " ".join(["zones", setup.sides[line.side], *map(str, line.values)])
+    if isinstance(line, Penalty):
+        return f"penalty {setup.sides[line.side]}"
+    if isinstance(line, Forfeit):
+        return " ".join(w for w in ("forfeit", setup.sides[line.side], line.reason, line.note) if w)
+    if isinstance(line, Confirm):
+        return "confirm" if line.ref is None else f"confirm {line.ref}"
+    if isinstance(line, Undo):
+        return "undo"
+    return f"correct {line.ref} {line.line if line.line is not None else '-'}"
