@@ -514,6 +514,11 @@ def _fact(options: Options, state: State, fact: Fact, inp: Facts, fx: list[dict[
     else:  # hand, R-10-B
         outcome = "ditch" if side == shooter else "stays"
 
+    if fact.what == "edge" and fact.side is None and shot.kind == "free" and options.free_shot_zone is not None:
+        # A-4: "treated as in the 15" - so it meets any free-shot zone requirement (R-9, 000 rule 5 advanced).
+        if shot.zone is False:
+            raise Illegal("a puck on edge in the hole counts as in the 15 zone (A-4), so the free shot is not short")
+        shot = replace(shot, zone=True)
     if outcome == "twenty":
         g = replace(g, board=_set(g.board, side, -1), rail=_set(g.rail, side, 1))
         shot = replace(shot, twenties=_set(shot.twenties, side, 1))
@@ -804,6 +809,21 @@ def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, An
 # ---------------------------------------------------------------- shoot-out
 
 
+def _shootout_winner(so: Shootout, pucks: int) -> int | None:
+    """Decided as soon as one side cannot be caught with the pucks the other has left ("best of 12");
+    level after 12 each, it goes on one puck each until a pair differs."""
+    tw, shots = so.twenties, so.shots
+    if shots[0] < pucks or shots[1] < pucks:
+        left = (max(0, pucks - shots[0]), max(0, pucks - shots[1]))
+        for side in (0, 1):
+            if tw[side] > tw[1 - side] + left[1 - side]:
+                return side
+        return None
+    if shots[0] == shots[1] and tw[0] != tw[1]:
+        return 0 if tw[0] > tw[1] else 1
+    return None
+
+
 def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any]]) -> State:
     """A twenties shoot-out: each side shoots `shootout_pucks` at the hole, then one each until it breaks
     (001 R-1-B, 000 rule 9). Only the shooting puck counts: `shot in` or `shot` / `shot miss`."""
@@ -813,7 +833,15 @@ def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any
         inp = Shot(facts=inp.facts)
     if not isinstance(inp, Shot) or not inp.complete:
         raise Illegal("a twenties shoot-out is in progress: enter each shot as 'shot in' or 'shot miss'")
-    if inp.call or inp.zone is not None or any(f.side is not None or f.what != "in" for f in inp.facts):
+    # `hit`, a second fact, or `miss` with `in` would be counted silently as something else: refuse them.
+    if (
+        inp.call
+        or inp.zone is not None
+        or inp.contact is True
+        or len(inp.facts) > 1
+        or (inp.contact is False and len(inp.facts) > 0)
+        or any(f.side is not None or f.what != "in" for f in inp.facts)
+    ):
         raise Illegal("in a shoot-out only the shooting puck counts: enter 'shot in' or 'shot miss'")
     seat = (so.first + sum(so.shots)) % state.seats
     if inp.seat is not None and inp.seat != seat:
@@ -822,9 +850,8 @@ def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any
     made = len(inp.facts) > 0
     so = replace(so, shots=_set(so.shots, side, 1), twenties=_set(so.twenties, side, 1 if made else 0))
     fx.append({"type": "shootout-shot", "side": side, "in": made})
-    n = options.shootout_pucks
-    if so.shots[0] == so.shots[1] and so.shots[0] >= n and so.twenties[0] != so.twenties[1]:
-        winner = 0 if so.twenties[0] > so.twenties[1] else 1
+    winner = _shootout_winner(so, options.shootout_pucks)
+    if winner is not None:
         if so.purpose == "match":
             fx.append({"type": "match-over", "winner": winner})
             return replace(state, shootout=None, winner=winner, over=True, shootout_result=so.twenties)
