@@ -12,11 +12,13 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from importlib import resources
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from rules.pichenotte import RULE_SETS, Pichenotte, rule_set
 from rules.pichenotte.engine import FACT_HELP, FORFEIT_REASONS, Source
+from rules.pichenotte.notation import KEYWORDS
 from rules.pichenotte.report import LOG_FIELDS, shot_rows
 from rules.transcript import TranscriptError, format_header, parse_transcript
 
@@ -38,8 +40,12 @@ def _read_text(path: str) -> str:
             return f.read()
     except FileNotFoundError:
         raise UserError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"cannot read {path}: {e}") from None
+    except IsADirectoryError:
+        raise UserError(f"{path} is a directory, not a transcript or a journal") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is neither a transcript nor a journal (it is not UTF-8 text)") from None
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror or e}") from None
 
 
 def sample_path() -> str:
@@ -139,12 +145,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    if not (args.csv or args.json or args.transcript):
+        raise UserError("say what to write: --csv FILE, --json FILE and/or --transcript FILE ('-' for stdout)")
     game, fold, header, warnings = load(args.file)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     rows = shot_rows(fold.state)
-    if not (args.csv or args.json or args.transcript):
-        raise UserError("say what to write: --csv FILE, --json FILE and/or --transcript FILE ('-' for stdout)")
     if args.csv:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(LOG_FIELDS))
@@ -179,14 +185,24 @@ HELP = """Enter one input per line (docs/transcript.md has the whole notation):
   shot call in | shot call      declared twenty made / missed (R-8 B); then: choose leave | choose ditch
   shot zone | shot short        free shot rested in the required zone, or not (R-9)
   shot in                       the shooting puck dropped flat in the hole (a twenty)
+  shot PLAYER ...               name the shooter too, to have the rotation checked
   facts after the shot word, for the shooting puck, or SIDE:fact for another puck, e.g.
      shot hit South:in North:ditch      shot miss base       shot call South:hand
 {facts}
   SIDE 15 10 10 5               end-of-game zones of that side's pucks on the board (edge = 15, A-4)
   penalty SIDE                  touched a moving puck: -20 (A-2)
   forfeit SIDE REASON [note]    REASON: {reasons}
+  begin [PLAYER] [call] / FACTS / end    a shot entered as it happens; confirm [N]: provisional twenties
   undo | correct N LINE | correct N -    take back the last input / replace or strike entry N
-  score   show the scoreboard        help   this text        quit   leave (the journal keeps everything)"""
+  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
+Every input is saved in the journal before it counts; a refused input changes nothing."""
+
+COMMANDS = {
+    "quit": ("quit", "exit", "q"),
+    "help": ("help", "?", "h"),
+    "score": ("score", "scoreboard", "s"),
+    "status": ("status", "st"),
+}
 
 
 def _help_text() -> str:
@@ -200,11 +216,28 @@ def _slug(names: Sequence[str]) -> str:
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     if args.resume:
-        session = Session.resume(args.resume)
         path = args.resume
+        if args.players or args.journal:
+            raise UserError("--resume continues a journal as it was set up: leave out --players and --journal")
+        if os.path.isdir(path):
+            raise UserError(f"{path} is a directory, not a journal")
+        if os.path.exists(path) and not _is_journal(path):
+            raise UserError(
+                f"{path} is not a journal (a journal is the .jsonl file 'play' writes); "
+                f"to score a transcript use: flickboard replay {path}"
+            )
+        try:
+            session = Session.resume(path)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        replayed = len(session.journal.records)
         if session.journal.torn:
             out.write(f"note: {session.journal.torn.message()}\n")
-        out.write(f"Resumed {path}: {len(session.journal.records)} entries replayed.\n")
+        refused = len(session.fold.rejected)
+        out.write(f"Resumed {path}: {replayed} entries replayed" + (f" ({refused} refused)" if refused else "") + ".\n")
+        if session.fold.stack:
+            top = session.fold.stack[-1]
+            out.write(f"Last input in effect: [{top.n}] {session.game.format(top.line)}\n")
     else:
         if not args.players:
             raise UserError("name the players: --players A B (singles) or --players A B C D (doubles, clockwise)")
@@ -215,50 +248,135 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         path = args.journal or os.path.join(
             "journals", datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + _slug(args.players) + ".jsonl"
         )
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        if os.path.isdir(path):
+            example = os.path.join(path, "match.jsonl")
+            raise UserError(f"--journal {path} is a directory: give a file name, e.g. {example}")
+        if os.path.lexists(path):
+            raise UserError(
+                f"{path} already exists: continue it with 'flickboard play --resume {path}' or choose another --journal"
+            )
+        try:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        except OSError as e:
+            raise UserError(f"cannot create the folder for {path}: {e.strerror or e}") from None
         session = Session.create(path, game)
         out.write(f"New match, journal {path}\n(after a crash: flickboard play --resume {path})\n")
     with session.journal:
         return _play_loop(session, out, sys.stdin)
 
 
+class _Prompter:
+    """Reads one input line. On a terminal it uses readline (line editing, history, Tab completes the
+    notation and the names); piped input is read plainly and echoed after the prompt, so a log reads well."""
+
+    def __init__(self, session: Session, out: TextIO, inp: TextIO) -> None:
+        self.out, self.inp = out, inp
+        self.tty = _isatty(inp)
+        self.readline = False
+        if self.tty and inp is sys.stdin and out is sys.stdout:
+            try:
+                import readline
+            except ImportError:  # pragma: no cover - platforms without readline
+                return
+            setup = session.game.setup
+            words = sorted(
+                {*KEYWORDS, *(w for ws in COMMANDS.values() for w in ws if len(w) > 2)}
+                | {*setup.players, *setup.sides}
+                | {f"{s}:{f}" for s in setup.sides for f in FACT_HELP}
+            )
+
+            def complete(text: str, state: int) -> str | None:
+                hits = [w + " " for w in words if w.lower().startswith(text.lower())]
+                return hits[state] if state < len(hits) else None
+
+            readline.set_completer(complete)
+            readline.set_completer_delims(" \t")
+            if "libedit" in (readline.__doc__ or ""):  # pragma: no cover - macOS
+                readline.parse_and_bind("bind ^I rl_complete")
+            else:
+                readline.parse_and_bind("tab: complete")
+            self.readline = True
+
+    def read(self) -> str | None:
+        """The next line without its newline, or None at end of input."""
+        if self.readline:
+            self.out.flush()
+            try:
+                return input("> ")
+            except EOFError:
+                self.out.write("\n")
+                return None
+        self.out.write("> ")
+        self.out.flush()
+        line = self.inp.readline()
+        if not line:
+            self.out.write("\n")
+            return None
+        line = line.rstrip("\r\n")
+        if not self.tty:
+            self.out.write(line.rstrip() + "\n")
+        return line
+
+
+def _isatty(f: TextIO) -> bool:
+    try:
+        return f.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
     game = session.game
     out.write(f"{game.options.name}: {game.options.summary}\nType 'help' for the notation, 'quit' to stop.\n\n")
+    prompter = _Prompter(session, out, inp)
     doc = session.summary()
-    out.write(render.scoreboard(doc) + "\n")
+    out.write(render.status(doc) + "\n")
     while True:
-        doc = session.summary()
-        out.write(render.prompt_line(doc) + "\n> ")
-        out.flush()
-        line = inp.readline()
-        if not line:
+        out.write(render.prompt_line(doc) + "\n")
+        try:
+            line = prompter.read()
+        except KeyboardInterrupt:
             out.write("\n")
             break
-        word = line.strip().lower()
-        if word in ("quit", "exit", "q"):
+        if line is None:
             break
-        if word in ("help", "?"):
+        word = line.strip().lower()
+        if word in COMMANDS["quit"]:
+            break
+        if word in COMMANDS["help"]:
             out.write(_help_text() + "\n")
             continue
-        if word in ("score", "scoreboard", "s"):
+        if word in COMMANDS["score"]:
             out.write(render.scoreboard(doc) + "\n")
+            continue
+        if word in COMMANDS["status"]:
+            out.write(render.status(doc) + "\n")
             continue
         if not word or word.startswith("#"):
             continue
         result = session.submit(line)
+        doc = session.summary()
         if result.accepted:
             out.write(f"  ok [{result.n}] {result.message}\n")
-            new = session.summary()
             for fx in result.effects:
-                note = _effect_text(new, fx)
+                note = _effect_text(doc, fx)
                 if note:
                     out.write(f"  {note}\n")
-            out.write(render.scoreboard(new) + "\n")
         else:
-            out.write(f"  refused [{result.n}]: {result.message}\n")
+            out.write(f"  refused [{result.n}]: {result.message}{_hint(session, line)}\n")
+        out.write(render.status(doc) + "\n")
     out.write(f"Journal saved: {session.journal.path}\n")
+    out.flush()
     return 0
+
+
+def _hint(session: Session, line: str) -> str:
+    """For a line that does not start with a word of the notation or a name: where to look."""
+    first = line.split()[0].lower()
+    setup = session.game.setup
+    if first in KEYWORDS or ":" in first or first in {n.lower() for n in (*setup.players, *setup.sides)}:
+        return ""
+    return " (type 'help' for the notation)"
 
 
 def _effect_text(doc: dict[str, Any], fx: dict[str, Any]) -> str:
@@ -266,6 +384,12 @@ def _effect_text(doc: dict[str, Any], fx: dict[str, Any]) -> str:
     t = fx["type"]
     if t == "twenty":
         return f"TWENTY for {sides[fx['side']]}" + (" (provisional: confirm or correct)" if fx["provisional"] else "")
+    if t == "shot-end" and fx["result"] != "stands":
+        return f"→ {fx['result']}"
+    if t == "penalty":
+        return f"PENALTY: {sides[fx['side']]} -20 (A-2)"
+    if t == "forfeit":
+        return f"FORFEIT: {sides[fx['side']]} forfeits the game ({fx['reason']})"
     if t == "game-over":
         won = sides[fx["winner"]] if fx["winner"] is not None else "nobody (tied)"
         return f"GAME {fx['game']} OVER: {fx['points'][0]}-{fx['points'][1]}, won by {won}"
@@ -279,10 +403,17 @@ def _effect_text(doc: dict[str, Any], fx: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- entry point
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one plain line (a UserError), not a usage block and a traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        sub = self.prog.removeprefix("flickboard").strip()
+        where = f"{sub}: " if sub else ""
+        raise UserError(f"{where}{message} (see: {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="flickboard", description="Score Pichenotte by hand or from an instrumented board."
-    )
+    p = _Parser(prog="flickboard", description="Score Pichenotte by hand or from an instrumented board.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     r = sub.add_parser("rules", help="list rule sets, or show one's options")
@@ -319,12 +450,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = build_parser()
-    args = parser.parse_args(argv)
-    func: Callable[[argparse.Namespace, TextIO], int] | None = getattr(args, "func", None)
-    if func is None:
-        parser.print_help(out)
-        return 2
     try:
+        args = parser.parse_args(argv)
+        func: Callable[[argparse.Namespace, TextIO], int] | None = getattr(args, "func", None)
+        if func is None:
+            raise UserError("say what to do: flickboard rules | play | replay | export (see: flickboard --help)")
         return func(args, out)
     except (UserError, JournalError) as e:
         print(f"flickboard: {e}", file=sys.stderr)
@@ -332,7 +462,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print("\nflickboard: stopped", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # `flickboard ... | head`: stop quietly, and keep Python from complaining at exit
+        if out is sys.stdout:
+            with suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as e:  # never a traceback for a user
         if os.environ.get("FLICKBOARD_DEBUG"):

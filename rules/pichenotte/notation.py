@@ -104,7 +104,8 @@ def side_ref(setup: Setup, word: str) -> int:
     for seat, p in enumerate(setup.players):
         if p.lower() == w:
             return setup.side_of(seat)
-    raise NotationError(f"'{word}' is neither a side nor a player: {', '.join([*setup.sides, *setup.players])}")
+    names = ", ".join(dict.fromkeys([*setup.sides, *setup.players]))
+    raise NotationError(f"'{word}' is neither a side nor a player: {names}")
 
 
 def seat_ref(setup: Setup, word: str) -> int:
@@ -179,7 +180,13 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         return Zones(side_ref(setup, args[0]), tuple(_zone_value(v) for v in args[1:]))
     if verb not in KEYWORDS and ":" not in verb:
         # "red 15 10 10 5": zones without the verb, the quick form at the end of a game.
-        side = side_ref(setup, words[0])
+        try:
+            side = side_ref(setup, words[0])
+        except NotationError:
+            raise NotationError(
+                f"'{words[0]}' is not a word of the notation, a side or a player (e.g. 'shot hit', "
+                f"'{setup.sides[0]} 15 10 5')"
+            ) from None
         return Zones(side, tuple(_zone_value(v) for v in args))
     f = _facts(setup, words, source)
     return f
