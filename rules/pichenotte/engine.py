@@ -553,7 +553,7 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
     player = state.setup.players[shot.seat]
     if shot.kind == "contact" and shot.contact is None and shot.puck != "ditch" and not questions:
         questions.append(
-            Question("contact", side, f"did {player}'s shot touch a {_name(state, opp)} puck?", ("hit", "miss"))
+            Question("contact", side, f"did {player}'s shot touch one of {_name(state, opp)}'s pucks?", ("hit", "miss"))
         )
     if (
         shot.kind == "free"
