@@ -58,15 +58,7 @@ def scoreboard(doc: dict[str, Any]) -> str:
         lines.append(
             f"Game {cur['game']} (breaker {cur['breaker']}), shot {cur['shots_played']}/{cur['shots_per_game']}"
         )
-        lines.append("".ljust(width) + "  hand board ditch twenties")
-        for i, name in enumerate(sides):
-            prov = sum(1 for p in cur["provisional_twenties"] if p["side"] == name)
-            extra = f" ({prov} provisional)" if prov else ""
-            pen = f"  penalty -{cur['penalties'][i]}" if cur["penalties"][i] else ""
-            lines.append(
-                f"{name.ljust(width)}  {cur['in_hand'][i]:>4} {cur['on_board'][i]:>5} {cur['in_ditch'][i]:>5}"
-                f" {cur['twenties'][i]:>8}{extra}{pen}"
-            )
+        lines += _side_rows(doc, sides, width)
     so = doc["shootout"]
     if so:
         lines.append(
@@ -82,6 +74,21 @@ def scoreboard(doc: dict[str, Any]) -> str:
     if doc["rejected_inputs"]:
         lines.append(f"({doc['rejected_inputs']} input(s) refused; nothing they said was counted)")
     return "\n".join(lines)
+
+
+def _side_rows(doc: dict[str, Any], sides: list[str], width: int) -> list[str]:
+    """One line per side for the game in progress: twenties, board, ditch, hand, penalties, provisional."""
+    cur = doc["current"]
+    rows = []
+    for i, name in enumerate(sides):
+        prov = sum(1 for p in cur["provisional_twenties"] if p["side"] == name)
+        extra = f"  ({prov} provisional)" if prov else ""
+        pen = f"  penalty -{cur['penalties'][i]}" if cur["penalties"][i] else ""
+        rows.append(
+            f"  {name.ljust(width)}  twenties {cur['twenties'][i]:>2}  board {cur['on_board'][i]:>2}"
+            f"  ditch {cur['in_ditch'][i]:>2}  hand {cur['in_hand'][i]:>2}{pen}{extra}"
+        )
+    return rows
 
 
 def _plural(n: float, word: str) -> str:
@@ -115,14 +122,7 @@ def status(doc: dict[str, Any]) -> str:
             f"Game {cur['game']} · {cur['shots_played']}/{cur['shots_per_game']} shots played · "
             f"match {doc['match']}, {standing(doc)}"
         )
-        for i, name in enumerate(sides):
-            prov = sum(1 for p in cur["provisional_twenties"] if p["side"] == name)
-            extra = f"  ({prov} provisional)" if prov else ""
-            pen = f"  penalty -{cur['penalties'][i]}" if cur["penalties"][i] else ""
-            lines.append(
-                f"  {name.ljust(width)}  twenties {cur['twenties'][i]:>2}  board {cur['on_board'][i]:>2}"
-                f"  ditch {cur['in_ditch'][i]:>2}  hand {cur['in_hand'][i]:>2}{pen}{extra}"
-            )
+        lines += _side_rows(doc, sides, width)
     else:
         lines.append(f"match {doc['match']}, {standing(doc)}")
     if so:

@@ -195,7 +195,9 @@ def test_singles_contact_miss_call_choose_refusals_undo_and_resume(tmp_path: Pat
     now = status(out)
 
     out = t.type("score\n")
-    assert "hand board ditch twenties" in out and "(2 input(s) refused; nothing they said was counted)" in out
+    assert "Game 1 (breaker North), shot 4/24" in out
+    assert "  South  twenties  0  board  2  ditch  0  hand 10" in out
+    assert "(2 input(s) refused; nothing they said was counted)" in out
     out = t.type("help\n")
     assert "penalty SIDE" in out and "SIDE 15 10 10 5" in out and "undo" in out
     last = t.type("status\n")

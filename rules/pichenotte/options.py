@@ -174,10 +174,27 @@ _BEGINNER = Options(
     match=MatchFormat("wins", 4),
 )
 
+_SANTA_FE_2018 = Options(
+    name="santa-fe-2018",
+    summary="Santa Fe 2018 tournament rules: the opponent's choice after a failed twenty, "
+    "10-zone free shots, 2018 rebounds.",
+    seed="002 (2018 sheet, tournament part R-1..R-11, A-1..A-5)",
+    failed_call="opponent-choice",
+    call_success="any-own-puck",
+    free_shot_zone=10,
+    free_shot_other_puck=True,
+    rebound="2018",
+    hand_rule=False,
+    post_values=True,
+    baseline="at-rest",
+    match=MatchFormat("wins", 4, 7),
+)
+
 RULE_SETS: dict[str, Options] = {
     o.name: o
     for o in (
         _BEGINNER,
+        # 000 rule 5's "advanced option" changes only the free shot.
         replace(
             _BEGINNER,
             name="beginner-advanced",
@@ -185,33 +202,16 @@ RULE_SETS: dict[str, Options] = {
             seed="000 rule 5 (advanced option)",
             free_shot_zone=15,
         ),
-        Options(
-            name="santa-fe-2018",
-            summary="Santa Fe 2018 tournament rules: the opponent's choice after a failed twenty, "
-            "10-zone free shots, 2018 rebounds.",
-            seed="002 (2018 sheet, tournament part R-1..R-11, A-1..A-5)",
-            failed_call="opponent-choice",
-            call_success="any-own-puck",
-            free_shot_zone=10,
-            free_shot_other_puck=True,
-            rebound="2018",
-            hand_rule=False,
-            post_values=True,
-            baseline="at-rest",
-            match=MatchFormat("wins", 4, 7),
-        ),
-        Options(
+        _SANTA_FE_2018,
+        # 2019 (001) keeps the Santa Fe shot rules and changes rebounds (R-10), adds the hand rule (R-10-B) and
+        # plays a fixed number of games for total points (R-1-B).
+        replace(
+            _SANTA_FE_2018,
             name="tournament-2019",
             summary="Tournament rules version 9 (May 2019): 8 games (doubles 4), most points, shoot-out on a tie.",
             seed="001 (tournament rules v9, May 2019)",
-            failed_call="opponent-choice",
-            call_success="any-own-puck",
-            free_shot_zone=10,
-            free_shot_other_puck=True,
             rebound="2019",
             hand_rule=True,
-            post_values=True,
-            baseline="at-rest",
             match=MatchFormat("games", 8),
         ),
     )
