@@ -58,7 +58,7 @@ def scoreboard(doc: dict[str, Any]) -> str:
         lines.append(
             f"Game {cur['game']} (breaker {cur['breaker']}), shot {cur['shots_played']}/{cur['shots_per_game']}"
         )
-        lines += _side_rows(doc, sides, width)
+        lines += _side_rows(doc, sides)
     so = doc["shootout"]
     if so:
         lines.append(
@@ -76,9 +76,10 @@ def scoreboard(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _side_rows(doc: dict[str, Any], sides: list[str], width: int) -> list[str]:
+def _side_rows(doc: dict[str, Any], sides: list[str]) -> list[str]:
     """One line per side for the game in progress: twenties, board, ditch, hand, penalties, provisional."""
     cur = doc["current"]
+    width = max(len(s) for s in sides)
     rows = []
     for i, name in enumerate(sides):
         prov = sum(1 for p in cur["provisional_twenties"] if p["side"] == name)
@@ -108,7 +109,6 @@ def standing(doc: dict[str, Any]) -> str:
 def status(doc: dict[str, Any]) -> str:
     """The compact view printed after every input: one line for the match, one per side for the game."""
     sides = [s["name"] for s in doc["sides"]]
-    width = max(len(s) for s in sides)
     lines = []
     cur = doc["current"]
     so = doc["shootout"]
@@ -122,7 +122,7 @@ def status(doc: dict[str, Any]) -> str:
             f"Game {cur['game']} · {cur['shots_played']}/{cur['shots_per_game']} shots played · "
             f"match {doc['match']}, {standing(doc)}"
         )
-        lines += _side_rows(doc, sides, width)
+        lines += _side_rows(doc, sides)
     else:
         lines.append(f"match {doc['match']}, {standing(doc)}")
     if so:

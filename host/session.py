@@ -55,13 +55,21 @@ class Fold:
         """Fold one entry. Pure apart from updating this object; never raises for bad input."""
         self.entries = max(self.entries, n)
         try:
-            line = self.game.parse(text, source)
+            line = self._parse(text, source)
             if line is None:
                 raise NotationError("the line is empty")
             return self._line(n, line, source)
         except (Illegal, NotationError) as e:
             self.rejected.append((n, text, str(e)))
             return Outcome(n, False, str(e))
+
+    def _parse(self, text: str, source: Source) -> Line | None:
+        try:
+            return self.game.parse(text, source)
+        except NotationError:
+            raise
+        except ValueError as e:  # e.g. int() of '²' or of 5000 digits: still a line that cannot be read
+            raise NotationError(f"the line cannot be read ({e})") from None
 
     def _line(self, n: int, line: Line, source: Source) -> Outcome:
         if isinstance(line, Undo):
@@ -74,7 +82,7 @@ class Fold:
             return self._correct(n, line, source)
         inp: Input = replace(line, ref=n) if isinstance(line, Shot | Facts) else line
         result = self.game.apply(self.state, inp)
-        self.stack.append(Applied(n, inp, source, self.state, result.state))
+        self.stack.append(Applied(n, inp, _source(inp, source), self.state, result.state))
         self.state = result.state
         return Outcome(n, True, self.game.format(inp), result.effects)
 
@@ -84,7 +92,9 @@ class Fold:
             raise Illegal(f"entry {c.ref} is not in effect (it was undone, refused, or does not exist)")
         new_line: Input | None = None
         if c.line is not None:
-            parsed = self.game.parse(c.line, self.stack[idx].source)
+            # The replacement is the corrector's statement, not the sensor's: read it with the correction's
+            # own source, so a corrected sensor twenty is no longer provisional (docs/transcript.md).
+            parsed = self._parse(c.line, source)
             if parsed is None or isinstance(parsed, Undo | Correct):
                 raise Illegal("a correction replaces an entry with a plain input")
             new_line = replace(parsed, ref=c.ref) if isinstance(parsed, Shot | Facts) else parsed
@@ -93,7 +103,7 @@ class Fold:
         fx: tuple[dict[str, Any], ...] = ()
         if new_line is not None:
             result = self.game.apply(state, new_line)
-            rebuilt.append(Applied(c.ref, new_line, self.stack[idx].source, state, result.state))
+            rebuilt.append(Applied(c.ref, new_line, _source(new_line, source), state, result.state))
             state, fx = result.state, result.effects
         for later in self.stack[idx + 1 :]:
             try:
@@ -109,6 +119,11 @@ class Fold:
         self.state = state
         what = self.game.format(new_line) if new_line is not None else "nothing (struck out)"
         return Outcome(n, True, f"entry {c.ref} now reads: {what}", fx)
+
+
+def _source(inp: Input, source: Source) -> Source:
+    """Where an input in effect came from: a trailing '@sensor' in the text counts, not only the caller's word."""
+    return inp.source if isinstance(inp, Shot | Facts) else source
 
 
 def fold_entries(game: Pichenotte, entries: list[tuple[int, str, Source]]) -> Fold:
@@ -155,7 +170,8 @@ class Session:
 
     def submit(self, text: str, source: Source = "manual") -> Outcome:
         """Judge, journal (durably), then take effect. Blank lines and comments are not inputs."""
-        text = text.strip()
+        # Undecodable input bytes (surrogate escapes) cannot be stored as JSON: journal them as backslash escapes.
+        text = text.strip().encode("utf-8", "backslashreplace").decode("utf-8")
         if not text or text.startswith("#"):
             return Outcome(0, False, "nothing to record")
         n = len(self.journal.records) + 1
