@@ -1180,3 +1180,12 @@ def test_play_helper_returns_the_state() -> None:
     """The `play` helper used by rule tests: lines in, state out (000 rule 3: one puck at a time)."""
     state = play("beginner", SINGLES, ["shot", "shot hit"])
     assert state.game is not None and state.game.board == (1, 1) and state.to_shoot() == 0
+
+
+@pytest.mark.parametrize("line", ["North ²", "confirm ٣", "correct " + "9" * 5000 + " shot", "North " + "5" * 5000])
+def test_numbers_are_ascii_and_small_or_the_line_is_refused(line: str) -> None:
+    """Bad input gets a clear one-line reason: digits that int() cannot take are refused by the notation itself,
+    and the reason quotes the word clipped, not 5,000 characters of it."""
+    t = Table("beginner")
+    reason = t.refused(line)
+    assert len(reason) < 200 and "\n" not in reason

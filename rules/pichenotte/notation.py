@@ -56,6 +56,18 @@ KEYWORDS = {
 }
 
 
+_NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII digits only ('²'.isdigit() is true), and small enough for int()
+
+
+def _is_number(word: str) -> bool:
+    return _NUMBER.fullmatch(word) is not None
+
+
+def _show(word: str) -> str:
+    """A user's word as quoted in a message: clipped, so one bad line still gives a one-line reason."""
+    return word if len(word) <= 24 else word[:20] + "…"
+
+
 class NotationError(ValueError):
     """A line that cannot be read; str() says why and what is expected."""
 
@@ -80,7 +92,7 @@ def check_names(setup: Setup) -> None:
     """Names are single words, unique, and not notation keywords, so every line reads one way."""
     names = [*setup.players, *setup.sides]
     for n in names:
-        if not re.fullmatch(r"[^\s:#@\[\]\"]+", n) or n.isdigit():
+        if not re.fullmatch(r"[^\s:#@\[\]\"]+", n) or _is_number(n):
             raise NotationError(f"'{n}' cannot be a name: use one word without spaces, ':', '#', '@' or quotes")
         if n.lower() in KEYWORDS:
             raise NotationError(f"'{n}' cannot be a name: it is a word of the notation")
@@ -105,7 +117,7 @@ def side_ref(setup: Setup, word: str) -> int:
         if p.lower() == w:
             return setup.side_of(seat)
     names = ", ".join(dict.fromkeys([*setup.sides, *setup.players]))
-    raise NotationError(f"'{word}' is neither a side nor a player: {names}")
+    raise NotationError(f"'{_show(word)}' is neither a side nor a player: {names}")
 
 
 def seat_ref(setup: Setup, word: str) -> int:
@@ -113,14 +125,14 @@ def seat_ref(setup: Setup, word: str) -> int:
     for seat, p in enumerate(setup.players):
         if p.lower() == w:
             return seat
-    raise NotationError(f"'{word}' is not a player: {', '.join(setup.players)}")
+    raise NotationError(f"'{_show(word)}' is not a player: {', '.join(setup.players)}")
 
 
 def _zone_value(word: str) -> int:
     if word.lower() == "edge":
         return 15  # A-4: a puck on edge in the hole counts as in the 15 zone
-    if not word.isdigit():
-        raise NotationError(f"'{word}' is not a zone value: 0, 5, 10, 15, 25, 50 (or 'edge' for 15)")
+    if not _is_number(word):
+        raise NotationError(f"'{_show(word)}' is not a zone value: 0, 5, 10, 15, 25, 50 (or 'edge' for 15)")
     return int(word)
 
 
@@ -163,14 +175,14 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
             raise NotationError(f"write 'forfeit SIDE REASON [note]', REASON one of {', '.join(FORFEIT_REASONS)}")
         return Forfeit(side_ref(setup, args[0]), args[1].lower(), " ".join(args[2:]))
     if verb == "confirm":
-        if len(args) > 1 or (args and not args[0].isdigit()):
+        if len(args) > 1 or (args and not _is_number(args[0])):
             raise NotationError("write 'confirm' or 'confirm N' (N: the entry of a provisional twenty)")
         return Confirm(int(args[0]) if args else None)
     if verb == "undo":
         _no_args(verb, args)
         return Undo()
     if verb == "correct":
-        if len(args) < 2 or not args[0].isdigit():
+        if len(args) < 2 or not _is_number(args[0]):
             raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
         rest = text.split("#", 1)[0].split(None, 2)[2].strip()
         return Correct(int(args[0]), None if rest == "-" else rest)
@@ -184,7 +196,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
             side = side_ref(setup, words[0])
         except NotationError:
             raise NotationError(
-                f"'{words[0]}' is not a word of the notation, a side or a player (e.g. 'shot hit', "
+                f"'{_show(words[0])}' is not a word of the notation, a side or a player (e.g. 'shot hit', "
                 f"'{setup.sides[0]} 15 10 5')"
             ) from None
         return Zones(side, tuple(_zone_value(v) for v in args))
@@ -216,7 +228,7 @@ def _facts(setup: Setup, words: list[str], source: Source) -> Facts:
             what = ALIASES.get(what, what)
             if what not in FACT_HELP:
                 raise NotationError(
-                    f"'{w}' is not a shot fact: hit, miss, zone, short, or {', '.join(FACT_HELP)} "
+                    f"'{_show(w)}' is not a shot fact: hit, miss, zone, short, or {', '.join(FACT_HELP)} "
                     "(prefix SIDE: for a puck other than the shooting puck)"
                 )
             facts.append(Fact(what, side_ref(setup, who) if who else None))
