@@ -55,21 +55,13 @@ class Fold:
         """Fold one entry. Pure apart from updating this object; never raises for bad input."""
         self.entries = max(self.entries, n)
         try:
-            line = self._parse(text, source)
+            line = self.game.parse(text, source)
             if line is None:
                 raise NotationError("the line is empty")
             return self._line(n, line, source)
         except (Illegal, NotationError) as e:
             self.rejected.append((n, text, str(e)))
             return Outcome(n, False, str(e))
-
-    def _parse(self, text: str, source: Source) -> Line | None:
-        try:
-            return self.game.parse(text, source)
-        except NotationError:
-            raise
-        except ValueError as e:  # e.g. int() of '²' or of 5000 digits: still a line that cannot be read
-            raise NotationError(f"the line cannot be read ({e})") from None
 
     def _line(self, n: int, line: Line, source: Source) -> Outcome:
         if isinstance(line, Undo):
@@ -94,7 +86,7 @@ class Fold:
         if c.line is not None:
             # The replacement is the corrector's statement, not the sensor's: read it with the correction's
             # own source, so a corrected sensor twenty is no longer provisional (docs/transcript.md).
-            parsed = self._parse(c.line, source)
+            parsed = self.game.parse(c.line, source)
             if parsed is None or isinstance(parsed, Undo | Correct):
                 raise Illegal("a correction replaces an entry with a plain input")
             new_line = replace(parsed, ref=c.ref) if isinstance(parsed, Shot | Facts) else parsed
