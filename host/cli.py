@@ -24,7 +24,7 @@ from rules.transcript import TranscriptError, format_header, parse_transcript
 
 from . import journal, render
 from .journal import JournalError
-from .session import Fold, Session, fold_entries
+from .session import Fold, Session, entries_of, fold_entries, game_of
 
 
 class UserError(Exception):
@@ -55,17 +55,19 @@ def sample_path() -> str:
 def load(path: str) -> tuple[Pichenotte, Fold, dict[str, list[str]], list[str]]:
     """A transcript or a journal, folded. Returns the game, the fold, the header and warnings."""
     warnings: list[str] = []
-    if _is_journal(path):
+    is_journal = _is_journal(path)
+    if is_journal:
         snap = journal.read(path)
         torn = snap.torn_message()
         if torn:
             warnings.append(torn)
-        header = snap.header.get("header")
-        if snap.header.get("game") != "pichenotte" or not isinstance(header, dict):
-            raise UserError(f"{path} is not a Pichenotte journal")
-        game = _game_from_header(header, path)
-        entries: list[tuple[int, str, Source]] = [(r["n"], r["in"], r.get("src", "manual")) for r in snap.records]
-        numbers = {r["n"]: r["n"] for r in snap.records}
+        try:
+            game = game_of(snap.header, path)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        header = snap.header["header"]  # as stored, extra tags (Event, Date...) included
+        entries = entries_of(snap.records)
+        where = {n: f"entry {n}" for n, _, _ in entries}
     else:
         try:
             t = parse_transcript(_read_text(path), os.path.basename(path))
@@ -73,16 +75,12 @@ def load(path: str) -> tuple[Pichenotte, Fold, dict[str, list[str]], list[str]]:
             raise UserError(str(e)) from None
         header = t.header
         game = _game_from_header(header, path)
-        entries = []
-        numbers = {}
-        for i, (lineno, text) in enumerate(t.lines, 1):
-            src: Source = "manual"
-            entries.append((i, text, src))
-            numbers[i] = lineno
+        manual: Source = "manual"  # a line's own '@sensor' mark still counts
+        entries = [(i, text, manual) for i, (_, text) in enumerate(t.lines, 1)]
+        where = {i: f"line {lineno}" for i, (lineno, _) in enumerate(t.lines, 1)}
     fold = fold_entries(game, entries)
-    where = "entry" if _is_journal(path) else "line"
     for n, text, reason in fold.rejected:
-        warnings.append(f"{os.path.basename(path)} {where} {numbers[n]}: refused '{text}': {reason}")
+        warnings.append(f"{os.path.basename(path)} {where[n]}: refused '{text}': {reason}")
     return game, fold, header, warnings
 
 

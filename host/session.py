@@ -125,6 +125,18 @@ def fold_entries(game: Pichenotte, entries: list[tuple[int, str, Source]]) -> Fo
     return fold
 
 
+def game_of(setup: dict[str, Any], path: str) -> Pichenotte:
+    """The configured game a journal's setup record describes; ValueError if it is not a Pichenotte session."""
+    if setup.get("game") != "pichenotte" or not isinstance(setup.get("header"), dict):
+        raise ValueError(f"journal {path} is not a Pichenotte session")
+    return Pichenotte.from_header(setup["header"])
+
+
+def entries_of(records: list[dict[str, Any]]) -> list[tuple[int, str, Source]]:
+    """Journal records as fold entries: (n, text, source)."""
+    return [(r["n"], r["in"], r.get("src", "manual")) for r in records]
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -135,7 +147,7 @@ class Session:
     def __init__(self, journal: Journal, game: Pichenotte) -> None:
         self.journal = journal
         self.game = game
-        self.fold = fold_entries(game, [(r["n"], r["in"], r.get("src", "manual")) for r in journal.records])
+        self.fold = fold_entries(game, entries_of(journal.records))
 
     @classmethod
     def create(cls, path: str, game: Pichenotte, meta: dict[str, list[str]] | None = None) -> Session:
@@ -147,10 +159,7 @@ class Session:
     def resume(cls, path: str) -> Session:
         journal = Journal.open(path)
         try:
-            setup = journal.header
-            if setup.get("game") != "pichenotte" or not isinstance(setup.get("header"), dict):
-                raise ValueError(f"journal {path} is not a Pichenotte session")
-            game = Pichenotte.from_header(setup["header"])
+            game = game_of(journal.header, path)
         except ValueError:
             journal.close()
             raise
