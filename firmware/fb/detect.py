@@ -1,0 +1,292 @@
+"""Detectors: turn captured edges and scanned levels into sensor events (main loop only, never in an IRQ).
+
+Every detector reports through emit(kind, sensor, t_us, fields); t_us is µs since boot (compat.Uptime).
+
+BeamDetector(cfg, emit): the beam is "broken" when pin level XOR invert is 1 (a modulated IR receiver
+with pull-up reads high when it sees no IR). A break starts on the first broken edge; a clear followed
+by a new break within min_gap_us is bounce and merges into the same break; the break ends once the
+beam has stayed clear for min_gap_us. Its span (first break edge to last clear edge) then gives
+  - shorter than min_pulse_us: a glitch, counted in .glitches, no event;
+  - otherwise `pass` {"dur_us"} at t_us = break start;
+  - if it reached stuck_ms: `stuck` {"after_ms"} at t_us = start + stuck_ms (raised by poll(now) while
+    still broken, with no edge needed) and, when it ends, `clear` {"dur_us"} at the clear time; no pass.
+HallStrip(cfg, emit, backend): segments read directly or through 74HC4067 multiplexers, scanned by
+poll(now); each segment's occupancy must hold settle_ms before it counts. A segment that was occupied at
+rest and becomes free gives `shot_start` {"q", "seg"}; after a shot has started, a segment that
+becomes occupied and stays so gives `baseline_rest` {"q", "seg"}. Both at the time the change began.
+Quadrant of segment i: i * quadrants // count + 1.
+Reconciler(name, counter, irq, emit): compares hardware-counted edges with IRQs seen; a difference that
+holds unchanged for confirm_us (2 ms: soft IRQs may lag) is reported as `count` {"expected", "seen"}:
+edges counted by hardware and by the IRQ handler since the two last agreed; the beam then re-syncs to
+the live pin level (no pass is invented, and a false `stuck` is avoided).
+Sensors(cfgs, backend, emit, uptime): wires the above to a backend (fb.pins or fb.simpins.SimBoard).
+"""
+
+from array import array
+
+from fb.ring import EDGE_MASK, EdgeIrq, Ring
+
+
+class BeamDetector:
+    def __init__(self, cfg, emit):
+        self.name = cfg["name"]
+        self.inv = 1 if cfg.get("invert") else 0
+        self.min_pulse = cfg.get("min_pulse_us", 200)
+        self.min_gap = cfg.get("min_gap_us", 1000)
+        self.stuck_ms = cfg.get("stuck_ms", 1500)
+        self.stuck_us = self.stuck_ms * 1000
+        self.emit = emit
+        self.broken = False  # level of the latest edge
+        self.start = None  # start of the current break (None: idle)
+        self.end = None  # last clear edge of the current break, while waiting min_gap for bounce
+        self.stuck = False
+        self.passes = 0
+        self.glitches = 0
+        self.dups = 0  # edges that did not change the level (glitch faster than the IRQ, or lost edge)
+
+    def begin(self, level, t_us):
+        """Initial level at boot: a beam broken at boot is a break starting now (it may become stuck)."""
+        self.broken = (level ^ self.inv) == 1
+        self.start = t_us if self.broken else None
+        self.end = None
+        self.stuck = False
+
+    def edge(self, level, t_us):
+        b = (level ^ self.inv) == 1
+        if b == self.broken:
+            self.dups += 1
+            return
+        self.broken = b
+        if b:
+            if self.start is not None:
+                if t_us - self.end < self.min_gap:
+                    self.end = None  # bounce: the same break goes on
+                    return
+                self._finish()
+            self.start = t_us
+            self.end = None
+        elif self.start is not None:
+            self.end = t_us
+            if self.min_gap <= 0:
+                self._finish()
+
+    def poll(self, now):
+        s = self.start
+        if s is None:
+            return
+        if self.broken:
+            if not self.stuck and now - s >= self.stuck_us:
+                self.stuck = True
+                self.emit("stuck", self.name, s + self.stuck_us, {"after_ms": self.stuck_ms})
+        elif now - self.end >= self.min_gap:
+            self._finish()
+
+    def _finish(self):
+        s = self.start
+        e = self.end
+        dur = e - s
+        self.start = None
+        self.end = None
+        if not self.stuck and dur >= self.stuck_us:  # stuck and cleared between two polls
+            self.stuck = True
+            self.emit("stuck", self.name, s + self.stuck_us, {"after_ms": self.stuck_ms})
+        if self.stuck:
+            self.stuck = False
+            self.emit("clear", self.name, e, {"dur_us": dur})
+        elif dur < self.min_pulse:
+            self.glitches += 1
+        else:
+            self.passes += 1
+            self.emit("pass", self.name, s, {"dur_us": dur})
+
+    def resync(self, level, now):
+        """After lost edges: adopt the live level without inventing a pass (the `count` event reports it)."""
+        b = (level ^ self.inv) == 1
+        if b == self.broken:
+            return
+        if b:
+            if self.start is not None:  # a break waiting for its min_gap is complete: report it
+                self._finish()
+            self.begin(level, now)
+        else:
+            if self.stuck:
+                self.emit("clear", self.name, now, {"dur_us": now - self.start})
+            self.begin(level, now)
+
+    def state(self):
+        return "stuck" if self.stuck else ("broken" if self.broken else "clear")
+
+
+class HallStrip:
+    def __init__(self, cfg, emit, backend):
+        self.name = cfg["name"]
+        self.emit = emit
+        n = self.count = cfg["count"]
+        self.quadrants = cfg.get("quadrants", 4)
+        self.settle = cfg.get("settle_ms", 60) * 1000
+        self.active = 0 if cfg.get("active_low", True) else 1
+        pull = "up" if self.active == 0 else None
+        self.pins = None
+        self.select = None
+        self.signals = None
+        self._ch = -1
+        if cfg.get("pins"):
+            self.pins = [backend.make_input(p, pull) for p in cfg["pins"]]
+        else:
+            mux = cfg["mux"]
+            if mux.get("enable") is not None:
+                backend.make_output(mux["enable"], 0)  # 74HC4067 /E is active low
+            self.select = [backend.make_output(p, 0) for p in mux["select"]]
+            sig = mux["signal"]
+            if isinstance(sig, int):
+                sig = [sig]
+            if 16 * len(sig) < n:
+                raise ValueError(self.name + ": " + str(n) + " segments need " + str((n + 15) // 16) + " mux signals")
+            self.signals = [backend.make_input(p, pull) for p in sig]
+        self.stable = bytearray(n)  # debounced occupancy
+        self.raw = bytearray(n)  # latest reading
+        self.since = [0] * n  # when raw last changed
+        self.scanned = False
+        self.shot = False  # a shot has started (baseline_rest is reported only after one)
+
+    def quadrant(self, seg):
+        return seg * self.quadrants // self.count + 1
+
+    def read(self, seg):
+        """1 when a magnet is over segment seg (live level)."""
+        if self.pins is not None:
+            return 1 if self.pins[seg].value() == self.active else 0
+        ch = seg & 15
+        if ch != self._ch:
+            for bit, p in enumerate(self.select):
+                p.value((ch >> bit) & 1)
+            self._ch = ch
+        return 1 if self.signals[seg >> 4].value() == self.active else 0
+
+    def poll(self, now):
+        raw = self.raw
+        stable = self.stable
+        since = self.since
+        first = not self.scanned
+        self.scanned = True
+        for i in range(self.count):
+            v = self.read(i)
+            if first:
+                raw[i] = stable[i] = v
+                since[i] = now
+                continue
+            if v != raw[i]:
+                raw[i] = v
+                since[i] = now
+            if v != stable[i] and now - since[i] >= self.settle:
+                stable[i] = v
+                if v:
+                    if self.shot:
+                        self.emit("baseline_rest", self.name, since[i], {"q": self.quadrant(i), "seg": i})
+                else:
+                    self.shot = True
+                    self.emit("shot_start", self.name, since[i], {"q": self.quadrant(i), "seg": i})
+
+    def occupied(self):
+        return [i for i in range(self.count) if self.stable[i]]
+
+
+class Reconciler:
+    def __init__(self, name, counter, irq, emit, confirm_us=2000):
+        self.name = name
+        self.confirm_us = confirm_us
+        self._since = 0
+        self.counter = counter
+        self.irq = irq
+        self.emit = emit
+        self._hw0 = counter.value()
+        self._irq0 = irq.edges
+        self._pending = -1
+        self.mismatches = 0
+
+    def check(self, now):
+        """True when a discrepancy was just reported."""
+        hw = (self.counter.value() - self._hw0) & EDGE_MASK
+        seen = (self.irq.edges - self._irq0) & EDGE_MASK
+        if hw == seen:
+            self._hw0 = (self._hw0 + hw) & EDGE_MASK
+            self._irq0 = (self._irq0 + seen) & EDGE_MASK
+            self._pending = -1
+            return False
+        key = (hw << 16) | seen
+        if key != self._pending:  # IRQs may still be in flight (ESP32 soft IRQs): wait for it to hold
+            self._pending = key
+            self._since = now
+            return False
+        if now - self._since < self.confirm_us:
+            return False
+        self._pending = -1
+        self.mismatches += 1
+        self._hw0 = (self._hw0 + hw) & EDGE_MASK
+        self._irq0 = (self._irq0 + seen) & EDGE_MASK
+        self.emit("count", self.name, now, {"expected": hw, "seen": seen})
+        return True
+
+
+class Sensors:
+    """All sensors of a profile on one backend: IRQ ring, beam detectors, hall strips, reconcilers.
+
+    step() drains the ring into the detectors, polls them with the current time and reconciles counters;
+    call it every main-loop pass. It returns the current µs since boot.
+    """
+
+    def __init__(self, cfgs, backend, emit, uptime, ring_size=64):
+        self.ring = Ring(ring_size)
+        self.uptime = uptime
+        self.beams = []
+        self.beam_pins = []
+        self.irqs = []
+        self.halls = []
+        self.recs = []  # (beam index, Reconciler)
+        self._buf = array("i", [0, 0, 0])
+        now = uptime.now()
+        for cfg in cfgs:
+            if cfg["kind"] == "beam":
+                idx = len(self.beams)
+                irq = EdgeIrq(self.ring, idx)
+                pin = backend.make_input(cfg["pin"], cfg.get("pull"), irq.handler)
+                det = BeamDetector(cfg, emit)
+                det.begin(pin.value(), now)
+                self.beams.append(det)
+                self.beam_pins.append(pin)
+                self.irqs.append(irq)
+                counter = backend.make_counter(cfg["pin"], cfg.get("counter"), pin)
+                if counter is not None:
+                    self.recs.append((idx, Reconciler(cfg["name"], counter, irq, emit)))
+            elif cfg["kind"] == "hall":
+                self.halls.append(HallStrip(cfg, emit, backend))
+
+    def step(self):
+        up = self.uptime
+        now = up.now()
+        buf = self._buf
+        ring = self.ring
+        beams = self.beams
+        while ring.pop_into(buf):
+            beams[buf[0]].edge(buf[1], up.at(buf[2]))
+        for det in beams:
+            det.poll(now)
+        for h in self.halls:
+            h.poll(now)
+        for idx, rec in self.recs:
+            if rec.check(now):
+                beams[idx].resync(self.beam_pins[idx].value(), now)
+        return now
+
+    @property
+    def dropped(self):
+        return self.ring.overflow
+
+    def live(self):
+        """Live state per sensor, for selftest/status: {name: "clear"|"broken"|"stuck"|[occupied segs]}."""
+        out = {}
+        for det in self.beams:
+            out[det.name] = det.state()
+        for h in self.halls:
+            out[h.name] = h.occupied()
+        return out

@@ -1,0 +1,293 @@
+"""Firmware detectors on the simulated board, under CPython AND the real MicroPython unix port.
+
+Each scenario is one script (portable Python) run twice: by CPython with firmware/ on sys.path, and by
+`micropython` with MICROPYPATH=firmware (tests/firmware_runner.py). The simulated board runs every IRQ
+handler under micropython.heap_lock() there, so these runs also prove the handlers allocate nothing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from firmware_runner import FIRMWARE, check_micropython
+
+IMPLS = ["cpython", "micropython"]
+
+PRELUDE = """
+from fb.simpins import SimBoard
+from fb.compat import Uptime
+from fb.detect import Sensors
+EV = []
+def emit(kind, sensor, t_us, fields):
+    EV.append((kind, sensor, t_us, fields))
+def beam(**kw):
+    cfg = {"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False, "min_pulse_us": 200,
+           "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}
+    cfg.update(kw)
+    return cfg
+def rig(cfgs, ticks0=0, ring=64):
+    b = SimBoard(ticks0)
+    for c in cfgs:
+        if c["kind"] == "beam":
+            b.pin(c["pin"], 1 if c.get("invert") else 0)  # beam intact at boot
+    return b, cfgs
+def start(b, cfgs, ring=64):
+    return Sensors(cfgs, b, emit, Uptime(), ring)
+def run(b, s, until, step=250):
+    while b.now < until:
+        b.advance(step)
+        s.step()
+def kinds():
+    return [e[0] for e in EV]
+"""
+
+
+def run_both(impl: str, body: str) -> str:
+    script = PRELUDE + body + "\nprint('DONE')\n"
+    if impl == "micropython":
+        out = check_micropython(script, heapsize="256k")
+    else:
+        p = subprocess.run(
+            [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(FIRMWARE)!r})\n" + script],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert p.returncode == 0, f"cpython exited {p.returncode}\n{p.stdout}\n{p.stderr}"
+        out = p.stdout
+    assert out.strip().endswith("DONE"), out
+    return out
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_half_millisecond_break_is_a_pass_with_its_duration(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam()])
+s = start(b, cfgs)
+b.beam(2, 10000, 500)
+run(b, s, 20000)
+assert EV == [("pass", "hole", 10000, {"dur_us": 500})], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_glitch_shorter_than_min_pulse_is_rejected(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(min_pulse_us=200)])
+s = start(b, cfgs)
+b.beam(2, 10000, 50)
+b.beam(2, 30000, 199)
+b.beam(2, 50000, 200)
+run(b, s, 60000)
+assert EV == [("pass", "hole", 50000, {"dur_us": 200})], EV
+assert s.beams[0].glitches == 2
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_bounces_within_min_gap_merge_into_one_pass(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(min_gap_us=1000)])
+s = start(b, cfgs)
+# break, chatter at the edges (gaps 200 and 900 us), then a separate puck 1.2 ms after the last clear
+b.beam(2, 10000, 100)
+b.beam(2, 10300, 600)
+b.beam(2, 11800, 400)
+b.beam(2, 13400, 700)
+run(b, s, 30000, step=100)
+assert EV == [("pass", "hole", 10000, {"dur_us": 2200}), ("pass", "hole", 13400, {"dur_us": 700})], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_stuck_raised_by_poll_then_clear_without_pass(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(stuck_ms=1500)])
+s = start(b, cfgs)
+b.beam(2, 1000, 2000000)
+run(b, s, 1400000, step=1000)
+assert EV == [], EV
+run(b, s, 1502000, step=1000)   # no edge since the break: poll(now) alone raises it
+assert EV == [("stuck", "hole", 1501000, {"after_ms": 1500})], EV
+assert s.live()["hole"] == "stuck"
+run(b, s, 2100000, step=1000)
+assert EV[1:] == [("clear", "hole", 2001000, {"dur_us": 2000000})], EV
+assert "pass" not in kinds()
+assert s.live()["hole"] == "clear"
+# the beam works normally afterwards
+b.beam(2, 2200000, 800)
+run(b, s, 2300000, step=1000)
+assert EV[2:] == [("pass", "hole", 2200000, {"dur_us": 800})], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_stuck_and_clear_between_two_polls_still_reported(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(stuck_ms=1500)])
+s = start(b, cfgs)
+b.beam(2, 1000, 1600000)
+b.advance(1700000)   # main loop stalled for the whole break
+s.step()
+b.advance(2000)
+s.step()
+assert EV == [("stuck", "hole", 1501000, {"after_ms": 1500}), ("clear", "hole", 1601000, {"dur_us": 1600000})], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_invert(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(invert=True)])
+assert b.pins[2].level == 1
+s = start(b, cfgs)
+b.beam(2, 5000, 700, broken=0)
+run(b, s, 10000)
+assert EV == [("pass", "hole", 5000, {"dur_us": 700})], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_ticks_wrap_during_a_break(impl: str) -> None:
+    run_both(
+        impl,
+        """
+from fb import compat
+b, cfgs = rig([beam()], ticks0=(1 << 30) - 3000)
+s = start(b, cfgs)
+b.beam(2, 2800, 500)          # the tick counter wraps 200 us into the break
+b.beam(2, 9000, 600)
+run(b, s, 20000)
+assert compat.ticks_us() < 20000   # the clock really wrapped
+assert EV == [("pass", "hole", 2800, {"dur_us": 500}), ("pass", "hole", 9000, {"dur_us": 600})], EV
+assert compat.ticks_diff(5, (1 << 30) - 5) == 10 and compat.ticks_diff((1 << 30) - 5, 5) == -10
+assert compat.ticks_add((1 << 30) - 1, 2) == 1
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_two_beams_are_independent(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(), beam(name="ditch1", pin=3)])
+s = start(b, cfgs)
+b.beam(2, 1000, 3000)
+b.beam(3, 2000, 600)
+run(b, s, 10000)
+assert sorted(EV) == [("pass", "ditch1", 2000, {"dur_us": 600}), ("pass", "hole", 1000, {"dur_us": 3000})], EV
+""",
+    )
+
+
+HALL_SCENARIO = """
+s = start(b, cfgs)
+STRIP.at(50000, OTHER, True)       # a puck placed before any shot: no event
+STRIP.at(100000, REST, False)      # the resting puck is flicked
+STRIP.at(300000, LAND, True)       # a puck comes to rest on the baseline
+STRIP.at(400000, 2, True)          # a puck slides over segment 2 for 20 ms: not at rest
+STRIP.at(420000, 2, False)
+run(b, s, 600000, step=1000)
+assert EV == [
+    ("shot_start", "baseline", 100000, {"q": Q_REST, "seg": REST}),
+    ("baseline_rest", "baseline", 300000, {"q": Q_LAND, "seg": LAND}),
+], EV
+assert s.live()["baseline"] == sorted([OTHER, LAND])
+"""
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_direct_pins_shot_start_and_rest_by_quadrant(impl: str) -> None:
+    run_both(
+        impl,
+        """
+cfgs = [{"name": "baseline", "kind": "hall", "count": 8, "pins": [10, 11, 12, 13, 14, 15, 16, 17], "mux": None,
+         "active_low": True, "settle_ms": 60, "quadrants": 4}]
+b = SimBoard()
+STRIP = b.strip(cfgs[0])
+REST, Q_REST, LAND, Q_LAND, OTHER = 5, 3, 1, 1, 7
+STRIP.set(REST, True)            # resting on the baseline at boot
+assert b.pins[15].level == 0     # active low
+"""
+        + HALL_SCENARIO,
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_through_two_multiplexers(impl: str) -> None:
+    run_both(
+        impl,
+        """
+cfgs = [{"name": "baseline", "kind": "hall", "count": 24, "pins": None,
+         "mux": {"select": [20, 21, 22, 23], "signal": [24, 25], "enable": 26},
+         "active_low": True, "settle_ms": 60, "quadrants": 4}]
+b = SimBoard()
+STRIP = b.strip(cfgs[0])
+REST, Q_REST, LAND, Q_LAND, OTHER = 5, 1, 18, 4, 13
+STRIP.set(REST, True)
+"""
+        + HALL_SCENARIO
+        + """
+assert b.pins[26].level == 0      # multiplexers enabled
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_active_high_and_flicker_settles(impl: str) -> None:
+    run_both(
+        impl,
+        """
+cfgs = [{"name": "baseline", "kind": "hall", "count": 4, "pins": [10, 11, 12, 13], "mux": None,
+         "active_low": False, "settle_ms": 60, "quadrants": 4}]
+b = SimBoard()
+STRIP = b.strip(cfgs[0])
+STRIP.set(0, True)
+assert b.pins[10].level == 1
+s = start(b, cfgs)
+STRIP.at(10000, 0, False)
+STRIP.at(40000, 0, True)     # magnet wobbles back within settle: still at rest
+STRIP.at(45000, 0, False)
+run(b, s, 200000, step=1000)
+assert EV == [("shot_start", "baseline", 45000, {"q": 1, "seg": 0})], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_mux_too_small_for_the_strip_is_a_clear_error(impl: str) -> None:
+    run_both(
+        impl,
+        """
+cfg = {"name": "baseline", "kind": "hall", "count": 24, "pins": None,
+       "mux": {"select": [20, 21, 22, 23], "signal": 24, "enable": None},
+       "active_low": True, "settle_ms": 60, "quadrants": 4}
+b = SimBoard()
+try:
+    start(b, [cfg])
+    raise AssertionError("expected ValueError")
+except ValueError as e:
+    assert "2 mux signals" in str(e), e
+""",
+    )
