@@ -1,0 +1,111 @@
+"""USB serial link: protocol frames out on stdout, host command lines in from stdin, never blocking.
+
+    link = SerialLink()                  # board / MicroPython: select.poll on sys.stdin
+    link.send(line)                      # one frame + "\\n", in a single write
+    link.service(dispatcher, t_us)       # read what is there, run each complete line, write the replies
+
+Incoming bytes collect in a pre-allocated buffer of max_line + 1 bytes. A longer line is cut there and
+the rest discarded up to its newline; the cut line (still too long) gets the `oversize` error reply
+from proto.decode. Blank lines are ignored. Ctrl-C (0x03) never reaches this code on a board: the
+MicroPython console turns it into KeyboardInterrupt, which main.py lets through so mpremote can take over.
+"""
+
+import sys
+
+from fb import proto
+
+
+class SerialLink:
+    def __init__(self, read=None, write=None, max_line=proto.MAX_LINE, max_bytes_per_call=256):
+        """read(): bytes available now (b"" if none, None at end of input); write(str). Defaults: stdio."""
+        self.max_line = max_line
+        self.max_bytes = max_bytes_per_call
+        self._buf = bytearray(max_line + 1)
+        self._n = 0
+        self._over = False
+        self.closed = False
+        self.lines_in = 0
+        self.oversize = 0
+        self.sent = 0
+        if read is None:
+            read = self._stdin_reader()
+        if write is None:
+            write = _stdout_write
+        self._read = read
+        self._write = write
+
+    def _stdin_reader(self):
+        import select
+
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        poller = select.poll()
+        poller.register(sys.stdin, select.POLLIN)
+        max_bytes = self.max_bytes
+
+        def read():
+            out = b""
+            while len(out) < max_bytes:
+                ev = poller.poll(0)
+                if not ev:
+                    break
+                if not ev[0][1] & select.POLLIN:
+                    return out if out else None  # hang-up / error without data: end of input
+                b = stream.read(1)
+                if not b:
+                    return out if out else None
+                if isinstance(b, str):
+                    b = b.encode()
+                out += b
+            return out
+
+        return read
+
+    def send(self, line):
+        self._write(line + "\n")
+        self.sent += 1
+
+    def poll(self):
+        """Complete lines (bytes, no newline) received since the last call."""
+        lines = []
+        data = self._read()
+        if data is None:
+            self.closed = True
+            if self._n:  # a half line at end of input is still answered (as a bad line)
+                lines.append(bytes(self._buf[: self._n]))
+                self._n = 0
+            return lines
+        buf = self._buf
+        for b in data:
+            if b == 10:  # "\n"
+                if self._n or self._over:
+                    n = self._n
+                    if not self._over and n and buf[n - 1] == 13:
+                        n -= 1
+                    if self._over:
+                        self.oversize += 1
+                    if n:
+                        lines.append(bytes(buf[:n]))
+                        self.lines_in += 1
+                self._n = 0
+                self._over = False
+            elif self._n <= self.max_line:
+                buf[self._n] = b
+                self._n += 1
+                if self._n > self.max_line:
+                    self._over = True
+        return lines
+
+    def service(self, dispatcher, t_us):
+        """Read, dispatch every complete line, send the replies. Returns the number of lines handled."""
+        lines = self.poll()
+        for ln in lines:
+            for out in dispatcher.handle(ln, t_us):
+                self.send(out)
+        return len(lines)
+
+
+def _stdout_write(s):
+    sys.stdout.write(s)
+    f = getattr(sys.stdout, "flush", None)
+    if f is not None:
+        f()
