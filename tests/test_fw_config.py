@@ -20,8 +20,7 @@ PROFILE = {
     "watchdog_ms": 8000,
     "sensors": [
         {"name": "hole", "kind": "beam", "pin": 2},
-        {"name": "ditch1", "kind": "beam", "pin": 3, "pull": None, "invert": True, "stuck_ms": 3000,
-         "counter": "pio"},
+        {"name": "ditch1", "kind": "beam", "pin": 3, "pull": None, "invert": True, "stuck_ms": 3000, "counter": "pio"},
         {"name": "strip", "kind": "hall", "count": 16, "mux": {"select": [10, 11, 12, 13], "signal": 14}},
     ],
 }
@@ -173,8 +172,9 @@ def _setup(tmp_path: Path) -> str:
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_config_cpython(name, tmp_path):
     script = _setup(tmp_path) + SCENARIOS[name] + "\nprint('ok')\n"
-    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                       env={"PYTHONPATH": str(FIRMWARE)}, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={"PYTHONPATH": str(FIRMWARE)}, timeout=60
+    )
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr + p.stdout
 
 

@@ -83,8 +83,9 @@ assert before - after < 4096, (before, after)  # lines are replaced, not accumul
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_outbox_cpython(name):
     script = PRELUDE + SCENARIOS[name] + "\nprint('ok')\n"
-    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                       env={"PYTHONPATH": str(FIRMWARE)}, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={"PYTHONPATH": str(FIRMWARE)}, timeout=60
+    )
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
 
 
@@ -104,7 +105,16 @@ def test_gap_line_is_valid_protocol():
         box.add(enc.seq + 1, enc.event("stuck", "hole", 1, {"after_ms": 2000}))
     body, crc = box.gap_line()[4:].rsplit("|", 1)
     assert crc == f"{zlib.crc32(body.encode()):08x}"
-    assert json.loads(body) == {"v": 1, "b": "fb-01", "bt": 7, "s": 5, "t": 9, "m": "gap", "first": 1, "last": 3,
-                                "lost": 3}
+    assert json.loads(body) == {
+        "v": 1,
+        "b": "fb-01",
+        "bt": 7,
+        "s": 5,
+        "t": 9,
+        "m": "gap",
+        "first": 1,
+        "last": 3,
+        "lost": 3,
+    }
     with pytest.raises(ValueError):
         Outbox(0, 7)

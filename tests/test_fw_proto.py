@@ -50,17 +50,35 @@ def test_board_vectors_are_self_consistent():
         assert body == json.dumps(msg, separators=(",", ":"), ensure_ascii=True)
         if v["call"] == "event":
             kind, sensor, t, fields = v["args"]
-            assert msg == {"v": 1, "b": "fb-01", "bt": 7, "s": v["seq_before"] + 1, "t": t, "m": kind,
-                           "n": sensor, **fields}
+            assert msg == {
+                "v": 1,
+                "b": "fb-01",
+                "bt": 7,
+                "s": v["seq_before"] + 1,
+                "t": t,
+                "m": kind,
+                "n": sensor,
+                **fields,
+            }
     kinds = {json.loads(v["json"])["m"] for v in BOARD["vectors"]}
-    assert kinds == {"hello", "pass", "stuck", "clear", "shot_start", "baseline_rest", "count", "fault", "gap",
-                     "heartbeat", "reply"}
+    assert kinds == {
+        "hello",
+        "pass",
+        "stuck",
+        "clear",
+        "shot_start",
+        "baseline_rest",
+        "count",
+        "fault",
+        "gap",
+        "heartbeat",
+        "reply",
+    }
 
 
 def test_host_vectors_cover_every_command_and_failure():
     assert {v["cmd"]["c"] for v in HOST["valid"]} == set(proto.COMMANDS)
-    assert {v["error"] for v in HOST["invalid"]} >= {"frame", "crc", "json", "schema", "unknown", "version",
-                                                      "oversize"}
+    assert {v["error"] for v in HOST["invalid"]} >= {"frame", "crc", "json", "schema", "unknown", "version", "oversize"}
 
 
 # ---- CPython ----------------------------------------------------------------------------------------
@@ -88,11 +106,18 @@ def test_host_vectors_decode_cpython():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(st.text(max_size=700), st.binary(max_size=700),
-                 st.text(max_size=200).map(lambda s: "FB1|" + s),
-                 st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-                              lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
-                              max_leaves=8).map(lambda o: proto.PREFIX + json.dumps(o))))
+@given(
+    st.one_of(
+        st.text(max_size=700),
+        st.binary(max_size=700),
+        st.text(max_size=200).map(lambda s: "FB1|" + s),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+            lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+            max_leaves=8,
+        ).map(lambda o: proto.PREFIX + json.dumps(o)),
+    )
+)
 def test_decoder_never_raises_cpython(line):
     cmd, bad = proto.decode(line)
     assert (cmd is None) != (bad is None)
@@ -280,8 +305,13 @@ def _frames(text):
 
 def test_serial_link_loop_on_a_pipe_under_micropython():
     env = {**os.environ, "MICROPYPATH": str(FIRMWARE)}
-    p = subprocess.Popen([micropython_exe(), "-c", LINK_SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=env)
+    p = subprocess.Popen(
+        [micropython_exe(), "-c", LINK_SCRIPT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     chunks = [
         b"garbage \x00\xff\xfe no prefix\n",
         b'FB1|{"c":"pi',  # half a line: the rest comes later
