@@ -15,7 +15,7 @@ try:
     from micropython import const
 except ImportError:  # CPython
 
-    def const(x):
+    def const(x):  # type: ignore[misc]  # the stub's signature is generic
         return x
 
 
@@ -69,13 +69,13 @@ def set_clock(fn_us, sleeper=None):
 
 
 def ticks_us():
-    return _clock() & TICKS_MAX
+    return _clock() & TICKS_MAX  # type: ignore[operator]  # stubs type ticks as opaque; they are ints
 
 
 def ticks_ms():
     if _clock is _raw_us:
-        return _raw_ms() & TICKS_MAX
-    return (_clock() // 1000) & TICKS_MAX
+        return _raw_ms() & TICKS_MAX  # type: ignore[operator]
+    return (_clock() // 1000) & TICKS_MAX  # type: ignore[operator]
 
 
 def ticks_diff(a, b):

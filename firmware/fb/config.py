@@ -221,7 +221,7 @@ def check(d):
     if not isinstance(sensors, list) or not sensors:
         raise ConfigError("sensors must be a non-empty list")
     names = []
-    pins = {}
+    pins = {}  # type: dict
     for s in sensors:
         for p in check_sensor(s, port):
             if p in pins:

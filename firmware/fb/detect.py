@@ -84,6 +84,8 @@ class BeamDetector:
     def _finish(self):
         s = self.start
         e = self.end
+        if s is None or e is None:
+            return
         dur = e - s
         self.start = None
         self.end = None
@@ -126,11 +128,12 @@ class HallStrip:
         self.settle = cfg.get("settle_ms", 60) * 1000
         self.active = 0 if cfg.get("active_low", True) else 1
         pull = "up" if self.active == 0 else None
-        self.pins = None
-        self.select = None
-        self.signals = None
+        self.direct = bool(cfg.get("pins"))  # one pin per sensor, else 74HC4067 multiplexers
+        self.pins = []  # type: list
+        self.select = []  # type: list
+        self.signals = []  # type: list
         self._ch = -1
-        if cfg.get("pins"):
+        if self.direct:
             self.pins = [backend.make_input(p, pull) for p in cfg["pins"]]
         else:
             mux = cfg["mux"]
@@ -154,7 +157,7 @@ class HallStrip:
 
     def read(self, seg):
         """1 when a magnet is over segment seg (live level)."""
-        if self.pins is not None:
+        if self.direct:
             return 1 if self.pins[seg].value() == self.active else 0
         ch = seg & 15
         if ch != self._ch:
@@ -238,10 +241,10 @@ class Sensors:
     def __init__(self, cfgs, backend, emit, uptime, ring_size=64):
         self.ring = Ring(ring_size)
         self.uptime = uptime
-        self.beams = []
-        self.beam_pins = []
-        self.irqs = []
-        self.halls = []
+        self.beams = []  # type: list
+        self.beam_pins = []  # type: list
+        self.irqs = []  # type: list
+        self.halls = []  # type: list
         self.recs = []  # (beam index, Reconciler)
         self._buf = array("i", [0, 0, 0])
         now = uptime.now()

@@ -33,18 +33,18 @@ try:
     import machine
     from machine import Pin
 except ImportError:  # CPython and hosts without GPIO: the module still imports
-    machine = None
-    Pin = None
+    machine = None  # type: ignore[assignment]
+    Pin = None  # type: ignore[assignment,misc]
 
 try:
     import rp2
 except ImportError:
-    rp2 = None
+    rp2 = None  # type: ignore[assignment,unused-ignore]  # a module only in the rp2 stubs
 
 try:
     import esp32
 except ImportError:
-    esp32 = None
+    esp32 = None  # type: ignore[assignment,unused-ignore]  # a module only in the esp32 stubs
 
 PCNT_MAX = 30000
 
@@ -101,6 +101,9 @@ class _Unwrap:
         self._last = self._raw()
         self._acc = 0
 
+    def _raw(self):
+        raise NotImplementedError
+
     def value(self):
         raw = self._raw()
         self._acc = (self._acc + (raw - self._last) % self._period) & EDGE_MASK
@@ -122,7 +125,7 @@ class PcntCounter(_Unwrap):
 
 class TwoCounter(_Unwrap):
     def __init__(self, unit, pin):
-        C = machine.Counter
+        C = machine.Counter  # type: ignore[attr-defined,unused-ignore]  # ESP32 only; guarded by hasattr above
         self._r = C(unit, pin, edge=C.RISING)
         self._f = C(unit + 1, pin, edge=C.FALLING)
         _Unwrap.__init__(self, 1 << 32)
@@ -135,13 +138,13 @@ if rp2 is not None:
 
     @rp2.asm_pio()
     def _pio_edges():
-        label("top")  # noqa: F821  (PIO assembler names)
-        jmp(pin, "high")  # noqa: F821
-        wait(1, pin, 0)  # noqa: F821
-        jmp(x_dec, "high")  # noqa: F821
-        label("high")  # noqa: F821
-        wait(0, pin, 0)  # noqa: F821
-        jmp(x_dec, "top")  # noqa: F821
+        label("top")  # type: ignore[name-defined]  # noqa: F821  (PIO assembler names)
+        jmp(pin, "high")  # type: ignore[name-defined]  # noqa: F821
+        wait(1, pin, 0)  # type: ignore[name-defined]  # noqa: F821
+        jmp(x_dec, "high")  # type: ignore[name-defined]  # noqa: F821
+        label("high")  # type: ignore[name-defined]  # noqa: F821
+        wait(0, pin, 0)  # type: ignore[name-defined]  # noqa: F821
+        jmp(x_dec, "top")  # type: ignore[name-defined]  # noqa: F821
         # X == 0 falls through and wraps to "top" as well
 
 

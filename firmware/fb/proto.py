@@ -11,7 +11,7 @@ import json
 try:
     from binascii import crc32 as _crc32
 except ImportError:  # a port built without binascii.crc32
-    _crc32 = None
+    _crc32 = None  # type: ignore[assignment]
 
 VERSION = 1
 PREFIX = "FB1|"
@@ -262,9 +262,9 @@ def _decode(line):
     if c == "ack":
         bt = obj.get("bt")
         s = obj.get("s")
-        if not (_is_int(bt) and bt >= 0):
+        if not (type(bt) is int and bt >= 0):
             return None, ("schema", "ack needs bt (boot id, int >= 0)", c, rid)
-        if not (_is_int(s) and s >= 0):
+        if not (type(s) is int and s >= 0):
             return None, ("schema", "ack needs s (last seq received, int >= 0)", c, rid)
         cmd["bt"] = bt
         cmd["s"] = s
