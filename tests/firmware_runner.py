@@ -32,8 +32,10 @@ def run_micropython(
     timeout: float = 60,
     extra_path: list[Path] | None = None,
     stdin: str | None = None,
+    first_path: list[Path] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    paths = [str(FIRMWARE), *(str(p) for p in extra_path or []), ".frozen"]
+    """first_path comes before the firmware sources (e.g. precompiled .mpy files); extra_path after them."""
+    paths = [*(str(p) for p in first_path or []), str(FIRMWARE), *(str(p) for p in extra_path or []), ".frozen"]
     env = {**os.environ, "MICROPYPATH": ":".join(paths)}
     cmd = [micropython_exe()]
     if heapsize:

@@ -93,5 +93,12 @@ class Outbox:
         for k in range(self._n):
             yield self._lines[(self._head + k) % self.capacity]
 
+    def after(self, seq):
+        """(seq, line) of every un-acked line newer than seq, oldest first (for links that stream)."""
+        for k in range(self._n):
+            i = (self._head + k) % self.capacity
+            if self._seqs[i] > seq:
+                yield self._seqs[i], self._lines[i]
+
     def oldest_seq(self):
         return self._seqs[self._head] if self._n else 0

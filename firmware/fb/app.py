@@ -1,0 +1,194 @@
+"""The board's main loop: sensors -> protocol encoder -> outbox -> links (USB serial, MQTT).
+
+One pass of `App.step()`:
+  1. `Sensors.step()` drains the IRQ ring into the detectors; each detector event is encoded with the next
+     sequence number, kept in the outbox until the host acknowledges it, and written to the links.
+  2. Host commands from either link go through the one `Dispatcher` (acks trim the outbox).
+  3. The MQTT link gets every outbox line it has not had yet, as fast as its QoS 1 window allows; after an
+     outbox overflow it also gets the `gap` line once. The serial host drives resends with `ping`.
+  4. A heartbeat every `heartbeat_ms`; the status LED shows the state; the watchdog is fed (only here, so a
+     stuck loop resets the board).
+`run(profile)` builds this from the board's files; the simulator and the tests build `App` directly with a
+simulated pin backend, so the same code runs everywhere (docs/firmware.md).
+"""
+
+import gc
+
+from fb import VERSION, compat, proto
+from fb.detect import Sensors
+from fb.outbox import Outbox
+
+LED_PATTERNS = {  # (period ms, on ms): the status LED per state
+    "ok": (2000, 60),  # a short blink every 2 s: running, links fine
+    "offline": (500, 250),  # fast even blink: the MQTT link is down (serial may still work)
+    "fault": (1000, 800),  # mostly on: a sensor is stuck or edges were lost
+}
+
+
+def _payload(line):
+    """The bare JSON of a framed serial line (MQTT carries JSON without the serial frame)."""
+    return line[len(proto.PREFIX) : line.rindex("|")]
+
+
+class App:
+    def __init__(self, config, backend, boot_id, reset_cause="unknown", serial=None, mqtt=None, uptime=None):
+        d = config.data
+        self.config = config
+        self.uptime = uptime if uptime is not None else compat.Uptime()
+        self.enc = proto.Encoder(d["board_id"], boot_id)
+        self.outbox = Outbox(d["outbox_size"], boot_id, self._encode_gap)
+        self.serial = serial
+        self.mqtt = mqtt
+        self.mqtt_sent = 0  # highest seq handed to the MQTT client
+        self.mqtt_gap = None  # the gap range last published on MQTT
+        self.faults = 0
+        self.state = "ok"
+        self.beat_ms = d["heartbeat_ms"]
+        self.next_beat = 0
+        self.wdt = None
+        self.led = None
+        self.sensors = Sensors(d["sensors"], backend, self._emit, self.uptime)
+        self.dispatcher = proto.Dispatcher(self.enc, self.outbox, config, self._status, self.sensors.live)
+        if mqtt is not None:
+            mqtt.on_command = self._mqtt_command
+        self._reliable(self.enc.hello(self.uptime.now(), VERSION, d["profile"], d["sensors"], reset_cause))
+
+    # -- output
+
+    def _encode_gap(self, first, last):
+        return self.enc.gap(first, last, self.uptime.now())
+
+    def _reliable(self, line):
+        self.outbox.add(self.enc.seq, line)
+        if self.serial is not None:
+            self.serial.send(line)
+
+    def _emit(self, kind, sensor, t_us, fields):
+        if kind in ("stuck", "count"):
+            self.state = "fault"
+        elif kind == "clear":
+            self.state = "ok"
+        self._reliable(self.enc.event(kind, sensor, t_us, fields))
+
+    def fault(self, code, msg, sensor=None):
+        """A fault event (e.g. a config.json override that was refused): reliable, like sensor events."""
+        self.faults += 1
+        self._reliable(self.enc.fault(self.uptime.now(), code, msg, sensor))
+
+    def _send(self, line, via_mqtt):
+        if via_mqtt:
+            self.mqtt.publish(_payload(line), 1)
+        elif self.serial is not None:
+            self.serial.send(line)
+
+    def _status(self):
+        s = {"up": self.uptime.now_ms(), "heap": gc.mem_free() if hasattr(gc, "mem_free") else 0,
+             "ring_drop": self.sensors.dropped, "faults": self.faults, "state": self.state}
+        if self.mqtt is not None:
+            s["rc"] = self.mqtt.stats().get("reconnects", 0)
+            s["rssi"] = self.mqtt.rssi()
+        return s
+
+    # -- input
+
+    def _mqtt_command(self, payload):
+        for out in self.dispatcher.handle(payload, self.uptime.now()):
+            self._send(out, True)
+
+    def _feed_mqtt(self, now_ms):
+        m = self.mqtt
+        if not m.poll(now_ms):
+            self.state = "offline" if self.state == "ok" else self.state
+            return
+        if self.state == "offline":
+            self.state = "ok"
+        gap = self.outbox.gap()
+        if gap is not None and gap != self.mqtt_gap and m.publish(_payload(self.outbox.gap_line()), 1) is not None:
+            self.mqtt_gap = gap
+        for seq, line in self.outbox.after(self.mqtt_sent):
+            if m.publish(_payload(line), 1) is None:
+                break  # the QoS 1 window is full: the rest go on a later pass
+            self.mqtt_sent = seq
+
+    # -- the loop
+
+    def step(self):
+        now = self.sensors.step()
+        if self.serial is not None:
+            self.serial.service(self.dispatcher, now)
+        now_ms = now // 1000
+        if self.mqtt is not None:
+            self._feed_mqtt(now_ms)
+        if now_ms >= self.next_beat:
+            self.next_beat = now_ms + self.beat_ms
+            self._heartbeat(now)
+        if self.led is not None:
+            period, on = LED_PATTERNS[self.state]
+            self.led.value(1 if now_ms % period < on else 0)
+        if self.wdt is not None:
+            self.wdt.feed()
+        return now
+
+    def _heartbeat(self, now):
+        st = self._status()
+        line = self.enc.heartbeat(
+            now, st["up"], st["heap"], self.outbox.depth(), self.outbox.dropped + self.sensors.dropped,
+            st.get("rc", 0), st.get("rssi"),
+        )
+        if self.serial is not None:
+            self.serial.send(line)
+        if self.mqtt is not None and self.mqtt.client.is_connected():
+            self.mqtt.publish(_payload(line), 0)
+
+    def loop(self, idle_ms=1):
+        """Run until a `reboot` command; the caller resets the board."""
+        while not self.dispatcher.reboot_requested:
+            self.step()
+            compat.sleep_ms(idle_ms)
+
+
+def _reset_cause():
+    try:
+        import machine
+
+        return {
+            machine.PWRON_RESET: "power-on",
+            machine.HARD_RESET: "hard",
+            machine.WDT_RESET: "watchdog",
+            machine.DEEPSLEEP_RESET: "deep-sleep",
+            machine.SOFT_RESET: "soft",
+        }.get(machine.reset_cause(), "unknown")
+    except (ImportError, AttributeError):
+        return "unknown"
+
+
+def run(profile, profiles_dir="/profiles", user_path="/config.json"):
+    """The board: load the configuration, wire the real pins and links, loop; reset on `reboot`."""
+    import machine
+
+    from fb import config, pins
+    from fb.serial_link import SerialLink
+
+    cfg, problems = config.load(profiles_dir, profile.get("profile") if profile else None, user_path)
+    d = cfg.data
+    mqtt = None
+    if d["has_wifi"] and d["mqtt"]["host"]:
+        from fb.mqtt_link import Link
+
+        m = d["mqtt"]
+        mqtt = Link(d["board_id"], m["host"], m["port"], d["wifi"]["ssid"], d["wifi"]["password"],
+                    m["user"], m["password"])
+    ir = d.get("ir_carrier")
+    if ir:  # the IR LEDs are driven with a 38 kHz carrier for modulated receivers
+        pwm = machine.PWM(machine.Pin(ir["pin"]))
+        pwm.freq(ir["freq_hz"])
+        pwm.duty_u16(ir["duty_u16"])
+    app = App(cfg, pins, config.next_boot_id(), _reset_cause(), SerialLink(), mqtt)
+    for p in problems:
+        app.fault("config", p)
+    if d.get("led") is not None:
+        app.led = machine.Pin(d["led"], machine.Pin.OUT)
+    app.wdt = machine.WDT(timeout=d["watchdog_ms"])  # fed only by App.step
+    app.loop()
+    compat.sleep_ms(200)  # let the reboot reply leave
+    machine.reset()

@@ -1,0 +1,92 @@
+"""The simulated board: the real firmware app (fb.app) on the simulated pin backend (fb.simpins).
+
+It speaks the real protocol on stdout and reads host commands on stdin, exactly as the board does on USB,
+so a bench test or the host bridge cannot tell it from a board. It runs under the MicroPython unix port
+and under CPython:
+
+    micropython firmware/simboard.py SCENARIO.json [--realtime]
+
+A scenario is JSON:
+    {"profile": "pico_w", "board_id": "sim1",
+     "hall_start": [3, 20],                        segments with a puck resting on them at boot
+     "events": [{"at_ms": 100, "beam": "hole", "dur_us": 800},
+                {"at_ms": 400, "hall": "baseline", "seg": 3, "present": false}],
+     "end_ms": 2000}                               stop after this much simulated time (null: run on)
+Times are simulated: without --realtime the board runs as fast as it can, in steps of step_us.
+"""
+
+import json
+
+from fb.app import App
+from fb.config import Config, read_json
+from fb.serial_link import SerialLink
+from fb.simpins import SimBoard
+
+
+def build(scenario, profiles_dir, serial=None, mqtt=None, boot_id=1):
+    """(app, board, strips): the app wired to a simulated board with the scenario's timeline loaded."""
+    prof = read_json(profiles_dir.rstrip("/") + "/" + scenario["profile"] + ".json")
+    if prof is None:
+        raise ValueError("no profile " + scenario["profile"] + " in " + profiles_dir)
+    user = {"board_id": scenario.get("board_id", "sim")}
+    for key in ("heartbeat_ms", "outbox_size"):
+        if key in scenario:
+            user[key] = scenario[key]
+    cfg = Config(prof, user)
+    board = SimBoard()
+    beams = {}
+    strips = {}
+    for s in cfg.data["sensors"]:
+        if s["kind"] == "beam":
+            board.pin(s["pin"], 1 if s["invert"] else 0)  # idle: beam intact
+            beams[s["name"]] = s
+        else:
+            strips[s["name"]] = board.strip(s)
+    for name, strip in strips.items():
+        for seg in scenario.get("hall_start", []):
+            strip.set(seg, True)
+    for ev in scenario.get("events", []):
+        t = int(ev["at_ms"] * 1000)
+        if "beam" in ev:
+            s = beams[ev["beam"]]
+            board.beam(s["pin"], t, ev["dur_us"], 0 if s["invert"] else 1, ev.get("lost"))
+        else:
+            strips[ev["hall"]].at(t, ev["seg"], ev["present"])
+    app = App(cfg, board, boot_id, "simulated", serial, mqtt)
+    return app, board, strips
+
+
+def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
+    """Run the scenario; returns the app (for tests) when end_ms is reached or a `reboot` is asked."""
+    app, board, _ = build(scenario, profiles_dir, serial if serial is not None else SerialLink())
+    end = scenario.get("end_ms")
+    end_us = None if end is None else int(end * 1000)
+    sleep = None
+    if realtime:
+        import time
+
+        sleep = time.sleep
+    t = 0
+    try:
+        while (end_us is None or t <= end_us) and not app.dispatcher.reboot_requested:
+            board.run_until(t)
+            app.step()
+            t += step_us
+            if sleep is not None:
+                sleep(step_us / 1000000)
+    finally:
+        board.close()
+    return app
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: simboard.py SCENARIO.json [--realtime] [--profiles DIR]")
+        return 2
+    with open(argv[1]) as f:
+        scenario = json.load(f)
+    profiles = "hardware/profiles"
+    if "--profiles" in argv:
+        profiles = argv[argv.index("--profiles") + 1]
+    run(scenario, profiles, "--realtime" in argv)
+    return 0
