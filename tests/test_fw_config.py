@@ -100,7 +100,7 @@ BAD = [
     ("sensors.hole.colour", "red", "unknown setting"), ("sensors.ghost.pin", 5, "no such setting"),
     ("sensors.ghost", {"pin": 5}, "no such sensor"),
     ("sensors.strip.count", 15, "count"), ("sensors.strip.count", 33, "count"),
-    ("sensors.strip.count", 20, "above 16 needs direct pins"),
+    ("sensors.strip.count", 20, "20 sensors need 2 multiplexer signal pin(s)"),
     ("sensors.strip.pins", [1, 2, 3], "exactly one of pins"), ("sensors.strip.mux", None, "exactly one of pins"),
     ("sensors.strip.mux.select", [10, 11, 12], "select must be a list of 4"),
     ("sensors.strip.mux.signal", 2, "used by both"), ("sensors.strip.settle_ms", 10001, "settle_ms"),
@@ -124,6 +124,10 @@ assert c.set("sensors.hole.min_pulse_us", 500) == (True, "")
 assert c.set("mqtt", {"host": "broker.local", "tls": True}) == (True, "")
 assert c.set("sensors.strip", {"mux": None, "pins": [30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
                                45]}) == (True, "")
+# 17-32 sensors: a second 74HC4067 on the same select lines, with its own signal pin
+assert c.set("sensors.strip", {"count": 32, "pins": None, "mux": {"select": [10, 11, 12, 13], "signal": [14, 15]}}) == (True, "")
+assert c.sensor("strip")["mux"]["signal"] == [14, 15]
+assert c.set("sensors.strip.mux.signal", [14]) == (False, "sensors.strip.mux.signal: 32 sensors need 2 multiplexer signal pin(s)")
 assert not exists(USER + ".tmp")
 saved = json.loads(text(USER))
 assert saved["sensors"]["hole"] == {"min_pulse_us": 500} and saved["mqtt"] == {"host": "broker.local", "tls": True}

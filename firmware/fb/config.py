@@ -166,13 +166,21 @@ def check_sensor(s, port):
                 raise ConfigError(w + ".mux.select must be a list of 4 pins")
             for i, p in enumerate(sel):
                 used.append(_pin(p, w + ".mux.select[" + str(i) + "]"))
-            used.append(_pin(mux.get("signal"), w + ".mux.signal"))
+            # One 74HC4067 has 16 channels: a longer strip uses a second one on the same select lines,
+            # with its own signal pin (signal: [first, second]).
+            sig = mux.get("signal")
+            signals = sig if isinstance(sig, list) else [sig]
+            need = (count + 15) // 16
+            if len(signals) != need:
+                raise ConfigError(
+                    w + ".mux.signal: " + str(count) + " sensors need " + str(need) + " multiplexer signal pin(s)"
+                )
+            for i, p in enumerate(signals):
+                used.append(_pin(p, w + ".mux.signal" + ("[" + str(i) + "]" if isinstance(sig, list) else "")))
             if "enable" not in mux:
                 mux["enable"] = None
             if mux["enable"] is not None:
                 used.append(_pin(mux["enable"], w + ".mux.enable"))
-            if count > 16:
-                raise ConfigError(w + ".count above 16 needs direct pins (one 74HC4067 has 16 channels)")
         return used
     raise ConfigError(w + '.kind must be "beam" or "hall"')
 
