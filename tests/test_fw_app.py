@@ -226,3 +226,60 @@ print(app.enc.seq, app.outbox.dropped, app.sensors.dropped, gc.mem_alloc() - mar
     assert lines == 10002, "each sent once, plus the heartbeat of the first pass"
     assert dropped == 0 and ring_dropped == 0
     assert growth <= 0, f"heap grew by {growth} bytes between the 1,000th and the 10,000th event"
+
+
+def test_simulated_board_publishes_to_a_real_broker_and_takes_commands(tmp_path: Path) -> None:
+    """The same app over MQTT: retained online, events as bare JSON on .../events, commands on .../cmd, and the
+    retained last will when the board dies."""
+    import queue
+
+    import paho.mqtt.client as mqtt
+    from broker import mosquitto
+
+    got: queue.Queue[tuple[str, bytes, bool]] = queue.Queue()
+    with mosquitto() as b:
+        obs = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="observer")
+        obs.on_connect = lambda c, *_: c.subscribe("flickboard/sim1/#", qos=1)
+        obs.on_message = lambda c, u, m: got.put((m.topic, m.payload, m.retain))
+        obs.connect(b.host, b.port)
+        obs.loop_start()
+        events = [{"at_ms": 1500 + 100 * i, "beam": "hole", "dur_us": 900} for i in range(3)]
+        scenario = {
+            **SCENARIO,
+            "events": events,
+            "hall_start": [],
+            "end_ms": None,
+            "heartbeat_ms": 60000,
+            "mqtt": {"host": b.host, "port": b.port, "keepalive": 5},
+        }
+        sim = LiveSim(tmp_path, scenario)
+
+        def wait(pred: Any, timeout: float = 15) -> tuple[str, Any]:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                try:
+                    topic, payload, _retained = got.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                doc = payload.decode() if topic.endswith("/status") else json.loads(payload)
+                if pred(topic, doc):
+                    return topic, doc
+            raise AssertionError("timed out waiting for an MQTT message")
+
+        try:
+            wait(lambda t, d: t == "flickboard/sim1/status" and d == "online")
+            seen = []
+            while len(seen) < 3:
+                _, d = wait(lambda t, d: t == "flickboard/sim1/events" and isinstance(d, dict) and d["m"] == "pass")
+                seen.append(d["s"])
+            assert seen == [2, 3, 4], "events arrive in order as bare JSON (json.loads read each payload)"
+            obs.publish("flickboard/sim1/cmd", json.dumps({"c": "ack", "bt": 1, "s": 3}), qos=1)
+            obs.publish("flickboard/sim1/cmd", json.dumps({"c": "status", "id": 7}), qos=1)
+            _, reply = wait(lambda t, d: isinstance(d, dict) and d.get("m") == "reply" and d.get("id") == 7)
+            assert reply["ok"] and reply["d"]["q"] == 1, "the ack over MQTT trimmed the outbox to seq 4"
+            sim.p.kill()
+            wait(lambda t, d: t == "flickboard/sim1/status" and d == "offline", timeout=20)
+        finally:
+            sim.close()
+            obs.loop_stop()
+            obs.disconnect()

@@ -125,9 +125,11 @@ assert c.set("mqtt", {"host": "broker.local", "tls": True}) == (True, "")
 assert c.set("sensors.strip", {"mux": None, "pins": [30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
                                45]}) == (True, "")
 # 17-32 sensors: a second 74HC4067 on the same select lines, with its own signal pin
-assert c.set("sensors.strip", {"count": 32, "pins": None, "mux": {"select": [10, 11, 12, 13], "signal": [14, 15]}}) == (True, "")
+two = {"select": [10, 11, 12, 13], "signal": [14, 15]}
+assert c.set("sensors.strip", {"count": 32, "pins": None, "mux": two}) == (True, "")
 assert c.sensor("strip")["mux"]["signal"] == [14, 15]
-assert c.set("sensors.strip.mux.signal", [14]) == (False, "sensors.strip.mux.signal: 32 sensors need 2 multiplexer signal pin(s)")
+need = "sensors.strip.mux.signal: 32 sensors need 2 multiplexer signal pin(s)"
+assert c.set("sensors.strip.mux.signal", [14]) == (False, need)
 assert not exists(USER + ".tmp")
 saved = json.loads(text(USER))
 assert saved["sensors"]["hole"] == {"min_pulse_us": 500} and saved["mqtt"] == {"host": "broker.local", "tls": True}

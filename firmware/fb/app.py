@@ -92,7 +92,12 @@ class App:
     # -- input
 
     def _mqtt_command(self, payload):
-        for out in self.dispatcher.handle(payload, self.uptime.now()):
+        """A command from .../cmd: bare JSON (MQTT frames and checksums it), so frame it like a serial line."""
+        try:
+            line = proto.frame(payload.decode())
+        except UnicodeError:
+            line = payload  # not text: the decoder answers with an error reply
+        for out in self.dispatcher.handle(line, self.uptime.now()):
             self._send(out, True)
 
     def _feed_mqtt(self, now_ms):

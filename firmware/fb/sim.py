@@ -11,7 +11,8 @@ A scenario is JSON:
      "hall_start": [3, 20],                        segments with a puck resting on them at boot
      "events": [{"at_ms": 100, "beam": "hole", "dur_us": 800},
                 {"at_ms": 400, "hall": "baseline", "seg": 3, "present": false}],
-     "end_ms": 2000}                               stop after this much simulated time (null: run on)
+     "end_ms": 2000,                               stop after this much simulated time (null: run on)
+     "mqtt": {"host": "127.0.0.1", "port": 1883}}  optional: also publish to a broker (use --realtime)
 Times are simulated: without --realtime the board runs as fast as it can, in steps of step_us.
 """
 
@@ -58,7 +59,13 @@ def build(scenario, profiles_dir, serial=None, mqtt=None, boot_id=1):
 
 def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     """Run the scenario; returns the app (for tests) when end_ms is reached or a `reboot` is asked."""
-    app, board, _ = build(scenario, profiles_dir, serial if serial is not None else SerialLink())
+    mqtt = None
+    m = scenario.get("mqtt")
+    if m:
+        from fb.mqtt_link import Link
+
+        mqtt = Link(scenario.get("board_id", "sim"), m["host"], m.get("port", 1883), keepalive=m.get("keepalive", 30))
+    app, board, _ = build(scenario, profiles_dir, serial if serial is not None else SerialLink(), mqtt)
     end = scenario.get("end_ms")
     end_us = None if end is None else int(end * 1000)
     sleep = None
