@@ -283,3 +283,86 @@ def test_simulated_board_publishes_to_a_real_broker_and_takes_commands(tmp_path:
             sim.close()
             obs.loop_stop()
             obs.disconnect()
+
+
+STAND_IN_MACHINE = """
+# A stand-in for the hardware module (pins, watchdog, PWM, reset): the only part a test may fake.
+PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
+log = []
+
+def reset_cause():
+    return WDT_RESET
+
+def reset():
+    log.append("reset")
+    raise SystemExit(0)
+
+class Pin:
+    IN, OUT, PULL_UP, PULL_DOWN, IRQ_RISING, IRQ_FALLING = 0, 1, 1, 2, 1, 2
+    def __init__(self, no, mode=-1, pull=-1, value=0):
+        self.no = no
+        self.v = value or 0
+    def value(self, v=None):
+        if v is None:
+            return self.v
+        self.v = v
+    def irq(self, handler=None, trigger=3, hard=False):
+        log.append("irq %s" % self.no)
+
+class WDT:
+    def __init__(self, timeout):
+        log.append("wdt %d" % timeout)
+        self.fed = 0
+    def feed(self):
+        if "fed" not in log:
+            log.append("fed")
+
+class PWM:
+    def __init__(self, pin):
+        self.pin = pin
+    def freq(self, f):
+        log.append("pwm %s %d" % (self.pin.no, f))
+    def duty_u16(self, d):
+        pass
+"""
+
+
+def test_board_entry_wires_config_pins_watchdog_carrier_and_resets_on_reboot(tmp_path: Path) -> None:
+    """fb.app.run(profile), the path a real board takes: profile + config.json (a bad override becomes a fault
+    event), hello with the reset cause, IRQs on the beam pins, the 38 kHz carrier, the watchdog fed by the loop,
+    and machine.reset() after a `reboot` command from the host."""
+    (tmp_path / "machine.py").write_text(STAND_IN_MACHINE)
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    (profiles / "pico_w.json").write_text((ROOT / "hardware" / "profiles" / "pico_w.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({"board_id": "table2", "sensors": {"hole": {"stuck_ms": 1}}}))
+    script = f"""
+import machine
+from fb import app
+try:
+    app.run({{"profile": "pico_w"}}, {str(tmp_path) + "/"!r})
+except SystemExit:
+    pass
+print("LOG", machine.log)
+"""
+    reboot = frame({"c": "reboot", "id": 1})
+    p = subprocess.run(
+        [micropython_exe(), "-c", script],
+        input=reboot,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "MICROPYPATH": f"{tmp_path}:{FIRMWARE}:.frozen"},
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    log = next(ln for ln in lines if ln.startswith("LOG"))
+    msgs = [parse(ln) for ln in lines if ln.startswith("FB1|")]
+    hello = msgs[0]
+    assert hello["m"] == "hello" and hello["b"] == "table2" and hello["rst"] == "watchdog" and hello["bt"] == 1
+    fault = next(m for m in msgs if m["m"] == "fault")
+    assert fault["s"] == 2 and "stuck_ms" in fault["msg"], "the refused override is reported, not silent"
+    assert any(m["m"] == "reply" and m["c"] == "reboot" and m["ok"] for m in msgs)
+    assert "'wdt 8000'" in log and "'fed'" in log and "'pwm 27 38000'" in log and "'irq 2'" in log
+    assert log.rstrip("]").endswith("'reset'"), "the board resets after the reboot reply"
+    assert (tmp_path / "boot_id").read_text().strip() == "1", "the boot counter is persisted"

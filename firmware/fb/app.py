@@ -167,14 +167,15 @@ def _reset_cause():
         return "unknown"
 
 
-def run(profile, profiles_dir="/profiles", user_path="/config.json"):
-    """The board: load the configuration, wire the real pins and links, loop; reset on `reboot`."""
+def run(profile, root="/"):
+    """The board: load the configuration, wire the real pins and links, loop; reset on `reboot`.
+    Files live under `root`: profiles/<name>.json, config.json and the boot counter boot_id."""
     import machine
 
     from fb import config, pins
     from fb.serial_link import SerialLink
 
-    cfg, problems = config.load(profiles_dir, profile.get("profile") if profile else None, user_path)
+    cfg, problems = config.load(root + "profiles", profile.get("profile") if profile else None, root + "config.json")
     d = cfg.data
     mqtt = None
     if d["has_wifi"] and d["mqtt"]["host"]:
@@ -188,7 +189,7 @@ def run(profile, profiles_dir="/profiles", user_path="/config.json"):
         pwm = machine.PWM(machine.Pin(ir["pin"]))
         pwm.freq(ir["freq_hz"])
         pwm.duty_u16(ir["duty_u16"])
-    app = App(cfg, pins, config.next_boot_id(), _reset_cause(), SerialLink(), mqtt)
+    app = App(cfg, pins, config.next_boot_id(root + "boot_id"), _reset_cause(), SerialLink(), mqtt)
     for p in problems:
         app.fault("config", p)
     if d.get("led") is not None:
