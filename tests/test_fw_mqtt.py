@@ -220,10 +220,13 @@ def wait_log(log: Path, needle: str, count: int = 1, timeout: float = 5) -> list
 def test_connect_publishes_retained_online(tmp_path: Path, broker: Broker) -> None:
     fw = Firmware(tmp_path, broker, "t1")
     try:
-        fw.wait(lambda e: e["ev"] == "up", 5)
+        fw.wait(lambda e: e["ev"] == "up", 10)
         late = Observer(broker, "flickboard/t1/status")  # subscribes after the fact: only a retained copy reaches it
         try:
-            late.wait_for(lambda: ("online", True) in late.retained("flickboard/t1/status"), 5, "retained online")
+            late.wait_for(lambda: ("online", True) in late.retained("flickboard/t1/status"), 10, "retained online")
+        except AssertionError as e:
+            links = [ev for ev in fw.of("up") + fw.of("down")]
+            raise AssertionError(f"{e}; the client's own link events: {links}") from None
         finally:
             late.close()
     finally:
