@@ -225,7 +225,7 @@ def test_connect_publishes_retained_online(tmp_path: Path, broker: Broker) -> No
         try:
             late.wait_for(lambda: ("online", True) in late.retained("flickboard/t1/status"), 10, "retained online")
         except AssertionError as e:
-            links = [ev for ev in fw.of("up") + fw.of("down")]
+            links = fw.of("up") + fw.of("down")
             raise AssertionError(f"{e}; the client's own link events: {links}") from None
         finally:
             late.close()
