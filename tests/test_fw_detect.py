@@ -291,3 +291,29 @@ except ValueError as e:
     assert "2 mux signals" in str(e), e
 """,
     )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_puck_placed_to_shoot_after_the_rest_window_is_not_a_rest(impl: str) -> None:
+    """baseline_rest means a puck came to rest after a shot: an arrival within rest_window_ms of the latest
+    shot_start. A puck placed later (the next player getting ready) gives no event; its segment shows in live()."""
+    run_both(
+        impl,
+        """
+cfgs = [{"name": "baseline", "kind": "hall", "count": 8, "pins": [10, 11, 12, 13, 14, 15, 16, 17], "mux": None,
+         "active_low": True, "settle_ms": 60, "quadrants": 4, "rest_window_ms": 1000}]
+b = SimBoard()
+STRIP = b.strip(cfgs[0])
+STRIP.set(5, True)
+s = start(b, cfgs)
+STRIP.at(100000, 5, False)       # shot from quadrant 3
+STRIP.at(900000, 1, True)        # 0.8 s later: the shot's puck stops on the baseline
+STRIP.at(2500000, 7, True)       # 2.4 s after the shot: the next player places a puck
+run(b, s, 3000000, step=1000)
+assert EV == [
+    ("shot_start", "baseline", 100000, {"q": 3, "seg": 5}),
+    ("baseline_rest", "baseline", 900000, {"q": 1, "seg": 1}),
+], EV
+assert s.live()["baseline"] == [1, 7]
+""",
+    )

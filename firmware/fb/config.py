@@ -29,7 +29,7 @@ BEAM_DEFAULTS = {
     "stuck_ms": 2000,
     "counter": None,
 }
-HALL_DEFAULTS = {"pins": None, "mux": None, "active_low": True, "settle_ms": 30, "quadrants": 4}
+HALL_DEFAULTS = {"pins": None, "mux": None, "active_low": True, "settle_ms": 30, "quadrants": 4, "rest_window_ms": 2500}
 USER_DEFAULTS = {
     "board_id": "flickboard",
     "heartbeat_ms": 10000,
@@ -108,7 +108,7 @@ def _known(d, allowed, what):
 
 PROFILE_KEYS = ("profile", "board", "port", "wifi", "led", "safe_mode_pin", "ir_carrier", "watchdog_ms", "sensors")
 BEAM_KEYS = ("name", "kind", "pin", "pull", "invert", "min_pulse_us", "min_gap_us", "stuck_ms", "counter")
-HALL_KEYS = ("name", "kind", "count", "pins", "mux", "active_low", "settle_ms", "quadrants")
+HALL_KEYS = ("name", "kind", "count", "pins", "mux", "active_low", "settle_ms", "quadrants", "rest_window_ms")
 
 
 def check_sensor(s, port):
@@ -147,6 +147,7 @@ def check_sensor(s, port):
         count = _int(s.get("count"), w + ".count", 16, 32)
         _bool(s["active_low"], w + ".active_low")
         _int(s["settle_ms"], w + ".settle_ms", 0, 10000)
+        _int(s["rest_window_ms"], w + ".rest_window_ms", 100, 60000)
         _int(s["quadrants"], w + ".quadrants", 1, 4)
         pins, mux = s["pins"], s["mux"]
         if (pins is None) == (mux is None):

@@ -150,7 +150,8 @@ class HallStrip:
         self.raw = bytearray(n)  # latest reading
         self.since = [0] * n  # when raw last changed
         self.scanned = False
-        self.shot = False  # a shot has started (baseline_rest is reported only after one)
+        self.rest_window = cfg.get("rest_window_ms", 2500) * 1000
+        self.shot_at = None  # when the latest shot started: an arrival within rest_window is a puck coming to rest
 
     def quadrant(self, seg):
         return seg * self.quadrants // self.count + 1
@@ -184,10 +185,11 @@ class HallStrip:
             if v != stable[i] and now - since[i] >= self.settle:
                 stable[i] = v
                 if v:
-                    if self.shot:
+                    # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot.
+                    if self.shot_at is not None and since[i] - self.shot_at <= self.rest_window:
                         self.emit("baseline_rest", self.name, since[i], {"q": self.quadrant(i), "seg": i})
                 else:
-                    self.shot = True
+                    self.shot_at = since[i]
                     self.emit("shot_start", self.name, since[i], {"q": self.quadrant(i), "seg": i})
 
     def occupied(self):
