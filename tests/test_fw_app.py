@@ -220,7 +220,7 @@ print(app.enc.seq, app.outbox.dropped, app.sensors.dropped, gc.mem_alloc() - mar
 
 
 def test_simulated_board_publishes_to_a_real_broker_and_takes_commands(tmp_path: Path) -> None:
-    """The same app over MQTT: retained online, events as bare JSON on .../events, commands on .../cmd, and the
+    """The same app over MQTT: retained online, events as bare JSON on .../raw, commands on .../cmd, and the
     retained last will when the board dies."""
     import queue
 
@@ -261,7 +261,7 @@ def test_simulated_board_publishes_to_a_real_broker_and_takes_commands(tmp_path:
             wait(lambda t, d: t == "flickboard/sim1/status" and d == "online")
             seen = []
             while len(seen) < 3:
-                _, d = wait(lambda t, d: t == "flickboard/sim1/events" and isinstance(d, dict) and d["m"] == "pass")
+                _, d = wait(lambda t, d: t == "flickboard/sim1/raw" and isinstance(d, dict) and d["m"] == "pass")
                 seen.append(d["s"])
             assert seen == [2, 3, 4], "events arrive in order as bare JSON (json.loads read each payload)"
             obs.publish("flickboard/sim1/cmd", json.dumps({"c": "ack", "bt": 1, "s": 3}), qos=1)

@@ -236,11 +236,11 @@ def test_connect_publishes_retained_online(tmp_path: Path, broker: Broker) -> No
 @pytest.mark.parametrize("interpreter", ["micropython", "cpython"])
 def test_qos1_publishes_all_received_and_acked(tmp_path: Path, broker: Broker, interpreter: str) -> None:
     n = 60
-    obs = Observer(broker, "flickboard/t2/events")
+    obs = Observer(broker, "flickboard/t2/raw")
     fw = Firmware(tmp_path, broker, "t2", interpreter, n=n, interval=5)
     try:
         want = {f"m{i}" for i in range(n)}
-        obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t2/events")), 10, "all QoS 1 messages")
+        obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t2/raw")), 10, "all QoS 1 messages")
         s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 5)
         assert s["errors"] == 0 and s["reconnects"] == 0 and s["dropped"] == 0, s
         assert s["max_poll_ms"] < 100, s  # never blocks the main loop
@@ -305,12 +305,12 @@ def test_broker_restart_reconnects_resubscribes_and_loses_nothing(tmp_path: Path
         obs = Observer(b, "flickboard/t5/#", client_id="observer-t5", clean=False)
         fw = Firmware(tmp_path, b, "t5", n=n, interval=10, bmin=200, bmax=1000)
         try:
-            obs.wait_for(lambda: len(obs.payloads("flickboard/t5/events")) >= 40, 10, "40 messages")
+            obs.wait_for(lambda: len(obs.payloads("flickboard/t5/raw")) >= 40, 10, "40 messages")
             b.restart()
             fw.wait(lambda e: e["ev"] == "down", 5)
             fw.wait(lambda e: e["ev"] == "up" and e["reconnects"] == 1, 10)
             want = {f"m{i}" for i in range(n)}
-            obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t5/events")), 15, "every message")
+            obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t5/raw")), 15, "every message")
             s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 5)
             assert s["reconnects"] == 1 and s["max_poll_ms"] < 100, s
             # resubscribed after the reconnect: a command still reaches the callback
@@ -353,10 +353,10 @@ def test_keepalive_detects_frozen_broker_then_resends_with_dup(tmp_path: Path) -
     conf, log = log_conf(tmp_path)
     with mosquitto(conf) as b:
         n = 40
-        obs = Observer(b, "flickboard/t7/events")
+        obs = Observer(b, "flickboard/t7/raw")
         fw = Firmware(tmp_path, b, "t7", ka=ka, n=n, interval=100, bmin=200, bmax=800, cto=600)
         try:
-            obs.wait_for(lambda: len(obs.payloads("flickboard/t7/events")) >= 5, 5, "5 messages")
+            obs.wait_for(lambda: len(obs.payloads("flickboard/t7/raw")) >= 5, 5, "5 messages")
             os.kill(b.proc.pid, signal.SIGSTOP)
             stopped_at = time.monotonic()
             try:
@@ -368,7 +368,7 @@ def test_keepalive_detects_frozen_broker_then_resends_with_dup(tmp_path: Path) -
                 os.kill(b.proc.pid, signal.SIGCONT)
             fw.wait(lambda e: e["ev"] == "up" and e["reconnects"] >= 1, 8)
             want = {f"m{i}" for i in range(n)}
-            obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t7/events")), 10, "every message")
+            obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t7/raw")), 10, "every message")
             s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 5)
             assert s["resent"] >= 1, s
             assert any("no CONNACK" in e["reason"] for e in fw.of("down")), fw.of("down")
@@ -459,7 +459,7 @@ print(json.dumps({"first": first, "last": link.stats(), "ev": ev, "queued": queu
 def test_wifi_join_backoff_and_loss_with_a_stand_in_network_module(tmp_path: Path, broker: Broker) -> None:
     # the only stand-in in this file: the Wi-Fi radio; the broker and the interpreter are real
     (tmp_path / "network.py").write_text(FAKE_NETWORK)
-    obs = Observer(broker, "flickboard/t8/events")
+    obs = Observer(broker, "flickboard/t8/raw")
     try:
         env = {**os.environ, "MICROPYPATH": ":".join([str(tmp_path), str(FIRMWARE), ".frozen"])}
         script = tmp_path / "wifi.py"
@@ -475,6 +475,6 @@ def test_wifi_join_backoff_and_loss_with_a_stand_in_network_module(tmp_path: Pat
         assert r["ev"][:2] == ["up", "down: wifi down"] and r["ev"][-1] == "up", r
         assert r["last"]["wifi_reconnects"] == 1 and r["last"]["reconnects"] == 1, r
         assert r["queued"] is not None
-        obs.wait_for(lambda: {"before", "during"} <= set(obs.payloads("flickboard/t8/events")), 5, "both events")
+        obs.wait_for(lambda: {"before", "during"} <= set(obs.payloads("flickboard/t8/raw")), 5, "both events")
     finally:
         obs.close()

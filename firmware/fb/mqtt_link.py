@@ -1,7 +1,7 @@
 """Wi-Fi station + MQTT broker link for the app: one object, one non-blocking `poll(now_ms)`.
 
 Topics (per board, see docs/protocol.md): `flickboard/<board>/status` (retained `online`/`offline`: birth and
-last will), `flickboard/<board>/events` (protocol lines, QoS 1) and `flickboard/<board>/cmd` (host -> board,
+last will), `flickboard/<board>/raw` (protocol lines, QoS 1; `events` is the bridge's stream of scoring moments) and `flickboard/<board>/cmd` (host -> board,
 subscribed with QoS 1 and resubscribed after every reconnect).
 
 Wi-Fi (boards with the `network` module): the station is activated and `connect(ssid, password)` is called;
@@ -51,7 +51,7 @@ class Link:
         self.board = board
         self.prefix = "flickboard/" + board + "/"
         self.status_topic = self.prefix + "status"
-        self.events_topic = self.prefix + "events"
+        self.raw_topic = self.prefix + "raw"
         self.cmd_topic = self.prefix + "cmd"
         self.on_command = on_command
         self.client = MQTTClient(
@@ -109,7 +109,7 @@ class Link:
 
     def publish(self, payload, qos=1, topic=None, retain=False):
         """Publish on the events topic (or `topic`): see MQTTClient.publish for the return value."""
-        return self.client.publish(topic or self.events_topic, payload, qos, retain)
+        return self.client.publish(topic or self.raw_topic, payload, qos, retain)
 
     def rssi(self):
         """Received signal strength in dBm, or None (no Wi-Fi, not connected, or not supported)."""
