@@ -1,0 +1,280 @@
+"""Bridge configuration: defaults < TOML file < environment < command line, validated, secrets masked.
+
+    cfg = load_config(toml_path, env=os.environ, cli={"mqtt": args.mqtt, "serial": args.serial, ...})
+
+Every setting has one name used everywhere: the TOML key, the `cli` mapping key, and (upper-cased, with
+`FLICKBOARD_` in front) the environment variable:
+
+| setting     | TOML / cli      | environment            | default               |
+|-------------|-----------------|------------------------|-----------------------|
+| MQTT broker | `mqtt`          | `FLICKBOARD_MQTT`      | none (no MQTT)        |
+| serial ports| `serial`        | `FLICKBOARD_SERIAL`    | none (no serial)      |
+| boards      | `boards`        | `FLICKBOARD_BOARDS`    | none (discover all)   |
+| CA file     | `ca_file`       | `FLICKBOARD_CA_FILE`   | none                  |
+| client id   | `client_id`     | `FLICKBOARD_CLIENT_ID` | `flickboard-bridge`   |
+| keepalive s | `keepalive`     | `FLICKBOARD_KEEPALIVE` | 30                    |
+| log level   | `log_level`     | `FLICKBOARD_LOG_LEVEL` | `INFO`                |
+
+The TOML file is `toml_path`, else `$FLICKBOARD_CONFIG`, else none. Lists (`serial`, `boards`) are TOML
+arrays (a single string is accepted too) and comma-separated in the environment. `mqtt` is a URL:
+`mqtt://[user[:password]@]host[:port]` (port 1883) or `mqtts://…` (port 8883), which needs `ca_file`: the
+broker's CA certificate, or `system` for the operating system's trust store. `serial` entries are device
+paths (prefer `/dev/serial/by-id/…`) or `auto` (find boards by USB VID/PID). `boards` empty or `+` means
+"every board that shows up" (discovery through `flickboard/+/status`).
+
+Errors are `ConfigError` with one line naming the source (`FLICKBOARD_MQTT: …`, `bridge.toml: …`,
+`--mqtt: …`). Passwords never appear in `str()`/`repr()` of the config or in an error message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+__all__ = [
+    "DEFAULTS",
+    "KEYS",
+    "SYSTEM_CA",
+    "BridgeConfig",
+    "ConfigError",
+    "MqttUrl",
+    "load_config",
+    "mask_url",
+    "parse_mqtt_url",
+]
+
+SYSTEM_CA = "system"
+BOARD_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+RESERVED_BOARDS = frozenset({"bridge"})  # flickboard/bridge/status is the bridge's own topic
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+KEYS = ("mqtt", "serial", "boards", "ca_file", "client_id", "keepalive", "log_level")
+DEFAULTS: dict[str, Any] = {
+    "mqtt": None,
+    "serial": (),
+    "boards": None,
+    "ca_file": None,
+    "client_id": "flickboard-bridge",
+    "keepalive": 30,
+    "log_level": "INFO",
+}
+
+
+class ConfigError(ValueError):
+    """A bad setting; the message is one line that names where the value came from."""
+
+
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/]*)@")  # greedy: up to the authority's last "@"
+
+
+def mask_url(url: str) -> str:
+    """The URL with any password replaced by `***` (`mqtt://u:***@h`); safe to print or log."""
+
+    def repl(m: re.Match[str]) -> str:
+        user, sep, _ = m.group(2).partition(":")
+        return f"{m.group(1)}{user}{':***' if sep else ''}@"
+
+    return _USERINFO.sub(repl, url)
+
+
+@dataclass(frozen=True)
+class MqttUrl:
+    """A parsed broker URL. `str()` and `repr()` mask the password; `password` itself is the clear text."""
+
+    scheme: str
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @property
+    def tls(self) -> bool:
+        return self.scheme == "mqtts"
+
+    def __str__(self) -> str:
+        auth = ""
+        if self.username is not None:
+            auth = self.username + (":***" if self.password is not None else "") + "@"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{auth}{host}:{self.port}"
+
+    def __repr__(self) -> str:
+        return f"MqttUrl({str(self)!r})"
+
+
+def parse_mqtt_url(url: str, source: str = "mqtt") -> MqttUrl:
+    """`mqtt://[user[:password]@]host[:port]` or `mqtts://…`; ConfigError (password masked) otherwise."""
+    shown = mask_url(url)
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as e:
+        raise ConfigError(f"{source}: bad MQTT URL {shown!r}: {e}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("mqtt", "mqtts"):
+        what = f"scheme {scheme!r}" if scheme else "no scheme"
+        raise ConfigError(
+            f"{source}: unsupported MQTT URL {shown!r}: {what} (use mqtt://host:port or mqtts://host:port)"
+        )
+    if not parts.hostname:
+        raise ConfigError(f"{source}: MQTT URL {shown!r} has no host (use mqtt://host:port)")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ConfigError(f"{source}: MQTT URL {shown!r} must not have a path, query or fragment")
+    if port is None:
+        port = 8883 if scheme == "mqtts" else 1883
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"{source}: MQTT URL {shown!r}: port must be 1-65535")
+    user = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    return MqttUrl(scheme, parts.hostname, port, user or None, password)
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    """The effective bridge settings (see the module docstring). Safe to print: the password is masked."""
+
+    mqtt: MqttUrl | None = None
+    serial: tuple[str, ...] = ()
+    boards: tuple[str, ...] | None = None  # None: discover every board
+    ca_file: str | None = None  # a path, or SYSTEM_CA
+    client_id: str = "flickboard-bridge"
+    keepalive: int = 30
+    log_level: str = "INFO"
+
+
+def _as_list(value: Any, source: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        items = [v.strip() for v in value.split(",")]
+    elif isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        items = [v.strip() for v in value]
+    else:
+        raise ConfigError(f"{source}: must be a string or a list of strings, got {type(value).__name__}")
+    return tuple(v for v in items if v)
+
+
+def _as_str(value: Any, source: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{source}: must be a string, got {type(value).__name__}")
+    return value
+
+
+def _as_int(value: Any, source: str) -> int:
+    if isinstance(value, bool):
+        raise ConfigError(f"{source}: must be an integer, got a boolean")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ConfigError(f"{source}: must be an integer, got {value!r}")
+
+
+def _normalise(key: str, value: Any, source: str) -> Any:
+    """Check one raw value's type and turn it into the BridgeConfig field type (None: unset)."""
+    if key == "mqtt":
+        text = _as_str(value, source).strip()
+        return parse_mqtt_url(text, source) if text else None
+    if key == "serial":
+        return _as_list(value, source)
+    if key == "boards":
+        boards = _as_list(value, source)
+        if not boards or boards == ("+",):
+            return None
+        for b in boards:
+            if not BOARD_ID.match(b):
+                raise ConfigError(f"{source}: bad board id {b!r} (1-32 of A-Z a-z 0-9 _ -)")
+            if b in RESERVED_BOARDS:
+                raise ConfigError(f"{source}: {b!r} is reserved (flickboard/{b}/status is the bridge's own topic)")
+        return tuple(dict.fromkeys(boards))
+    if key == "ca_file":
+        text = _as_str(value, source).strip()
+        return text or None
+    if key == "client_id":
+        text = _as_str(value, source).strip()
+        if not 1 <= len(text) <= 64 or not text.isprintable():
+            raise ConfigError(f"{source}: client id must be 1-64 printable characters")
+        return text
+    if key == "keepalive":
+        n = _as_int(value, source)
+        if not 5 <= n <= 3600:
+            raise ConfigError(f"{source}: keepalive must be 5-3600 seconds, got {n}")
+        return n
+    if key == "log_level":
+        level = _as_str(value, source).strip().upper()
+        if level not in LOG_LEVELS:
+            raise ConfigError(f"{source}: log level must be one of {', '.join(LOG_LEVELS)}, got {value!r}")
+        return level
+    raise AssertionError(key)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
+    return data
+
+
+def load_config(
+    toml_path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    cli: Mapping[str, Any] | None = None,
+) -> BridgeConfig:
+    """Merge defaults < TOML < environment < cli and validate. `env` defaults to os.environ; in `cli`, a
+    None value means "not given on the command line" (cli keys are the TOML keys)."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {k: DEFAULTS[k] for k in KEYS}
+    sources: dict[str, str] = dict.fromkeys(KEYS, "default")
+    if toml_path is None and env.get("FLICKBOARD_CONFIG"):
+        toml_path = env["FLICKBOARD_CONFIG"]
+    layers: list[tuple[str, Mapping[str, Any]]] = []
+    if toml_path is not None:
+        layers.append(("toml", _read_toml(Path(toml_path))))
+    layers.append(("env", {k: env[f"FLICKBOARD_{k.upper()}"] for k in KEYS if f"FLICKBOARD_{k.upper()}" in env}))
+    if cli:
+        unknown = [k for k in cli if k not in KEYS]
+        if unknown:
+            raise ConfigError(f"unknown command-line setting {unknown[0]!r} (known: {', '.join(KEYS)})")
+        layers.append(("cli", {k: v for k, v in cli.items() if v is not None}))
+    for kind, layer in layers:
+        for key, raw in layer.items():
+            if kind == "toml":
+                source = f"{toml_path}: {key}"
+            elif kind == "env":
+                source = f"FLICKBOARD_{key.upper()}"
+            else:
+                source = "--" + key.replace("_", "-")
+            values[key] = _normalise(key, raw, source)
+            sources[key] = source
+    cfg = BridgeConfig(**values)
+    _check_tls(cfg, sources)
+    return cfg
+
+
+def _check_tls(cfg: BridgeConfig, sources: Mapping[str, str]) -> None:
+    if cfg.mqtt is not None and cfg.mqtt.tls:
+        if cfg.ca_file is None:
+            raise ConfigError(
+                f"{sources['mqtt']}: mqtts:// needs a CA file: set ca_file (FLICKBOARD_CA_FILE, --ca-file) to the "
+                f"broker's CA certificate, or to {SYSTEM_CA!r} for the system trust store"
+            )
+        if cfg.ca_file != SYSTEM_CA and not Path(cfg.ca_file).is_file():
+            raise ConfigError(f"{sources['ca_file']}: CA file {cfg.ca_file!r} does not exist or is not a file")
+    elif cfg.ca_file is not None:
+        where = "no MQTT URL is set" if cfg.mqtt is None else "the MQTT URL is plain mqtt://"
+        raise ConfigError(f"{sources['ca_file']}: a CA file is given but {where}; use mqtts://")
