@@ -127,9 +127,10 @@ def select_ports(infos: Iterable[Any], by_id_dir: Path = BY_ID_DIR) -> list[str]
     return sorted(set(found), key=lambda p: (not p.startswith(str(by_id_dir) + "/"), p))
 
 
-def find_ports(by_id_dir: Path = BY_ID_DIR) -> list[str]:
-    """Serial ports of plugged-in boards (see USB_IDS), stable by-id paths preferred. NoBoardFound if none."""
-    infos = list(_list_ports.comports())
+def find_ports(by_id_dir: Path = BY_ID_DIR, infos: Iterable[Any] | None = None) -> list[str]:
+    """Serial ports of plugged-in boards (see USB_IDS), stable by-id paths preferred. NoBoardFound if none.
+    `infos` is the machine's port list (pyserial's comports()) unless given."""
+    infos = list(_list_ports.comports() if infos is None else infos)
     found = select_ports(infos, by_id_dir)
     if found:
         return found
@@ -163,8 +164,10 @@ class SerialLink:
         backoff_max: float = 5.0,
         max_line: int = 4096,
         exclusive: bool = True,
+        finder: Callable[[], list[str]] = find_ports,
     ) -> None:
         self.port = port
+        self.finder = finder  # how "auto" finds the board
         self.on_line = on_line
         self.on_state = on_state
         self.ping_line = ping_line
@@ -199,7 +202,7 @@ class SerialLink:
         if self._thread is not None:
             raise RuntimeError("SerialLink already started")
         if self.port == "auto":
-            find_ports()
+            self.finder()
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name=f"serial-link {self.port}", daemon=True)
         self._thread.start()
@@ -256,7 +259,7 @@ class SerialLink:
                 log.exception("serial %s: on_state callback failed", name)
 
     def _open(self) -> None:
-        path = find_ports()[0] if self.port == "auto" else self.port
+        path = self.finder()[0] if self.port == "auto" else self.port
         ser = _serial.Serial(
             path, self.baudrate, timeout=self.read_timeout, write_timeout=2.0, exclusive=self.exclusive
         )

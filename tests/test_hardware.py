@@ -118,7 +118,6 @@ def test_profile_pins_valid_unique_and_not_reserved(path: Path) -> None:
             assert s["pull"] is None, f"{s['name']}: GPIO{s['pin']} has no internal pull (the receiver's own)"
 
 
-@pytest.mark.skipif(not (FIRMWARE / "fb" / "config.py").exists(), reason="firmware config loader not written yet")
 def test_profiles_and_example_config_pass_the_firmware_loader_under_micropython() -> None:
     out = check_micropython(
         f"""
