@@ -166,6 +166,15 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
+    from . import simulator
+
+    try:
+        return simulator.run(args, out)
+    except simulator.SimError as e:
+        raise UserError(str(e)) from None
+
+
 def _write(target: str, text: str, out: TextIO) -> None:
     if target == "-":
         out.write(text)
@@ -442,6 +451,19 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--json", metavar="FILE")
     ex.add_argument("--transcript", metavar="FILE")
     ex.set_defaults(func=cmd_export)
+
+    sm = sub.add_parser("sim", help="run the simulated board: the real firmware, from a scenario or a game")
+    sm.add_argument("source", nargs="?", help="a scenario (.json) or a game transcript")
+    sm.add_argument("--random-game", action="store_true", help="play a random legal game (see --seed, --rules)")
+    sm.add_argument("--seed", type=int, default=1, help="seed of --random-game (the same seed, the same game)")
+    sm.add_argument("--rules", default="tournament-2019", help="rule set of --random-game")
+    sm.add_argument("--board", default="sim1", help="the board id on the wire (default: sim1)")
+    sm.add_argument("--pty", action="store_true", help="speak behind a pseudo-terminal a bridge can open")
+    sm.add_argument("--mqtt", metavar="URL", help="also publish to this broker (mqtt://host:port), in real time")
+    sm.add_argument("--realtime", action="store_true", help="run at wall-clock speed")
+    sm.add_argument("--run-on", action="store_true", help="keep running after the scenario (until Ctrl-C)")
+    sm.add_argument("--write-transcript", metavar="FILE", help="also write the game's transcript (manual inputs)")
+    sm.set_defaults(func=cmd_sim)
     return p
 
 

@@ -64,7 +64,10 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     if m:
         from fb.mqtt_link import Link
 
-        mqtt = Link(scenario.get("board_id", "sim"), m["host"], m.get("port", 1883), keepalive=m.get("keepalive", 30))
+        mqtt = Link(
+            scenario.get("board_id", "sim"), m["host"], m.get("port", 1883), user=m.get("user"),
+            password=m.get("password"), keepalive=m.get("keepalive", 30),
+        )
     app, board, _ = build(scenario, profiles_dir, serial if serial is not None else SerialLink(), mqtt)
     end = scenario.get("end_ms")
     end_us = None if end is None else int(end * 1000)

