@@ -142,10 +142,3 @@ class Evidence:
             )
             return
         r.lines.append("end @sensor")
-
-    def end_of_shot_review(self, state: State) -> list[str]:
-        """For a bridge that ends shots by other means (a manual `end`): the same ditch check."""
-        r = Reaction()
-        if state.game is not None and state.game.shot is not None:
-            self._close_shot(state, r)
-        return r.review

@@ -9,7 +9,7 @@ Seeds: 000 = beginner sheet, 002 = 2018 sheet (beginner part + Santa Fe tourname
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 FailedCall = Literal["ditch", "opponent-choice"]
@@ -230,6 +230,3 @@ def default_match(options: Options, players: int) -> MatchFormat:
     if options.match.kind == "games" and players == 4:
         return replace(options.match, target=4)
     return options.match
-
-
-OPTION_NAMES = tuple(f.name for f in fields(Options))
