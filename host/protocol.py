@@ -256,52 +256,26 @@ def _check_fields(m: str, s: int, f: dict[str, Any]) -> None:
 _HEX = "0123456789abcdef"
 
 
-def _qs(s: str) -> str:
-    """JSON string, ASCII only, escaped exactly as the firmware's proto._qs."""
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif 0x20 <= o < 0x7F:
-            out.append(ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif o > 0xFFFF:
-            o -= 0x10000
-            out.append(f"\\u{0xD800 | (o >> 10):04x}\\u{0xDC00 | (o & 0x3FF):04x}")
-        else:
-            out.append(f"\\u{o:04x}")
-    out.append('"')
-    return "".join(out)
-
-
 def _dumps(v: Any) -> str:
-    """Canonical JSON (the firmware's proto.dumps): sorted keys, no spaces, ASCII, no floats."""
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, str):
-        return _qs(v)
+    """Compact ASCII JSON with sorted keys, as the board writes it. The board checks the CRC over the text it
+    receives, so the host need not copy the firmware's encoder byte for byte. Floats are not used on the wire."""
+    _check_wire_value(v)
+    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _check_wire_value(v: Any) -> None:
+    if isinstance(v, float):
+        raise ValueError("cannot encode float (floats are not used on the wire)")
     if isinstance(v, list | tuple):
-        return "[" + ",".join(_dumps(x) for x in v) + "]"
-    if isinstance(v, dict):
-        for k in v:
+        for x in v:
+            _check_wire_value(x)
+    elif isinstance(v, dict):
+        for k, x in v.items():
             if not isinstance(k, str):
                 raise ValueError(f"object keys must be strings, not {k!r}")
-        return "{" + ",".join(_qs(k) + ":" + _dumps(v[k]) for k in sorted(v)) + "}"
-    raise ValueError(f"cannot encode {type(v).__name__} (floats are not used on the wire)")
+            _check_wire_value(x)
+    elif not (v is None or isinstance(v, bool | int | str)):
+        raise ValueError(f"cannot encode {type(v).__name__}")
 
 
 _COMMAND_FIELDS: dict[str, frozenset[str]] = {
@@ -328,7 +302,7 @@ def _command_json(cmd: dict[str, Any]) -> str:
         if cmd["v"] != VERSION or not _is_int(cmd["v"]):
             raise ValueError(f"v must be {VERSION}")
         head.append('"v":1')
-    head.append('"c":' + _qs(c))
+    head.append('"c":' + _dumps(c))
     rid = cmd.get("id")
     if rid is not None:
         if not ((_is_int(rid) and 0 <= rid <= 0x7FFFFFFF) or (isinstance(rid, str) and 0 < len(rid) <= 32)):
@@ -349,7 +323,7 @@ def _command_json(cmd: dict[str, Any]) -> str:
             raise ValueError("config_set needs k, a dotted key string")
         if "val" not in body:
             raise ValueError("config_set needs val")
-    parts = head + [_qs(k) + ":" + _dumps(body[k]) for k in sorted(body)]
+    parts = head + [_dumps(k) + ":" + _dumps(body[k]) for k in sorted(body)]
     payload = "{" + ",".join(parts) + "}"
     framed = len(PREFIX) + len(payload) + 9
     if framed > MAX_COMMAND_LINE:
