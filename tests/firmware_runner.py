@@ -31,6 +31,26 @@ def micropython_exe() -> str:
     return venv_tool("micropython")
 
 
+# The start of a sensor test script: a simulated board, detector events collected in EV, a beam config maker
+# and a loop that advances the simulated time.
+SENSOR_PRELUDE = """
+from fb.simpins import SimBoard
+from fb.compat import Uptime
+from fb.detect import Sensors
+EV = []
+def emit(kind, sensor, t_us, fields):
+    EV.append((kind, sensor, t_us, fields))
+def beam(**kw):
+    cfg = {"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False, "min_pulse_us": 200,
+           "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}
+    cfg.update(kw)
+    return cfg
+def run(b, s, until, step=250):
+    while b.now < until:
+        b.advance(step)
+        s.step()
+"""
+
 _COMPILED: list[Path] = []
 
 

@@ -8,28 +8,17 @@ raise MemoryError, and gc.mem_alloc() measures the live heap.
 from __future__ import annotations
 
 import pytest
-from firmware_runner import check_micropython, run_on
+from firmware_runner import SENSOR_PRELUDE, check_micropython, run_on
 
 IMPLS = ["cpython", "micropython"]
 
-PRELUDE = """
-from fb.simpins import SimBoard
-from fb.compat import Uptime, IS_MICROPYTHON
-from fb.detect import Sensors
+PRELUDE = (
+    SENSOR_PRELUDE
+    + """
+from fb.compat import IS_MICROPYTHON
 from fb.ring import Ring, EdgeIrq
-EV = []
-def emit(kind, sensor, t_us, fields):
-    EV.append((kind, sensor, t_us, fields))
-def beam(**kw):
-    cfg = {"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False, "min_pulse_us": 200,
-           "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}
-    cfg.update(kw)
-    return cfg
-def run(b, s, until, step=250):
-    while b.now < until:
-        b.advance(step)
-        s.step()
 """
+)
 
 
 def run_both(impl: str, body: str, heapsize: str = "256k", timeout: float = 120) -> str:

@@ -8,22 +8,13 @@ handler under micropython.heap_lock() there, so these runs also prove the handle
 from __future__ import annotations
 
 import pytest
-from firmware_runner import run_on
+from firmware_runner import SENSOR_PRELUDE, run_on
 
 IMPLS = ["cpython", "micropython"]
 
-PRELUDE = """
-from fb.simpins import SimBoard
-from fb.compat import Uptime
-from fb.detect import Sensors
-EV = []
-def emit(kind, sensor, t_us, fields):
-    EV.append((kind, sensor, t_us, fields))
-def beam(**kw):
-    cfg = {"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False, "min_pulse_us": 200,
-           "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}
-    cfg.update(kw)
-    return cfg
+PRELUDE = (
+    SENSOR_PRELUDE
+    + """
 def rig(cfgs, ticks0=0, ring=64):
     b = SimBoard(ticks0)
     for c in cfgs:
@@ -32,13 +23,10 @@ def rig(cfgs, ticks0=0, ring=64):
     return b, cfgs
 def start(b, cfgs, ring=64):
     return Sensors(cfgs, b, emit, Uptime(), ring)
-def run(b, s, until, step=250):
-    while b.now < until:
-        b.advance(step)
-        s.step()
 def kinds():
     return [e[0] for e in EV]
 """
+)
 
 
 def run_both(impl: str, body: str) -> str:
