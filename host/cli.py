@@ -24,7 +24,7 @@ from rules.transcript import TranscriptError, format_header, parse_transcript
 
 from . import journal, render
 from .journal import JournalError
-from .session import Fold, Session, entries_of, fold_entries, game_of
+from .session import Fold, Session, fold_entries, fold_records, game_of
 
 
 class UserError(Exception):
@@ -66,8 +66,8 @@ def load(path: str) -> tuple[Pichenotte, Fold, dict[str, list[str]], list[str]]:
         except ValueError as e:
             raise UserError(str(e)) from None
         header = snap.header["header"]  # as stored, extra tags (Event, Date...) included
-        entries = entries_of(snap.records)
-        where = {n: f"entry {n}" for n, _, _ in entries}
+        records = snap.records
+        where = {r["n"]: f"entry {r['n']}" for r in records}
     else:
         try:
             t = parse_transcript(_read_text(path), os.path.basename(path))
@@ -78,7 +78,7 @@ def load(path: str) -> tuple[Pichenotte, Fold, dict[str, list[str]], list[str]]:
         manual: Source = "manual"  # a line's own '@sensor' mark still counts
         entries = [(i, text, manual) for i, (_, text) in enumerate(t.lines, 1)]
         where = {i: f"line {lineno}" for i, (lineno, _) in enumerate(t.lines, 1)}
-    fold = fold_entries(game, entries)
+    fold = fold_records(game, records) if is_journal else fold_entries(game, entries)
     for n, text, reason in fold.rejected:
         warnings.append(f"{os.path.basename(path)} {where[n]}: refused '{text}': {reason}")
     return game, fold, header, warnings

@@ -1,35 +1,53 @@
-"""From sensor events to session inputs: what a board's evidence means for the game in progress.
+"""From sensor events to session inputs: what one board event means for the game in progress.
 
-Pure: `Evidence.react(state, kind, fields)` returns the notation lines to submit (marked `@sensor`) and any
-"needs review" items; it keeps only per-shot counters. Nothing is guessed silently: where the sensors cannot
-tell (whose puck went into the ditch, a beam stuck on a puck standing in the hole, a shot from the wrong
-quadrant), the game is put on a visible review hold with what to enter, and a person settles it.
+Pure: `react(game, state, shot_evidence, declared, kind, fields)` returns one `Step` — a notation line to apply
+now (marked `@sensor`), or a reason to wait, or a review item, or a note. The session's fold (host/session.py)
+keeps the board events in a queue and applies them in order, re-asking `react` after every input, so a sensor
+never runs ahead of a person: while a question is open, the events behind it wait for the answer.
 
-    shot_start in quadrant q   -> `end` of the open shot (if any), then `begin PLAYER` for the player seated at q
-    pass of the hole beam      -> a provisional twenty: the shooting puck (`in`), or another of the shooter's
-                                  pucks once the shooting puck is already in (`SIDE:in`); confirm or correct it
-    pass of a ditch beam       -> counted; at the end of the shot, more ditch passes than ditch entries is a review
-    baseline_rest              -> `base` for the shooting puck while it is on the board (correctable), else review
-    stuck hole beam            -> review: the A-4 question, a puck on edge in the hole scores 15 (`edge`)
-    count / gap / fault        -> review: the board lost or could not report events
+    shot_start in quadrant q   -> `end` of the open shot (once its questions and checks are settled), then
+                                  `begin PLAYER` for the player seated at q (`begin PLAYER call` after `declare`)
+    pass of the hole beam      -> a provisional twenty: the shooting puck (`in`) while it is on the board, then
+                                  another puck of the shooter's side if one is on the board, else the
+                                  opponent's (`SIDE:in`); confirm or correct it
+    pass of a ditch beam       -> counted; the shot cannot end while more pucks passed than were entered
+    baseline_rest              -> `base` for the shooting puck while it is on the board, else review
+    stuck hole beam            -> the A-4 question: the shot cannot end until `edge` is entered (or `reviewed`)
+    other stuck beam, count,   -> review: a person checks the board and the last shot, then types `reviewed`
+    gap, fault
+
+Nothing is guessed silently: where the sensors cannot tell, the game waits or goes on a review hold, and the
+step says what to enter.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from rules.pichenotte import Illegal, Pichenotte
-from rules.pichenotte.engine import EndShot, State
+from rules.pichenotte import Pichenotte
+from rules.pichenotte.engine import OpenShot, State
 
-DITCH_FACTS = ("ditch", "off", "rebound", "in-rebound")
+DITCH_FACTS = ("ditch", "off", "rebound", "in-rebound", "base")
 
 
-@dataclass
-class Reaction:
-    lines: list[str] = field(default_factory=list)  # notation lines to submit, in order
-    review: list[str] = field(default_factory=list)  # needs-review items: what is wrong and what to enter
-    notes: list[str] = field(default_factory=list)  # informational (shown, nothing to do)
+@dataclass(frozen=True)
+class ShotEvidence:
+    """What the sensors saw during the open shot that only a person can attribute."""
+
+    ditch_passes: int = 0
+    hole_stuck: int = 0
+
+
+@dataclass(frozen=True)
+class Step:
+    line: str | None = None  # a notation line to apply now
+    done: bool = True  # the event is fully handled; False: apply `line`, then react to the same event again
+    wait: str | None = None  # cannot go on yet: what a person must enter first (the event stays queued)
+    review: str | None = None  # a needs-review hold: what is wrong and what to check (the event is used up)
+    note: str | None = None  # shown, nothing to do
+    evidence: ShotEvidence | None = None  # the open shot's evidence after this step (None: unchanged)
+    moment: str | None = None  # a scoring moment for the events stream ("ditch-pass", "edge")
 
 
 def quadrant_seats(players: int) -> dict[int, int]:
@@ -37,108 +55,120 @@ def quadrant_seats(players: int) -> dict[int, int]:
     return {1: 0, 3: 1} if players == 2 else {q: q - 1 for q in (1, 2, 3, 4)}
 
 
-class Evidence:
-    def __init__(self, game: Pichenotte) -> None:
-        self.game = game
-        self.seats = quadrant_seats(len(game.setup.players))
-        self.ditch_passes = 0  # in the open shot
+def _fact_name(fact: str) -> str:
+    return fact.rsplit(":", 1)[-1]
 
-    def react(self, state: State, kind: str, fields: dict[str, Any], sensor: str = "") -> Reaction:
-        r = Reaction()
-        g = state.game
-        shot = g.shot if g is not None else None
-        if kind == "shot_start":
-            self._shot_start(state, int(fields.get("q", 0)), r)
-        elif kind == "pass" and sensor.startswith("hole"):
-            if shot is None:
-                r.review.append("a puck passed the twenty hole with no shot in progress: enter what happened")
-            elif shot.puck == "hole":
-                # Another puck went in: the shooter's if one is on the board, else the opponent's (provisional,
-                # correctable); none on the board at all cannot be.
-                assert g is not None
-                own = self.game.setup.side_of(shot.seat)
-                for side in (own, 1 - own):
-                    if g.board[side] > 0:
-                        r.lines.append(f"{self.game.setup.sides[side]}:in @sensor")
-                        break
-                else:
-                    r.review.append("a second puck passed the twenty hole, but no other puck is on the board")
-            else:
-                r.lines.append("in @sensor")
-        elif kind == "pass" and sensor.startswith("ditch"):
-            if shot is None:
-                r.review.append(f"a puck passed {sensor} with no shot in progress: enter what happened")
-            else:
-                self.ditch_passes += 1
-                r.notes.append(f"a puck went into the ditch ({sensor}): say whose, e.g. 'ditch' or 'SIDE:ditch'")
-        elif kind == "baseline_rest":
-            if shot is not None and shot.puck == "board":
-                r.lines.append("base @sensor")
-            else:
-                q = fields.get("q")
-                r.review.append(f"a puck came to rest on the baseline in quadrant {q}: enter whose (SIDE:base)")
-        elif kind == "stuck" and sensor.startswith("hole"):
-            r.review.append(
-                "a puck stands on edge in the twenty hole (A-4): it is not a twenty and scores 15 - enter 'edge' "
-                "(or SIDE:edge), or correct the provisional twenty"
-            )
-        elif kind == "stuck":
-            r.review.append(f"beam {sensor} is blocked: clear it or check the sensor")
-        elif kind == "count":
-            r.review.append(
-                f"{sensor} saw {fields.get('seen')} edges but counted {fields.get('expected')}: an event may be "
-                "lost, check the last shot"
-            )
-        elif kind == "gap":
-            r.review.append(
-                f"the board lost events {fields.get('first')}..{fields.get('last')}: check the shots since then"
-            )
-        elif kind == "fault":
-            r.review.append(f"board fault: {fields.get('msg', fields.get('code', '?'))}")
-        return r
 
-    def _shot_start(self, state: State, q: int, r: Reaction) -> None:
-        setup = self.game.setup
-        seat = self.seats.get(q)
-        if seat is None:
-            r.review.append(f"a shot started from quadrant {q}, where nobody is seated")
-            return
-        g = state.game
-        if g is not None and g.shot is not None:
-            self._close_shot(state, r)
-            if r.review:
-                return
-            try:  # the rules are pure: judge the next shot on the state after the end of this one
-                state = self.game.apply(state, EndShot()).state
-            except Illegal as e:
-                r.review.append(f"the last shot cannot end: {e}")
-                return
-        if state.questions():
-            q0 = state.questions()[0]
-            r.review.append(f"{setup.players[seat]} shot before this was answered: {q0.text}")
-            return
-        due = state.to_shoot()
-        if due is None:
-            r.review.append(f"{setup.players[seat]} shot, but no shot is due: enter the zones or start the next game")
-            return
-        if due != seat:
-            r.review.append(
-                f"a shot started from {setup.players[seat]}'s quadrant, but it is {setup.players[due]}'s turn "
-                "(R-2): enter the shot by hand"
-            )
-            return
-        r.lines.append(f"begin {setup.players[seat]} @sensor")
-        self.ditch_passes = 0
+def open_checks(game: Pichenotte, shot: OpenShot, ev: ShotEvidence) -> list[str]:
+    """What the sensors saw in the open shot that the entries do not account for yet (empty: nothing)."""
+    out: list[str] = []
+    who = game.setup.players[shot.seat]
+    names = [_fact_name(f) for f, _ in shot.facts]
+    # Pucks that may cross a ditch beam: ditch-type facts, and the shooting puck removed by rule after a miss
+    # (or a missed call the opponent may have ditched); more passes than that cannot be attributed.
+    allowed = sum(1 for f in names if f in DITCH_FACTS)
+    if shot.puck == "board" and (shot.contact is False or shot.kind == "call"):
+        allowed += 1
+    if ev.ditch_passes > allowed:
+        out.append(
+            f"{ev.ditch_passes} puck(s) went into the ditch during {who}'s shot but {allowed} are accounted for: "
+            "enter whose ('ditch' for the shooting puck, 'SIDE:ditch' for another), or 'reviewed' if the sensor "
+            "was wrong"
+        )
+    edges = names.count("edge")
+    if ev.hole_stuck > edges:
+        out.append(
+            f"a puck stands on edge in the twenty hole during {who}'s shot (A-4): it is not a twenty and scores "
+            "15 - enter 'edge' (or 'SIDE:edge'), or 'reviewed' if no puck is there"
+        )
+    return out
 
-    def _close_shot(self, state: State, r: Reaction) -> None:
-        """The next shot started: the open one is over. Check the ditch evidence, then end it."""
-        g = state.game
-        assert g is not None and g.shot is not None
-        entered = sum(1 for what, _ in g.shot.facts if what.rsplit(":", 1)[-1] in DITCH_FACTS)
-        if self.ditch_passes > entered:
-            r.review.append(
-                f"{self.ditch_passes} puck(s) went into the ditch during the last shot but {entered} "
-                "ditch entr(y/ies) were made: add them (e.g. 'SIDE:ditch') before the next shot"
-            )
-            return
-        r.lines.append("end @sensor")
+
+def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind: str, fields: dict[str, Any]) -> Step:
+    sensor = str(fields.get("n", ""))
+    g = state.game
+    shot = g.shot if g is not None and g.points is None else None
+    if state.shootout is not None and kind in ("shot_start", "pass", "baseline_rest"):
+        return Step(note="twenties shoot-out: each shot is entered by hand ('shot in' or 'shot miss')")
+    if kind == "shot_start":
+        return _shot_start(game, state, ev, declared, int(fields.get("q", 0)))
+    if kind == "pass" and sensor.startswith("hole"):
+        if shot is None:
+            return Step(review="a puck passed the twenty hole with no shot in progress: enter what happened")
+        if shot.puck != "board":
+            # Another puck went in: the shooter's if one is on the board, else the opponent's (provisional,
+            # correctable).
+            assert g is not None
+            own = game.setup.side_of(shot.seat)
+            for side in (own, 1 - own):
+                if g.board[side] > 0:
+                    return Step(line=f"{game.setup.sides[side]}:in @sensor")
+            return Step(review="a second puck passed the twenty hole, but no other puck is on the board")
+        return Step(line="in @sensor")
+    if kind == "pass" and sensor.startswith("ditch"):
+        if shot is None:
+            return Step(review=f"a puck passed {sensor} with no shot in progress: enter what happened")
+        return Step(
+            evidence=ShotEvidence(ev.ditch_passes + 1, ev.hole_stuck),
+            note=f"a puck went into the ditch ({sensor}): say whose ('ditch' or 'SIDE:ditch')",
+            moment="ditch-pass",
+        )
+    if kind == "baseline_rest":
+        if shot is not None and shot.puck == "board":
+            return Step(line="base @sensor")
+        return Step(
+            review=f"a puck came to rest on the baseline in quadrant {fields.get('q')}: enter whose (SIDE:base)"
+        )
+    if kind == "stuck" and sensor.startswith("hole"):
+        if shot is None:
+            return Step(review="the twenty hole beam is blocked with no shot in progress: clear it or check the sensor")
+        return Step(
+            evidence=ShotEvidence(ev.ditch_passes, ev.hole_stuck + 1),
+            note="a puck stands on edge in the twenty hole (A-4): enter 'edge'",
+            moment="edge",
+        )
+    if kind == "stuck":
+        return Step(review=f"beam {sensor} is blocked: clear it or check the sensor, then type 'reviewed'")
+    if kind == "count":
+        return Step(
+            review=f"{sensor} saw {fields.get('seen')} edges but reported {fields.get('expected')}: an event may be "
+            "lost - check the last shot, then type 'reviewed'"
+        )
+    if kind == "gap":
+        return Step(
+            review=f"the board lost events {fields.get('first')}..{fields.get('last')}: check the shots since then, "
+            "then type 'reviewed'"
+        )
+    if kind == "fault":
+        return Step(review=f"board fault: {fields.get('msg', fields.get('code', '?'))} - type 'reviewed' when checked")
+    if kind == "hello":
+        return Step(note=f"board started (firmware {fields.get('fw', '?')}, profile {fields.get('prof', '?')})")
+    return Step()  # clear: nothing to do
+
+
+def _shot_start(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, q: int) -> Step:
+    setup = game.setup
+    seat = quadrant_seats(len(setup.players)).get(q)
+    if seat is None:
+        return Step(review=f"a shot started from quadrant {q}, where nobody is seated: enter the shot by hand")
+    g = state.game
+    if state.questions():
+        q0 = state.questions()[0]
+        return Step(wait=f"answer first: {q0.text} ({' / '.join(q0.answers)})")
+    if g is not None and g.shot is not None:
+        checks = open_checks(game, g.shot, ev)
+        if checks:
+            return Step(wait=checks[0])
+        return Step(line="end @sensor", done=False)
+    if state.over:
+        return Step(note="a shot started, but the match is over: start a new match")
+    due = state.to_shoot()
+    if due is None:
+        return Step(wait="no shot is due: enter what ends the game (zones, forfeit) before the next shot")
+    if due != seat:
+        return Step(
+            review=f"a shot started from {setup.players[seat]}'s quadrant, but it is {setup.players[due]}'s turn "
+            "(R-2): enter the shot by hand, then type 'reviewed'"
+        )
+    call = " call" if declared else ""
+    return Step(line=f"begin {setup.players[seat]}{call} @sensor", evidence=ShotEvidence())

@@ -19,6 +19,7 @@ from rules.pichenotte import Illegal, Input, NotationError, Pichenotte, State
 from rules.pichenotte.engine import Facts, Shot, Source
 from rules.pichenotte.notation import Correct, Line, Undo
 
+from .evidence import ShotEvidence, react
 from .journal import Journal
 
 
@@ -41,27 +42,171 @@ class Outcome:
     effects: tuple[dict[str, Any], ...] = ()
 
 
+@dataclass(frozen=True)
+class Held:
+    """A board event in the fold's queue: journal entry `n`, waiting to be applied (host/evidence.py)."""
+
+    n: int
+    kind: str
+    fields: dict[str, Any]
+
+
+HOST_WORDS = ("reviewed", "dismiss", "declare")
+
+
 @dataclass
 class Fold:
-    """The running fold: the stack of entries in effect and every rejection with its reason."""
+    """The running fold: the stack of entries in effect, every rejection with its reason, and the sensor side:
+    the queue of board events not applied yet, the open needs-review items, the open shot's evidence."""
 
     game: Pichenotte
     state: State
     stack: list[Applied] = field(default_factory=list)
     rejected: list[tuple[int, str, str]] = field(default_factory=list)  # (n, text, reason)
     entries: int = 0
+    queue: list[Held] = field(default_factory=list)
+    review: list[tuple[int, str]] = field(default_factory=list)  # (n, what to check)
+    evidence: ShotEvidence = field(default_factory=ShotEvidence)
+    declared: bool = False  # `declare`: the next sensor-detected shot is a declared twenty
+    waiting: tuple[int, str] | None = None  # (n, why) when the queue's first event cannot be applied yet
+    notes: list[tuple[int, str]] = field(default_factory=list)  # the latest informational notes
+    sensor_events: int = 0
+
+    KEEP_NOTES = 8
+
+    def copy(self) -> Fold:
+        return replace(
+            self,
+            stack=list(self.stack),
+            rejected=list(self.rejected),
+            queue=list(self.queue),
+            review=list(self.review),
+            notes=list(self.notes),
+        )
 
     def step(self, n: int, text: str, source: Source = "manual") -> Outcome:
-        """Fold one entry. Pure apart from updating this object; never raises for bad input."""
+        """Fold one typed entry. Pure apart from updating this object; never raises for bad input."""
         self.entries = max(self.entries, n)
+        fx: list[dict[str, Any]] = []
         try:
-            line = self.game.parse(text, source)
-            if line is None:
-                raise NotationError("the line is empty")
-            return self._line(n, line, source)
+            words = text.split()
+            if words and words[0] in HOST_WORDS:
+                outcome = self._host(n, words)
+            else:
+                line = self.game.parse(text, source)
+                if line is None:
+                    raise NotationError("the line is empty")
+                outcome = self._line(n, line, source)
         except (Illegal, NotationError) as e:
             self.rejected.append((n, text, str(e)))
             return Outcome(n, False, str(e))
+        fx.extend(outcome.effects)
+        self._drain(fx)
+        return replace(outcome, effects=tuple(fx))
+
+    def event(self, n: int, kind: str, fields: dict[str, Any]) -> Outcome:
+        """Fold one board event (journaled as entry `n`): queue it, then apply what can be applied."""
+        self.entries = max(self.entries, n)
+        self.sensor_events += 1
+        self.queue.append(Held(n, kind, dict(fields)))
+        fx: list[dict[str, Any]] = []
+        done = self._drain(fx)
+        if self.queue and self.queue[-1].n == n:
+            done.append(f"waiting: {self.waiting[1]}" if self.waiting else "queued behind a review")
+        return Outcome(n, True, "; ".join(done) or kind, tuple(fx))
+
+    # -- the sensor queue
+
+    def _drain(self, fx: list[dict[str, Any]]) -> list[str]:
+        """Apply queued board events in order until one must wait or a review holds the queue."""
+        said: list[str] = []
+        self.waiting = None
+        while self.queue and not self.review:
+            head = self.queue[0]
+            for _ in range(3):  # a shot_start can give two lines: the end of one shot, the start of the next
+                st = react(self.game, self.state, self.evidence, self.declared, head.kind, head.fields)
+                if st.wait is not None:
+                    self.waiting = (head.n, st.wait)
+                    return said
+                if st.evidence is not None:
+                    self.evidence = st.evidence
+                if st.note is not None:
+                    self._note(head.n, st.note)
+                if st.moment is not None:
+                    fx.append({"type": st.moment, "sensor": head.fields.get("n")})
+                if st.review is not None:
+                    self._hold(head.n, st.review, fx)
+                    said.append(f"needs review: {st.review}")
+                if st.line is not None:
+                    try:
+                        parsed = self.game.parse(st.line, "sensor")
+                        assert parsed is not None
+                        out = self._line(head.n, parsed, "sensor")
+                    except (Illegal, NotationError) as e:
+                        why = f"the sensors say '{st.line.removesuffix(' @sensor')}' but the rules refuse it: {e}"
+                        self._hold(head.n, why, fx)
+                        said.append(f"needs review: {why}")
+                        break
+                    fx.extend(out.effects)
+                    said.append(out.message)
+                    if st.line.startswith("begin "):
+                        self.declared = False
+                if st.done:
+                    break
+            self.queue.pop(0)
+        return said
+
+    def _hold(self, n: int, why: str, fx: list[dict[str, Any]]) -> None:
+        self.review.append((n, why))
+        fx.append({"type": "review", "entry": n, "text": why})
+
+    def _note(self, n: int, text: str) -> None:
+        self.notes = [*self.notes, (n, text)][-self.KEEP_NOTES :]
+
+    def _host(self, n: int, words: list[str]) -> Outcome:
+        """The words that steer the sensor side: `reviewed`, `dismiss`, `declare`."""
+        verb = words[0]
+        if len(words) > 1 and verb != "reviewed":
+            raise NotationError(f"'{verb}' takes nothing after it")
+        if verb == "reviewed":  # anything after it is the reviewer's note
+            if not self.review and self.evidence == ShotEvidence():
+                raise Illegal("nothing needs review")
+            cleared = len(self.review)
+            self.review = []
+            self.evidence = ShotEvidence()  # the open shot's evidence is taken as entered
+            return Outcome(n, True, f"reviewed: {cleared} item(s) cleared, sensor events go on")
+        if verb == "dismiss":
+            if not self.queue:
+                raise Illegal("no sensor event is waiting")
+            head = self.queue.pop(0)
+            return Outcome(n, True, f"dismissed the sensor event of entry {head.n} ({head.kind})")
+        return self._declare(n)
+
+    def _declare(self, n: int) -> Outcome:
+        """A declared twenty (R-8 choice B) that the sensors cannot hear: before the shot, or while it is open."""
+        st = self.state
+        g = st.game
+        if g is not None and g.shot is not None and g.points is None:
+            idx = next((i for i in range(len(self.stack) - 1, -1, -1) if _begins(self.stack[i], g.shot.number)), None)
+            if idx is None:
+                raise Illegal("the open shot was entered whole: correct it instead")
+            begin = self.stack[idx].line
+            assert isinstance(begin, Shot)
+            if begin.call:
+                raise Illegal("this shot is already a declared twenty")
+            self._rebuild(idx, replace(begin, call=True), self.stack[idx].source)
+            return Outcome(n, True, f"{st.setup.players[g.shot.seat]}'s shot is a declared twenty")
+        seat = st.to_shoot()
+        if seat is None or st.shootout is not None:
+            raise Illegal("no shot is due: there is nothing to declare")
+        if st.next_kind() == "free":
+            raise Illegal("no opponent puck is on the board, so the next shot is a free shot: nothing to declare")
+        if self.declared:
+            raise Illegal("a twenty is already declared for the next shot")
+        self.declared = True
+        return Outcome(n, True, f"{st.setup.players[seat]} declares a twenty: the next shot is a call")
+
+    # -- inputs in effect
 
     def _line(self, n: int, line: Line, source: Source) -> Outcome:
         if isinstance(line, Undo):
@@ -79,9 +224,13 @@ class Fold:
         return Outcome(n, True, self.game.format(inp), result.effects)
 
     def _correct(self, n: int, c: Correct, source: Source) -> Outcome:
-        idx = next((i for i, a in enumerate(self.stack) if a.n == c.ref), None)
-        if idx is None:
+        found = [i for i, a in enumerate(self.stack) if a.n == c.ref]
+        if not found:
             raise Illegal(f"entry {c.ref} is not in effect (it was undone, refused, or does not exist)")
+        if len(found) > 1:
+            what = ", ".join(self.game.format(self.stack[i].line) for i in found)
+            raise Illegal(f"entry {c.ref} is a sensor event that made several inputs ({what}): use undo instead")
+        idx = found[0]
         new_line: Input | None = None
         if c.line is not None:
             # The replacement is the corrector's statement, not the sensor's: read it with the correction's
@@ -90,27 +239,46 @@ class Fold:
             if parsed is None or isinstance(parsed, Undo | Correct):
                 raise Illegal("a correction replaces an entry with a plain input")
             new_line = replace(parsed, ref=c.ref) if isinstance(parsed, Shot | Facts) else parsed
+        fx = self._rebuild(idx, new_line, source)
+        what = self.game.format(new_line) if new_line is not None else "nothing (struck out)"
+        return Outcome(n, True, f"entry {c.ref} now reads: {what}", fx)
+
+    def _rebuild(self, idx: int, new_line: Input | None, source: Source) -> tuple[dict[str, Any], ...]:
+        """Entry `idx` of the stack becomes `new_line` (None: struck out); the later entries are applied again."""
         state = self.stack[idx].before
+        ref = self.stack[idx].n
         rebuilt: list[Applied] = []
         fx: tuple[dict[str, Any], ...] = ()
         if new_line is not None:
             result = self.game.apply(state, new_line)
-            rebuilt.append(Applied(c.ref, new_line, _source(new_line, source), state, result.state))
+            rebuilt.append(Applied(ref, new_line, _source(new_line, source), state, result.state))
             state, fx = result.state, result.effects
         for later in self.stack[idx + 1 :]:
             try:
                 result = self.game.apply(state, later.line)
             except Illegal as e:
                 raise Illegal(
-                    f"that correction would make entry {later.n} ({self.game.format(later.line)}) "
+                    f"that change would make entry {later.n} ({self.game.format(later.line)}) "
                     f"illegal: {e}; undo back to it instead"
                 ) from None
             rebuilt.append(Applied(later.n, later.line, later.source, state, result.state))
             state = result.state
         self.stack[idx:] = rebuilt
         self.state = state
-        what = self.game.format(new_line) if new_line is not None else "nothing (struck out)"
-        return Outcome(n, True, f"entry {c.ref} now reads: {what}", fx)
+        return fx
+
+
+def _begins(a: Applied, number: int) -> bool:
+    """Did entry `a` open shot `number` with `begin`?"""
+    after = a.after.game
+    return (
+        isinstance(a.line, Shot)
+        and not a.line.complete
+        and after is not None
+        and after.shot is not None
+        and after.shot.number == number
+        and (a.before.game is None or a.before.game.shot is None)
+    )
 
 
 def _source(inp: Input, source: Source) -> Source:
@@ -133,8 +301,24 @@ def game_of(setup: dict[str, Any], path: str) -> Pichenotte:
 
 
 def entries_of(records: list[dict[str, Any]]) -> list[tuple[int, str, Source]]:
-    """Journal records as fold entries: (n, text, source)."""
-    return [(r["n"], r["in"], r.get("src", "manual")) for r in records]
+    """The typed entries of a journal: (n, text, source); board events are left out (see `fold_records`)."""
+    return [(r["n"], r["in"], r.get("src", "manual")) for r in records if r.get("src") != "board"]
+
+
+def board_record(board: str, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int) -> dict[str, Any]:
+    """The journal record of one board event (docs/journal.md)."""
+    return {"src": "board", "board": board, "bt": boot, "s": seq, "m": kind, "f": fields, "t": t_us, "at": _now()}
+
+
+def fold_records(game: Pichenotte, records: list[dict[str, Any]]) -> Fold:
+    """Fold journal records, typed entries and board events alike, in journal order."""
+    fold = Fold(game, game.start())
+    for r in records:
+        if r.get("src") == "board":
+            fold.event(r["n"], r["m"], r["f"])
+        else:
+            fold.step(r["n"], r["in"], r.get("src", "manual"))
+    return fold
 
 
 def _now() -> str:
@@ -147,7 +331,7 @@ class Session:
     def __init__(self, journal: Journal, game: Pichenotte) -> None:
         self.journal = journal
         self.game = game
-        self.fold = fold_entries(game, entries_of(journal.records))
+        self.fold = fold_records(game, journal.records)
 
     @classmethod
     def create(cls, path: str, game: Pichenotte, meta: dict[str, list[str]] | None = None) -> Session:
@@ -176,9 +360,20 @@ class Session:
         if not text or text.startswith("#"):
             return Outcome(0, False, "nothing to record")
         n = len(self.journal.records) + 1
-        trial = Fold(self.game, self.fold.state, list(self.fold.stack), list(self.fold.rejected), self.fold.entries)
+        trial = self.fold.copy()
         outcome = trial.step(n, text, source)
         stored = self.journal.append({"src": source, "in": text, "at": _now()})
+        assert stored == n
+        self.fold = trial
+        return outcome
+
+    def record(self, board: str, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int = 0) -> Outcome:
+        """A board event: journal it (durably), then fold it. Returns once it is on disk: it may be acknowledged."""
+        rec = board_record(board, boot, seq, kind, fields, t_us)
+        n = len(self.journal.records) + 1
+        trial = self.fold.copy()
+        outcome = trial.event(n, kind, fields)
+        stored = self.journal.append(rec)
         assert stored == n
         self.fold = trial
         return outcome
