@@ -463,6 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--realtime", action="store_true", help="run at wall-clock speed")
     sm.add_argument("--run-on", action="store_true", help="keep running after the scenario (until Ctrl-C)")
     sm.add_argument("--write-transcript", metavar="FILE", help="also write the game's transcript (manual inputs)")
+    sm.add_argument("--control", metavar="DIR", help="stop at the game's hold points; files in DIR let it go on")
     sm.set_defaults(func=cmd_sim)
     return p
 

@@ -3,6 +3,10 @@ the simulated pin backend - from a scenario file, a game transcript, or a random
 
 Its protocol output goes to the terminal, or behind a pseudo-terminal (`--pty`) that a bridge opens like a
 USB port, or to an MQTT broker (`--mqtt`) as a Wi-Fi board does.
+
+`--control DIR` plays a game in lock-step with a driver: the board stops before each sensor shot (and once at the
+end), writes DIR/NAME.at with its last sequence number, and goes on when DIR/NAME.go appears (firmware/fb/sim.py;
+hold names from host/board_scenario.py: shot-1, shot-2, ..., end).
 """
 
 from __future__ import annotations
@@ -41,10 +45,11 @@ def micropython() -> str:
 
 
 def build_scenario(args: Any) -> tuple[dict[str, Any], str | None]:
-    """(scenario, transcript text or None) from the command-line choice."""
+    """(scenario, transcript text or None) from the command-line choice; a game gets hold points with --control."""
+    holds = bool(args.control)
     if args.random_game:
         text = random_match(args.seed, args.rules)
-        return from_transcript(parse_transcript(text), board_id=args.board), text
+        return from_transcript(parse_transcript(text), board_id=args.board, holds=holds), text
     if not args.source:
         raise SimError("give a scenario (.json) or a transcript, or --random-game --seed N")
     try:
@@ -61,7 +66,7 @@ def build_scenario(args: Any) -> tuple[dict[str, Any], str | None]:
         scenario.setdefault("board_id", args.board)
         return scenario, None
     try:
-        return from_transcript(parse_transcript(raw, args.source), board_id=args.board), raw
+        return from_transcript(parse_transcript(raw, args.source), board_id=args.board, holds=holds), raw
     except (TranscriptError, ValueError) as e:
         raise SimError(f"{args.source}: {e}") from None
 
@@ -87,6 +92,13 @@ def run(args: Any, out: TextIO) -> int:
         realtime = True  # the broker and its keepalives run on wall-clock time
     if args.run_on:
         scenario["end_ms"] = None
+    if args.control:
+        control = Path(args.control).resolve()
+        try:
+            control.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise SimError(f"cannot use {args.control} as the control directory: {e.strerror or e}") from None
+        scenario["control"] = str(control)
     with tempfile.TemporaryDirectory(prefix="flickboard-sim-") as d:
         path = Path(d) / "scenario.json"
         path.write_text(json.dumps(scenario))
