@@ -8,7 +8,16 @@ Per shot, at `shot_ms` intervals: a puck rests on the baseline in the shooter's 
     edge                            the hole beam stays broken past its stuck limit, then clears (A-4)
     base                            a puck comes to rest on the baseline (`baseline_rest`) and is later lifted
                                     off to the ditch by hand (which the strip also sees as a puck leaving)
-Contact, calls, zones and the hand rule leave no sensor evidence: they stay manual inputs.
+Contact, calls, zones and the hand rule leave no sensor evidence: they stay manual inputs. Shots of a twenties
+shoot-out are entered by hand too: they give no events (`is_sensor_shot`).
+
+With `holds=True` the timeline also has hold points for a driver that plays the game in lock-step with the
+board (firmware/fb/sim.py): `shot-K` 500 ms before the K-th sensor shot's first event, and `end` after the
+last shot. The board stops at each one until the driver lets it go on.
+
+`evidence_exact` tells whether the sensor-made facts of a shot (hole passes, baseline rests) are exactly the
+ones the bridge (host/evidence.py) would enter, so a game replayed on the board with the remaining facts
+typed by hand gives the same transcript (`random_match(..., sensor_exact=True)`).
 """
 
 from __future__ import annotations
@@ -16,10 +25,10 @@ from __future__ import annotations
 from typing import Any
 
 from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import Shot
+from rules.pichenotte.engine import Shot, State
 from rules.transcript import Transcript
 
-from .session import fold_entries
+from .session import Applied, Fold, fold_entries
 
 HOLE = {"in", "in-rebound", "in-by-rebound"}
 DITCH = {"ditch", "off", "rebound"}
@@ -31,24 +40,71 @@ def quadrant_of(seat: int, seats: int) -> int:
     return seat * 2 + 1 if seats == 2 else seat + 1
 
 
+def is_sensor_shot(applied: Applied) -> bool:
+    """A shot the board sees: a `Shot` line with a player due to shoot, outside a twenties shoot-out."""
+    return isinstance(applied.line, Shot) and applied.before.shootout is None and applied.before.to_shoot() is not None
+
+
+def sensor_shots(fold: Fold) -> list[Applied]:
+    """The fold's entries in effect that are sensor shots, in order (shot K of the timeline is item K-1)."""
+    return [a for a in fold.stack if is_sensor_shot(a)]
+
+
+def evidence_exact(game: Pichenotte, before: State, shot: Shot) -> bool:
+    """Whether the shot's hole and baseline facts are exactly, in order, what the bridge makes of the sensor
+    events they cause, with no other facts entered yet (the rest are typed by hand after the shot):
+    a hole pass is `in` while the shooting puck is on the board, else `SIDE:in` for the shooter's side if it
+    has a puck on the board, else for the opponent's; a baseline rest is `base` of the shooting puck. The
+    rebound twenties (`in-rebound`, `in-by-rebound`) and another puck's `SIDE:base` are never exact: the
+    sensors cannot tell them from a plain twenty or attribute them."""
+    seat = before.to_shoot()
+    if seat is None or before.game is None:
+        return False
+    own = game.setup.side_of(seat)
+    board = list(before.game.board)
+    board[own] += 1  # the shot puts the shooting puck on the board
+    shooter_on = True
+    for fact in shot.facts:
+        if fact.what in ("in-rebound", "in-by-rebound"):
+            return False
+        if fact.what == "base":
+            if fact.side is not None or not shooter_on:
+                return False
+            shooter_on = False
+            board[own] -= 1
+        elif fact.what == "in":
+            if shooter_on:
+                if fact.side is not None:
+                    return False
+                shooter_on = False
+                board[own] -= 1
+            else:
+                side = own if board[own] > 0 else 1 - own
+                if fact.side != side:
+                    return False
+                board[side] -= 1
+    return True
+
+
 def from_transcript(
-    t: Transcript, profile: str = "pico_w", board_id: str = "sim", shot_ms: int = 4000
+    t: Transcript, profile: str = "pico_w", board_id: str = "sim", shot_ms: int = 4000, holds: bool = False
 ) -> dict[str, Any]:
+    """The timeline of the transcript's sensor shots, one every `shot_ms`; with `holds`, the hold points."""
     game = Pichenotte.from_header(t.header)
     fold = fold_entries(game, [(i, text, "manual") for i, (_, text) in enumerate(t.lines, 1)])
     seats = len(game.setup.players)
     events: list[dict[str, Any]] = []
+    stops: list[dict[str, Any]] = []
     shots = 0
-    for applied in fold.stack:
-        if not isinstance(applied.line, Shot):
-            continue
+    for applied in sensor_shots(fold):
+        assert isinstance(applied.line, Shot)
         seat = applied.before.to_shoot()
-        if seat is None:
-            continue
+        assert seat is not None
         q = quadrant_of(seat, seats)
         seg = (q - 1) * SEGMENTS_PER_QUADRANT + 1
         t0 = 1000 + shots * shot_ms
         shots += 1
+        stops.append({"at_ms": t0 - 500, "name": f"shot-{shots}"})  # before the puck is placed
         events.append({"at_ms": t0 - 300, "hall": "baseline", "seg": seg, "present": True})  # puck placed
         events.append({"at_ms": t0, "hall": "baseline", "seg": seg, "present": False})  # ...and flicked
         for k, fact in enumerate(applied.line.facts):
@@ -65,4 +121,10 @@ def from_transcript(
                 # R-5A: removed to the ditch as soon as the shot is completed
                 events.append({"at_ms": t0 + 800, "hall": "baseline", "seg": rest, "present": False})
     end = 1000 + shots * shot_ms
-    return {"profile": profile, "board_id": board_id, "hall_start": [], "events": events, "end_ms": end}
+    scenario: dict[str, Any] = {"profile": profile, "board_id": board_id, "hall_start": [], "events": events}
+    if holds:
+        stops.append({"at_ms": end, "name": "end"})
+        scenario["holds"] = stops
+        end += 500
+    scenario["end_ms"] = end
+    return scenario

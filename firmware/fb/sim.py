@@ -12,11 +12,23 @@ A scenario is JSON:
      "events": [{"at_ms": 100, "beam": "hole", "dur_us": 800},
                 {"at_ms": 400, "hall": "baseline", "seg": 3, "present": false}],
      "end_ms": 2000,                               stop after this much simulated time (null: run on)
-     "mqtt": {"host": "127.0.0.1", "port": 1883}}  optional: also publish to a broker (use --realtime)
+     "mqtt": {"host": "127.0.0.1", "port": 1883},  optional: also publish to a broker (use --realtime)
+     "holds": [{"at_ms": 500, "name": "shot-1"}],  optional, sorted by at_ms: pause points (needs control)
+     "control": "/abs/dir"}                        optional: the directory of the hold files
 Times are simulated: without --realtime the board runs as fast as it can, in steps of step_us.
+
+Holds let a driver on the host run a game in lock-step with the board. When simulated time reaches a hold,
+the board writes <control>/<name>.at (atomically: <name>.at.tmp, then a rename) holding its high-water
+sequence number (the last reliable seq it assigned) and a newline, then freezes simulated time: no sensor
+event fires and no heartbeat is due, but the main loop keeps running (every ~2 ms of real time), so host
+commands (ack, ping, ...) are answered and pending lines still go out. It goes on once <control>/<name>.go
+exists. Without "control" the holds are ignored. MQTT keepalive defaults to 0 (off) when there is a control
+directory: a frozen clock sends no keepalive pings, and the broker would drop the board during a long hold.
 """
 
 import json
+import os
+import time
 
 from fb.app import App
 from fb.config import Config, read_json
@@ -66,19 +78,25 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
 
         mqtt = Link(
             scenario.get("board_id", "sim"), m["host"], m.get("port", 1883), user=m.get("user"),
-            password=m.get("password"), keepalive=m.get("keepalive", 30),
+            password=m.get("password"), keepalive=m.get("keepalive", 0 if scenario.get("control") else 30),
         )
     app, board, _ = build(scenario, profiles_dir, serial if serial is not None else SerialLink(), mqtt)
     end = scenario.get("end_ms")
     end_us = None if end is None else int(end * 1000)
     sleep = None
     if realtime:
-        import time
-
         sleep = time.sleep
+    control = scenario.get("control")
+    holds = scenario.get("holds", []) if control else []
+    next_hold = 0
     t = 0
     try:
         while (end_us is None or t <= end_us) and not app.dispatcher.reboot_requested:
+            while next_hold < len(holds) and t >= int(holds[next_hold]["at_ms"] * 1000):
+                hold(app, control, holds[next_hold]["name"])
+                next_hold += 1
+            if app.dispatcher.reboot_requested:
+                break
             board.run_until(t)
             app.step()
             t += step_us
@@ -87,6 +105,29 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     finally:
         board.close()
     return app
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def hold(app, control, name, pause_s=0.002):
+    """Announce the hold (<name>.at: the high-water seq) and keep the app's links running, with the
+    simulated clock frozen, until <name>.go exists or a `reboot` is asked."""
+    base = control.rstrip("/") + "/" + name
+    with open(base + ".at.tmp", "w") as f:
+        f.write(str(app.enc.seq) + "\n")
+    os.rename(base + ".at.tmp", base + ".at")
+    go = base + ".go"
+    while not app.dispatcher.reboot_requested:
+        app.step()
+        if _exists(go):
+            return
+        time.sleep(pause_s)
 
 
 def main(argv):
