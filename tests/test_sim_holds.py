@@ -56,6 +56,10 @@ class Reader:
             time.sleep(0.01)
         raise AssertionError(f"timed out waiting for {what}; got {[m.raw for m in self.snapshot()]}")
 
+    def wait_seq(self, seq: int) -> None:
+        """Until the reliable line `seq` was read (the board writes it before it writes the hold's .at file)."""
+        self.wait(f"seq {seq}", lambda ms: any(m.reliable and m.seq == seq for m in ms))
+
     def high_water(self) -> int:
         return max((m.seq for m in self.snapshot() if m.reliable), default=0)
 
@@ -109,7 +113,7 @@ def test_the_board_stops_at_a_hold_and_still_answers_the_host(tmp_path: Path) ->
         seq = int(text)
         assert text == f"{seq}\n" and seq == 3, "hello and the two passes before the hold"
         assert not (control / "first.at.tmp").exists()
-        out.wait("the lines before the hold", lambda ms: any(m.reliable and m.seq == seq for m in ms))
+        out.wait_seq(seq)
         time.sleep(QUIET_S)
         held = out.snapshot()
         assert out.high_water() == seq, "nothing after the hold's time while held"
@@ -175,7 +179,7 @@ def test_a_game_runs_in_lock_step_with_its_driver(tmp_path: Path) -> None:
         starts_at_holds = []
         for h in holds:
             seq = int(wait_file(control / f"{h['name']}.at"))
-            out.wait(f"seq {seq}", lambda ms, seq=seq: any(m.reliable and m.seq == seq for m in ms))
+            out.wait_seq(seq)
             time.sleep(QUIET_S / 2)
             msgs = out.snapshot()
             assert out.high_water() == seq, f"the board ran past hold {h['name']}"
