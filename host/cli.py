@@ -175,6 +175,19 @@ def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError(str(e)) from None
 
 
+def _bridge_command(name: str) -> Callable[[argparse.Namespace, TextIO], int]:
+    def run(args: argparse.Namespace, out: TextIO) -> int:
+        from . import bridge_cli
+
+        try:
+            result: int = getattr(bridge_cli, name)(args, out)
+            return result
+        except bridge_cli.CommandError as e:
+            raise UserError(str(e)) from None
+
+    return run
+
+
 def _write(target: str, text: str, out: TextIO) -> None:
     if target == "-":
         out.write(text)
@@ -465,6 +478,41 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--write-transcript", metavar="FILE", help="also write the game's transcript (manual inputs)")
     sm.add_argument("--control", metavar="DIR", help="stop at the game's hold points; files in DIR let it go on")
     sm.set_defaults(func=cmd_sim)
+
+    br = sub.add_parser("bridge", help="follow boards (serial, MQTT), keep their games, publish the scoreboards")
+    br.add_argument("--config", metavar="TOML", help="settings file (docs/mqtt.md); the options below override it")
+    br.add_argument("--serial", action="append", metavar="PORT", help="a board's port, or 'auto' (repeatable)")
+    br.add_argument("--mqtt", metavar="URL", help="broker: mqtt://[user:pass@]host[:port] or mqtts://...")
+    br.add_argument("--ca-file", help="the broker's CA certificate for mqtts:// ('system': the system store)")
+    br.add_argument("--boards", help="board ids to follow, comma-separated (default: every board that shows up)")
+    br.add_argument("--client-id", help="MQTT client id (default: flickboard-bridge)")
+    br.add_argument("--journals", help="folder of the boards' journals (default: journals)")
+    br.add_argument("--rules", help="rule set of a board's first match (default: tournament-2019)")
+    br.add_argument("--players", nargs="+", metavar="NAME", help="players of a board's first match")
+    br.add_argument("--match", help="match format of a board's first match (default: the rule set's)")
+    br.add_argument("--log-level", help="DEBUG, INFO, WARNING or ERROR (default: INFO)")
+    br.add_argument("--stdin", action="store_true", help="read entries from stdin even when it is not a terminal")
+    br.set_defaults(func=_bridge_command("run_bridge"))
+
+    en = sub.add_parser("enter", help="send a manual entry to a running bridge over MQTT and print its answer")
+    en.add_argument("line", nargs="*", help="the entry, in the notation (e.g. hit, Ana 15 10 5, undo)")
+    en.add_argument("--mqtt", required=True, metavar="URL")
+    en.add_argument("--ca-file")
+    en.add_argument("--board", required=True, help="the board whose game it is for")
+    en.add_argument("--new", action="store_true", help="start a new match on the board instead (--players ...)")
+    en.add_argument("--rules", default="tournament-2019")
+    en.add_argument("--players", nargs="+", metavar="NAME")
+    en.add_argument("--match")
+    en.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the answer (default 10)")
+    en.set_defaults(func=_bridge_command("run_enter"))
+
+    sb = sub.add_parser("scoreboard", help="show a board's live scoreboard from MQTT in the terminal")
+    sb.add_argument("--mqtt", required=True, metavar="URL")
+    sb.add_argument("--ca-file")
+    sb.add_argument("--board", required=True)
+    sb.add_argument("--once", action="store_true", help="print the current scoreboard and exit")
+    sb.add_argument("--timeout", type=float, default=5.0, help="with --once: seconds to wait (default 5)")
+    sb.set_defaults(func=_bridge_command("run_scoreboard"))
     return p
 
 
@@ -475,7 +523,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         args = parser.parse_args(argv)
         func: Callable[[argparse.Namespace, TextIO], int] | None = getattr(args, "func", None)
         if func is None:
-            raise UserError("say what to do: flickboard rules | play | replay | export (see: flickboard --help)")
+            raise UserError(
+                "say what to do: flickboard rules | play | replay | export | sim | bridge (see: flickboard --help)"
+            )
         return func(args, out)
     except (UserError, JournalError) as e:
         print(f"flickboard: {e}", file=sys.stderr)

@@ -14,6 +14,13 @@ Every setting has one name used everywhere: the TOML key, the `cli` mapping key,
 | client id   | `client_id`     | `FLICKBOARD_CLIENT_ID` | `flickboard-bridge`   |
 | keepalive s | `keepalive`     | `FLICKBOARD_KEEPALIVE` | 30                    |
 | log level   | `log_level`     | `FLICKBOARD_LOG_LEVEL` | `INFO`                |
+| journals    | `journals`      | `FLICKBOARD_JOURNALS`  | `journals`            |
+| rule set    | `rules`         | `FLICKBOARD_RULES`     | `tournament-2019`     |
+| players     | `players`       | `FLICKBOARD_PLAYERS`   | `North`, `South`      |
+| match format| `match`         | `FLICKBOARD_MATCH`     | the rule set's        |
+
+`journals`, `rules`, `players` and `match` set up the game of a board that has none yet (a board's game can
+be replaced at any time with a `new` request on its input topic, docs/mqtt.md).
 
 The TOML file is `toml_path`, else `$FLICKBOARD_CONFIG`, else none. Lists (`serial`, `boards`) are TOML
 arrays (a single string is accepted too) and comma-separated in the environment. `mqtt` is a URL:
@@ -53,7 +60,19 @@ SYSTEM_CA = "system"
 BOARD_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 RESERVED_BOARDS = frozenset({"bridge"})  # flickboard/bridge/status is the bridge's own topic
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-KEYS = ("mqtt", "serial", "boards", "ca_file", "client_id", "keepalive", "log_level")
+KEYS = (
+    "mqtt",
+    "serial",
+    "boards",
+    "ca_file",
+    "client_id",
+    "keepalive",
+    "log_level",
+    "journals",
+    "rules",
+    "players",
+    "match",
+)
 DEFAULTS: dict[str, Any] = {
     "mqtt": None,
     "serial": (),
@@ -62,6 +81,10 @@ DEFAULTS: dict[str, Any] = {
     "client_id": "flickboard-bridge",
     "keepalive": 30,
     "log_level": "INFO",
+    "journals": "journals",
+    "rules": "tournament-2019",
+    "players": ("North", "South"),
+    "match": None,
 }
 
 
@@ -145,6 +168,10 @@ class BridgeConfig:
     client_id: str = "flickboard-bridge"
     keepalive: int = 30
     log_level: str = "INFO"
+    journals: str = "journals"  # one folder per board, one journal per match
+    rules: str = "tournament-2019"  # the game a board without one starts with
+    players: tuple[str, ...] = ("North", "South")
+    match: str | None = None  # None: the rule set's match format
 
 
 def _as_list(value: Any, source: str) -> tuple[str, ...]:
@@ -211,6 +238,19 @@ def _normalise(key: str, value: Any, source: str) -> Any:
         if level not in LOG_LEVELS:
             raise ConfigError(f"{source}: log level must be one of {', '.join(LOG_LEVELS)}, got {value!r}")
         return level
+    if key in ("journals", "rules"):
+        text = _as_str(value, source).strip()
+        if not text:
+            raise ConfigError(f"{source}: must not be empty")
+        return text
+    if key == "players":
+        players = _as_list(value, source)
+        if len(players) not in (2, 4):
+            raise ConfigError(f"{source}: give 2 players (singles) or 4 (doubles), not {len(players)}")
+        return players
+    if key == "match":
+        text = _as_str(value, source).strip()
+        return text or None
     raise AssertionError(key)
 
 

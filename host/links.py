@@ -9,7 +9,8 @@ Serial — one board per port, a background reader thread:
     link.send(line)       # one host -> board line ("\\n" added); False when the port is not open
     link.stop()
 
-`on_line(port, line)` gets every line that starts with `FB1|` (trailing "\\r\\n" stripped) from the reader
+`on_line(port, line)` gets every line that starts with `FB1|` (or another version's `FBn|`, so it can be refused
+with a reason; trailing "\\r\\n" stripped) from the reader
 thread; any other line (boot banner, `>>>`, tracebacks) is counted in `noise` and logged at debug level.
 On a read/write error (unplug) the port is closed, `on_state` reports `connected=False` with the reason,
 and the thread re-opens it with exponential backoff (`backoff_initial` doubling up to `backoff_max`);
@@ -26,6 +27,7 @@ MQTT — one connection for many boards, paho's network thread (`loop_start`):
 `on_payload(board, payload)` gets the bare JSON of every board message on `flickboard/<board>/raw` (QoS 1;
 docs/protocol.md, "MQTT topics") from paho's thread. `flickboard/<board>/events` is the bridge's own stream
 of scoring moments and is not read back.
+With `on_input`, manual entries on `flickboard/<board>/input` (docs/mqtt.md) go to `on_input(board, payload)`.
 Board presence comes from the retained `online`/`offline` on `flickboard/<board>/status` (`on_board`).
 The session is persistent (fixed client id, clean_session False) and the subscriptions are made again in
 every on_connect: a broker that restarted without persistence has forgotten them.
@@ -37,6 +39,7 @@ import contextlib
 import importlib
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -66,8 +69,10 @@ __all__ = [
 log = logging.getLogger("flickboard.links")
 
 PREFIX = "FB1|"
+_PROTOCOL_LINE = re.compile(r"FB[0-9]{1,3}\|")
 BRIDGE_STATUS_TOPIC = "flickboard/bridge/status"
 BOARD_MESSAGES = "raw"  # flickboard/<board>/raw: the board's protocol messages (docs/protocol.md)
+INPUT = "input"  # flickboard/<board>/input: manual entries for that board's game (docs/mqtt.md)
 
 # pyserial ships no type information: use it through Any rather than requiring stub packages.
 _serial: Any = importlib.import_module("serial")
@@ -336,7 +341,7 @@ class SerialLink:
         if not raw:
             return
         text = raw.decode("utf-8", errors="replace")
-        if not text.startswith(PREFIX):
+        if not _PROTOCOL_LINE.match(text):  # any FBn| line goes on, so another version is refused with a reason
             self.noise += 1
             log.debug("serial %s: noise: %r", self.device, text[:200])
             return
@@ -368,6 +373,7 @@ class MqttLink:
         ca_file: str | None = None,
         on_state: StateCallback | None = None,
         on_board: Callable[[str, bool], None] | None = None,
+        on_input: Callable[[str, bytes], object] | None = None,
         keepalive: int = 30,
         reconnect_min: int = 1,
         reconnect_max: int = 30,
@@ -383,6 +389,7 @@ class MqttLink:
         self.on_payload = on_payload
         self.on_state = on_state
         self.on_board = on_board
+        self.on_input = on_input
         self.keepalive = keepalive
         self.status_topic = status_topic
         self.payloads = 0
@@ -481,7 +488,8 @@ class MqttLink:
 
     def _topics(self) -> list[str]:
         names: Sequence[str] = self.boards if self.boards is not None else ("+",)
-        return [f"flickboard/{b}/{kind}" for b in names for kind in (BOARD_MESSAGES, "status")]
+        kinds = (BOARD_MESSAGES, "status", INPUT) if self.on_input is not None else (BOARD_MESSAGES, "status")
+        return [f"flickboard/{b}/{kind}" for b in names for kind in kinds]
 
     def _state(self, connected: bool, reason: str) -> None:
         if connected:
@@ -564,6 +572,11 @@ class MqttLink:
                 log.exception("mqtt: on_payload callback failed for %s", board)
         elif kind == "status":
             self._status(board, bytes(msg.payload))
+        elif kind == INPUT and self.on_input is not None:
+            try:
+                self.on_input(board, bytes(msg.payload))
+            except Exception:
+                log.exception("mqtt: on_input callback failed for %s", board)
         else:
             self.ignored += 1
 

@@ -334,9 +334,16 @@ class Session:
         self.fold = fold_records(game, journal.records)
 
     @classmethod
-    def create(cls, path: str, game: Pichenotte, meta: dict[str, list[str]] | None = None) -> Session:
+    def create(
+        cls,
+        path: str,
+        game: Pichenotte,
+        meta: dict[str, list[str]] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Session:
+        """A new journal for `game`; `meta`: extra transcript tags; `extra`: more setup keys (the bridge's board)."""
         header = {**(meta or {}), **game.header()}
-        journal = Journal.create(path, {"game": "pichenotte", "header": header})
+        journal = Journal.create(path, {**(extra or {}), "game": "pichenotte", "header": header})
         return cls(journal, game)
 
     @classmethod

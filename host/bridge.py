@@ -1,0 +1,445 @@
+"""The bridge: boards' sensor events and people's entries -> one journal per board -> the rules -> scoreboards.
+
+    bridge = Bridge(journals_dir, GameSetup("tournament-2019", ("Ana", "Ben"), None), boards=None, publish=...)
+    bridge.serial_line(port, line, send_line)   # a SerialLink's on_line (send_line: that link's send)
+    bridge.mqtt_payload(board, payload)         # an MqttLink's on_payload
+    bridge.mqtt_input(board, payload)           # an MqttLink's on_input: manual entries as JSON (docs/mqtt.md)
+    bridge.submit(board, "Ana 15 10 5")         # a manual entry from the terminal
+    bridge.tick()                               # now and then: the health document, pings
+
+For every board message: decode (host/protocol.py) -> refuse with a coded one-line reason, counted and shown, or
+-> de-duplicate on (board, boot, seq) -> journal it durably (host/session.py) -> fold it into the game -> ack it to
+the board (only now: an acknowledged event is on disk) -> publish the board's scoreboard and scoring moments.
+One lock serialises everything, so serial threads, paho's thread and the terminal never interleave an entry.
+
+Each board has its own journal folder, `<journals>/<board>/`, with one journal per match; the newest is resumed
+at start. The delivery state (what each board's events were received and acked) is rebuilt from the journals,
+so a bridge killed and restarted counts nothing twice and acks where it left off.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rules.pichenotte import Pichenotte
+from rules.pichenotte.options import rule_set
+
+from . import protocol
+from .journal import JournalError
+from .protocol import BoardMessage, ProtocolError, Tracker, Verdict
+from .scoreboard import moments, scoreboard_doc
+from .session import Outcome, Session
+
+log = logging.getLogger("flickboard.bridge")
+
+HEALTH_TOPIC = "flickboard/bridge/health"
+HEALTH_FORMAT = "flickboard-bridge-health"
+MAX_INPUT = 2048  # bytes of one manual-entry payload
+MAX_LINE = 200  # characters of one notation line
+PING_EVERY = 1.0  # s: at most one catch-up ping per board per second
+
+Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
+
+
+class BridgeError(Exception):
+    """One line for the user (a bad game set-up, a journal that cannot be opened)."""
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    rules: str
+    players: tuple[str, ...]
+    match: str | None = None
+
+    def game(self) -> Pichenotte:
+        try:
+            rule_set(self.rules)
+            return Pichenotte.create(self.rules, list(self.players), match=self.match)
+        except ValueError as e:
+            raise BridgeError(f"cannot set up a game: {e}") from None
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _stamp() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S-%f")
+
+
+class BoardGame:
+    """One board's game: its session (journal + fold) and what the bridge knows of the board's link."""
+
+    def __init__(self, board: str, session: Session) -> None:
+        self.board = board
+        self.session = session
+        self.via: str | None = None  # "serial /dev/..." or "mqtt"
+        self.online: bool | None = None
+        self.send: Callable[[dict[str, Any]], object] | None = None  # a command back to the board
+        self.acked: tuple[int, int] | None = None
+        self.pinged = 0.0
+
+
+class Bridge:
+    def __init__(
+        self,
+        journals: str | Path,
+        setup: GameSetup,
+        boards: Iterable[str] | None = None,
+        publish: Publish | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.journals = Path(journals)
+        self.setup = setup
+        setup.game()  # refuse a bad set-up now, not at the first event
+        self.boards = tuple(boards) if boards is not None else None
+        self.publish = publish
+        self.clock = clock
+        self.lock = threading.RLock()
+        self.tracker = Tracker()
+        self.games: dict[str, BoardGame] = {}
+        self.inputs = {"accepted": 0, "refused": 0, "invalid": 0}
+        self.recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
+        self.links: dict[str, dict[str, Any]] = {}
+        self.link_counters: dict[str, Callable[[], dict[str, int]]] = {}
+        self.mqtt_send: Callable[[str, bytes], object] | None = None
+        self.started = _now()
+        self._health_dirty = True
+        for b in self.boards or ():
+            self.game(b)
+
+    # ---------------------------------------------------------------- games
+
+    def game(self, board: str) -> BoardGame:
+        """The board's game: the one in memory, else its newest journal resumed, else a new one from the set-up."""
+        with self.lock:
+            bg = self.games.get(board)
+            if bg is None:
+                folder = self.journals / board
+                existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+                if existing:
+                    try:
+                        session = Session.resume(str(existing[-1]))
+                    except (JournalError, ValueError) as e:
+                        raise BridgeError(f"board {board}: {e}") from None
+                    log.info("board %s: resumed %s (%d entries)", board, existing[-1], len(session.journal.records))
+                else:
+                    session = self._create(board, self.setup.game())
+                bg = self.games[board] = BoardGame(board, session)
+                self._restore(bg)
+            return bg
+
+    def _create(self, board: str, game: Pichenotte, baseline: dict[str, int] | None = None) -> Session:
+        folder = self.journals / board
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{_stamp()}.jsonl"
+            extra: dict[str, Any] = {"board": board}
+            if baseline:
+                extra["delivery"] = baseline
+            session = Session.create(str(path), game, extra=extra)
+        except (OSError, JournalError) as e:
+            raise BridgeError(f"board {board}: cannot start a journal in {folder}: {e}") from None
+        log.info("board %s: new match %s -> %s", board, " v ".join(game.setup.sides), path)
+        return session
+
+    def _restore(self, bg: BoardGame) -> None:
+        """Rebuild the board's delivery state from its journal: what was journaled is received and acked."""
+        saved = self.tracker.counters
+        self.tracker.counters = protocol.Counters()
+        base = bg.session.journal.header.get("delivery")
+        if isinstance(base, dict) and base.get("s", 0) > 0:
+            self.tracker.restore(bg.board, int(base["bt"]), int(base["s"]))
+        for r in bg.session.journal.records:
+            if r.get("src") != "board" or r.get("board") != bg.board or r["f"].get("reboot_lost"):
+                continue
+            msg = BoardMessage(bg.board, r["bt"], r["s"], r.get("t", 0), r["m"], r["f"], r["m"] != "gap", "")
+            self.tracker.accept(msg)
+            self.tracker.processed(msg)
+        self.tracker.counters = saved
+        bg.acked = None  # the first message after a restart is answered with the ack of everything on disk
+
+    def new_game(self, board: str, rules: str, players: Iterable[str], match: str | None) -> BoardGame:
+        """Start a new match on the board, in a new journal (the old one stays as it is)."""
+        with self.lock:
+            game = GameSetup(rules, tuple(players), match).game()
+            old = self.game(board)
+            ack = self.tracker.ack_for(board)
+            baseline = {"bt": ack[0], "s": ack[1]} if ack else None
+            session = self._create(board, game, baseline)
+            old.session.close()
+            old.session = session
+            self._publish_board(old)
+            return old
+
+    def close(self) -> None:
+        with self.lock:
+            for bg in self.games.values():
+                bg.session.close()
+
+    # ---------------------------------------------------------------- board messages
+
+    def serial_line(self, port: str, line: str, send_line: Callable[[str], object]) -> None:
+        """One protocol line from a serial port (SerialLink's on_line)."""
+        try:
+            msg = protocol.decode_line(line)
+        except ProtocolError as e:
+            self.refused(f"serial {port}", e)
+            return
+
+        def send(cmd: dict[str, Any]) -> object:
+            return send_line(protocol.encode_command(cmd))
+
+        self.message(msg, f"serial {port}", send)
+
+    def mqtt_payload(self, board: str, payload: bytes) -> None:
+        """One payload from flickboard/<board>/raw (MqttLink's on_payload)."""
+        try:
+            msg = protocol.decode_payload(payload, board)
+        except ProtocolError as e:
+            self.refused(f"mqtt flickboard/{board}/raw", e)
+            return
+        mqtt_send = self.mqtt_send
+
+        def send(cmd: dict[str, Any]) -> object:
+            return None if mqtt_send is None else mqtt_send(board, protocol.command_payload(cmd))
+
+        self.message(msg, "mqtt", send)
+
+    def refused(self, source: str, err: ProtocolError) -> None:
+        with self.lock:
+            self.tracker.count_error(err)
+            if err.is_noise:
+                log.debug("%s: %s", source, err.reason)
+                return
+            log.warning("%s: refused (%s): %s", source, err.code, err.reason)
+            self.recent.append({"at": _now(), "source": source, "code": err.code, "reason": err.reason})
+            self._health_dirty = True
+
+    def message(self, msg: BoardMessage, via: str, send: Callable[[dict[str, Any]], object]) -> None:
+        """A decoded board message: de-duplicate, journal, fold, ack, publish."""
+        with self.lock:
+            if self.boards is not None and msg.board not in self.boards:
+                self.refused(via, ProtocolError(f"board {msg.board!r} is not in this bridge's list of boards", "board"))
+                return
+            bg = self.game(msg.board)
+            bg.send = send
+            if bg.via != via or (via != "mqtt" and not bg.online):
+                bg.via = via
+                if via != "mqtt":
+                    bg.online = True  # on MQTT, the board's own retained status says it
+            verdict = self.tracker.accept(msg)
+            for note in verdict.notes:
+                log.info("%s", note)
+            self._health_dirty = True
+            if verdict.new and (msg.reliable or msg.kind == "gap"):
+                if verdict.reboot_lost:
+                    self._journal_reboot_loss(bg, verdict)
+                out = bg.session.record(msg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
+                self.tracker.processed(msg)
+                self._ack(bg, force=False)
+                self._publish_board(bg, out)
+                if out.message and msg.kind != "hello":
+                    log.info("%s [%d] %s: %s", msg.board, out.n, msg.kind, out.message)
+            elif verdict.status != "new":
+                self._ack(bg, force=True)  # it resends because our ack got lost: say it again
+            else:
+                self._publish_board(bg)  # a heartbeat or reply: the link view may have changed
+            if verdict.should_ping and self.clock() - bg.pinged >= PING_EVERY:
+                bg.pinged = self.clock()
+                send({"c": "ping"})
+
+    def _journal_reboot_loss(self, bg: BoardGame, v: Verdict) -> None:
+        """Events of the board's previous boot that never arrived: lost evidence, journaled as a gap."""
+        assert v.reboot is not None
+        first, last = v.reboot_lost[0][0], v.reboot_lost[-1][1]
+        fields = {"first": first, "last": last, "lost": last - first + 1, "reboot_lost": True}
+        out = bg.session.record(bg.board, v.reboot[0], last, "gap", fields)
+        self._publish_board(bg, out)
+
+    def _ack(self, bg: BoardGame, force: bool) -> None:
+        ack = self.tracker.ack_for(bg.board)
+        if ack is None or bg.send is None or (ack == bg.acked and not force):
+            return
+        bg.acked = ack
+        try:
+            bg.send(protocol.ack_command(*ack))
+        except (OSError, ValueError) as e:  # the link is down: the board resends, we ack then
+            log.debug("board %s: ack not sent: %s", bg.board, e)
+
+    def board_state(self, board: str, online: bool) -> None:
+        """The board's retained MQTT status, or its serial port going up or down."""
+        with self.lock:
+            bg = self.game(board)
+            if bg.online != online:
+                bg.online = online
+                log.info("board %s: %s", board, "online" if online else "offline")
+                self._publish_board(bg)
+
+    def link_state(self, kind: str, name: str, connected: bool, reason: str) -> None:
+        with self.lock:
+            self.links[f"{kind} {name}"] = {"connected": connected, "reason": reason, "at": _now()}
+            self._health_dirty = True
+            if kind == "serial":
+                for bg in self.games.values():
+                    if bg.via == f"serial {name}" and bg.online != connected:
+                        bg.online = connected
+                        self._publish_board(bg)
+            elif kind == "mqtt" and connected:
+                for bg in self.games.values():  # a broker that restarted without persistence lost the retained docs
+                    self._publish_board(bg)
+
+    # ---------------------------------------------------------------- manual entries
+
+    def submit(self, board: str, text: str, source: str = "manual") -> Outcome:
+        """A manual entry for the board's game: journaled, judged, published. Refused entries are journaled too."""
+        with self.lock:
+            bg = self.game(board)
+            out = bg.session.submit(text, "sensor" if source == "sensor" else "manual")
+            if out.n:
+                self.inputs["accepted" if out.accepted else "refused"] += 1
+                self._health_dirty = True
+            self._publish_board(bg, out)
+            return out
+
+    def mqtt_input(self, board: str, payload: bytes) -> dict[str, Any]:
+        """A request on flickboard/<board>/input (docs/mqtt.md); the answer goes to flickboard/<board>/result."""
+        result = self._input(board, payload)
+        result["board"] = board
+        if self.publish is not None:
+            self.publish(f"flickboard/{board}/result", json.dumps(result).encode(), 1, False)
+        return result
+
+    def _input(self, board: str, payload: bytes) -> dict[str, Any]:
+        def invalid(reason: str, rid: object = None) -> dict[str, Any]:
+            with self.lock:
+                self.inputs["invalid"] += 1
+                self.recent.append(
+                    {"at": _now(), "source": f"mqtt flickboard/{board}/input", "code": "input", "reason": reason}
+                )
+                self._health_dirty = True
+            log.warning("board %s: input refused: %s", board, reason)
+            return {"id": rid, "ok": False, "entry": None, "message": reason}
+
+        if self.boards is not None and board not in self.boards:
+            return invalid(f"board {board!r} is not in this bridge's list of boards")
+        if len(payload) > MAX_INPUT:
+            return invalid(f"request of {len(payload)} bytes, longer than {MAX_INPUT}")
+        try:
+            req = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return invalid('not a JSON object: send {"line": "..."} or {"new": {...}}')
+        if not isinstance(req, dict):
+            return invalid('not a JSON object: send {"line": "..."} or {"new": {...}}')
+        rid = req.get("id")
+        if (
+            rid is not None
+            and not (isinstance(rid, str) and len(rid) <= 64)
+            and not (isinstance(rid, int) and not isinstance(rid, bool))
+        ):
+            return invalid('"id" must be a string of up to 64 characters or an integer')
+        unknown = sorted(set(req) - {"id", "line", "new"})
+        if unknown:
+            return invalid(f"unknown key {unknown[0][:20]!r} (known: id, line, new)", rid)
+        if ("line" in req) == ("new" in req):
+            return invalid('give exactly one of "line" or "new"', rid)
+        if "line" in req:
+            line = req["line"]
+            if not isinstance(line, str) or not line.strip():
+                return invalid('"line" must be a non-empty string', rid)
+            if len(line) > MAX_LINE or "\n" in line or "\r" in line:
+                return invalid(f'"line" must be one line of at most {MAX_LINE} characters', rid)
+            out = self.submit(board, line)
+            if out.n == 0:
+                return invalid("a comment or a blank line is not an entry", rid)
+            return {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
+        new = req["new"]
+        if not isinstance(new, dict) or set(new) - {"rules", "players", "match"}:
+            return invalid('"new" is an object with "rules", "players" and optionally "match"', rid)
+        rules, players, match = new.get("rules", self.setup.rules), new.get("players"), new.get("match")
+        if (
+            not isinstance(rules, str)
+            or not isinstance(players, list)
+            or not all(isinstance(p, str) for p in players)
+            or (match is not None and not isinstance(match, str))
+        ):
+            return invalid('"new": rules and match are strings, players a list of names', rid)
+        try:
+            bg = self.new_game(board, rules, players, match)
+        except BridgeError as e:
+            return invalid(str(e), rid)
+        return {"id": rid, "ok": True, "entry": 0, "message": f"new match: {bg.session.journal.path}"}
+
+    # ---------------------------------------------------------------- output
+
+    def link_view(self, board: str) -> dict[str, Any]:
+        bg = self.games[board]
+        st = self.tracker.status()["boards"].get(board)
+        view: dict[str, Any] = {"online": bg.online, "via": bg.via}
+        if st is not None:
+            view.update(
+                boot=st["boot"],
+                processed=st["processed"],
+                high_water=st["high_water"],
+                in_sync=st["processed"] >= st["high_water"] and not st["missing"],
+                missing=st["missing"],
+            )
+        return view
+
+    def scoreboard(self, board: str) -> dict[str, Any]:
+        with self.lock:
+            bg = self.game(board)
+            return scoreboard_doc(board, bg.session, self.link_view(board), _now())
+
+    def _publish_board(self, bg: BoardGame, out: Outcome | None = None) -> None:
+        if self.publish is None:
+            return
+        doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now())
+        self.publish(f"flickboard/{bg.board}/scoreboard", json.dumps(doc).encode(), 1, True)
+        if out is not None and out.accepted:
+            for m in moments(bg.board, bg.session.game, out):
+                self.publish(f"flickboard/{bg.board}/events", json.dumps(m).encode(), 1, False)
+
+    def health(self) -> dict[str, Any]:
+        with self.lock:
+            links = {name: dict(v) for name, v in self.links.items()}
+            for name, counters in self.link_counters.items():
+                links.setdefault(name, {}).update(counters())
+            return {
+                "format": HEALTH_FORMAT,
+                "version": 1,
+                "updated": _now(),
+                "started": self.started,
+                "protocol": self.tracker.status(),
+                "inputs": dict(self.inputs),
+                "recent_errors": list(self.recent),
+                "links": links,
+                "boards": {
+                    b: {
+                        "journal": bg.session.journal.path,
+                        "entries": len(bg.session.journal.records),
+                        "needs_review": bool(bg.session.fold.review),
+                        "online": bg.online,
+                        "via": bg.via,
+                    }
+                    for b, bg in sorted(self.games.items())
+                },
+            }
+
+    def tick(self) -> None:
+        """Call a few times a second: publishes the health document when something changed."""
+        if self.publish is None or not self._health_dirty:
+            return
+        with self.lock:
+            self._health_dirty = False
+            doc = self.health()
+        self.publish(HEALTH_TOPIC, json.dumps(doc).encode(), 1, True)

@@ -1,0 +1,312 @@
+"""`flickboard bridge`, `flickboard enter` and `flickboard scoreboard`: the bridge process, a manual entry sent
+to a running bridge over MQTT, and a terminal view of a board's retained scoreboard."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from . import protocol
+from .bridge import Bridge, BridgeError, GameSetup
+from .config import SYSTEM_CA, BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
+from .links import LinkState, MqttLink, NoBoardFound, SerialLink
+from .scoreboard import final_line, text_view
+
+log = logging.getLogger("flickboard.bridge")
+
+
+class CommandError(Exception):
+    """One line for the user."""
+
+
+def _config(args: Any) -> BridgeConfig:
+    cli = {
+        "mqtt": args.mqtt,
+        "serial": args.serial or None,
+        "boards": args.boards,
+        "ca_file": args.ca_file,
+        "client_id": args.client_id,
+        "log_level": args.log_level,
+        "journals": args.journals,
+        "rules": args.rules,
+        "players": args.players,
+        "match": args.match,
+    }
+    try:
+        return load_config(args.config, cli=cli)
+    except ConfigError as e:
+        raise CommandError(str(e)) from None
+
+
+def run_bridge(args: Any, out: TextIO) -> int:
+    cfg = _config(args)
+    logging.basicConfig(
+        level=cfg.log_level, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr, force=True
+    )
+    if cfg.mqtt is None and not cfg.serial:
+        raise CommandError("give a board link: --serial PORT (or auto) and/or --mqtt URL (see: flickboard bridge -h)")
+    holder: dict[str, MqttLink] = {}
+
+    def publish(topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        link = holder.get("mqtt")
+        if link is not None:
+            link.publish(topic, payload, qos=qos, retain=retain)
+
+    try:
+        bridge = Bridge(cfg.journals, GameSetup(cfg.rules, cfg.players, cfg.match), cfg.boards, publish)
+    except BridgeError as e:
+        raise CommandError(str(e)) from None
+
+    def on_state(s: LinkState) -> None:
+        bridge.link_state(s.link, s.name, s.connected, s.reason)
+
+    serial_links: list[SerialLink] = []
+    for port in cfg.serial:
+        link = _serial_link(bridge, port, on_state)
+        try:
+            link.start()
+        except NoBoardFound as e:
+            if cfg.mqtt is None and len(cfg.serial) == 1:
+                raise CommandError(str(e)) from None
+            log.warning("serial auto: %s; going on without it", e)
+            continue
+        serial_links.append(link)
+        bridge.link_counters[f"serial {port}"] = _serial_counters(link)
+    if cfg.mqtt is not None:
+        try:
+            m = MqttLink(
+                cfg.mqtt,
+                cfg.client_id,
+                cfg.boards,
+                bridge.mqtt_payload,
+                ca_file=cfg.ca_file,
+                on_state=on_state,
+                on_board=bridge.board_state,
+                on_input=bridge.mqtt_input,
+                keepalive=cfg.keepalive,
+            )
+        except (ValueError, OSError) as e:
+            raise CommandError(f"MQTT {cfg.mqtt}: {e}") from None
+        holder["mqtt"] = m
+        bridge.mqtt_send = m.send_command
+        bridge.link_counters[f"mqtt {cfg.mqtt}"] = lambda: {"payloads": m.payloads, "ignored": m.ignored}
+        m.start()
+
+    links = [f"serial {p}" for p in cfg.serial] + ([f"mqtt {cfg.mqtt}"] if cfg.mqtt else [])
+    print(f"flickboard bridge: {', '.join(links)}; journals in {cfg.journals}/", file=out, flush=True)
+    for b, bg in sorted(bridge.games.items()):
+        print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
+    print("  type an entry for the board's game, or 'board ID' to switch boards; Ctrl-C stops", file=out, flush=True)
+
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    if args.stdin or sys.stdin.isatty():
+        threading.Thread(target=_read_entries, args=(bridge, out, stop), daemon=True).start()
+    try:
+        while not stop.wait(0.25):
+            bridge.tick()
+    finally:
+        for link in serial_links:
+            link.stop()
+        if "mqtt" in holder:
+            bridge.tick()
+            holder["mqtt"].stop()
+        bridge.close()
+    print("flickboard bridge: stopped", file=out, flush=True)
+    return 0
+
+
+def _serial_link(bridge: Bridge, port: str, on_state: Callable[[LinkState], None]) -> SerialLink:
+    box: list[SerialLink] = []
+
+    def on_line(device: str, line: str) -> None:
+        bridge.serial_line(device, line, box[0].send)
+
+    link = SerialLink(port, on_line, on_state=on_state, ping_line=lambda: protocol.encode_command({"c": "ping"}))
+    box.append(link)
+    return link
+
+
+def _serial_counters(link: SerialLink) -> Callable[[], dict[str, int]]:
+    return lambda: {
+        "lines": link.lines,
+        "noise": link.noise,
+        "oversize": link.oversize,
+        "opens": link.opens,
+        "failures": link.failures,
+    }
+
+
+def _read_entries(bridge: Bridge, out: TextIO, stop: threading.Event) -> None:
+    """Manual entries typed at the bridge's terminal, for one board at a time."""
+    board = next(iter(sorted(bridge.games)), None)
+    for raw in sys.stdin:
+        line = raw.strip()
+        if not line:
+            continue
+        words = line.split()
+        if words[0] == "board" and len(words) == 2:
+            board = words[1]
+            print(f"entries now go to board {board}", file=out, flush=True)
+            continue
+        if board is None:
+            print("no board yet: type 'board ID' first", file=out, flush=True)
+            continue
+        try:
+            res = bridge.mqtt_input(board, json.dumps({"line": line}).encode())
+        except BridgeError as e:
+            print(f"refused: {e}", file=out, flush=True)
+            continue
+        mark = f"[{res['entry']}] " if res.get("entry") else ""
+        print(f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}", file=out, flush=True)
+    stop.set()
+
+
+# ---------------------------------------------------------------- a one-shot MQTT client
+
+
+class _Client:
+    """A short-lived MQTT client for `enter` and `scoreboard`: connect, subscribe, wait for messages."""
+
+    def __init__(self, url: MqttUrl, ca_file: str | None, topics: list[str]) -> None:
+        self.messages: list[tuple[str, bytes]] = []
+        self.cond = threading.Condition()
+        self.error: str | None = None
+        self.subscribed = threading.Event()
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"flickboard-cli-{uuid.uuid4().hex[:8]}")
+        if url.username is not None:
+            c.username_pw_set(url.username, url.password)
+        if url.tls:
+            c.tls_set(ca_certs=None if ca_file in (None, SYSTEM_CA) else ca_file)
+
+        def on_connect(cl: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
+            if rc.is_failure:
+                self.error = f"the broker refused the connection: {rc}"
+                self.subscribed.set()
+                return
+            cl.subscribe([(t, 1) for t in topics])
+
+        def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+            with self.cond:
+                self.messages.append((msg.topic, bytes(msg.payload)))
+                self.cond.notify_all()
+
+        c.on_connect = on_connect
+        c.on_subscribe = lambda *_: self.subscribed.set()
+        c.on_message = on_message
+        self.client = c
+        self.url = url
+
+    def __enter__(self) -> _Client:
+        try:
+            self.client.connect(self.url.host, self.url.port, keepalive=30)
+        except OSError as e:
+            raise CommandError(f"cannot reach the broker {self.url}: {e.strerror or e}") from None
+        self.client.loop_start()
+        if not self.subscribed.wait(10) or self.error:
+            self.client.loop_stop()
+            raise CommandError(self.error or f"the broker {self.url} did not answer within 10 s")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(Exception):
+            self.client.disconnect()
+        self.client.loop_stop()
+
+    def wait_for(self, pred: Callable[[str, bytes], bool], timeout: float) -> tuple[str, bytes] | None:
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for m in self.messages:
+                    if pred(*m):
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+
+def _url(args: Any) -> MqttUrl:
+    try:
+        return parse_mqtt_url(args.mqtt, "--mqtt")
+    except ConfigError as e:
+        raise CommandError(str(e)) from None
+
+
+def run_enter(args: Any, out: TextIO) -> int:
+    """Send one manual entry (or a new match) to a running bridge and print its answer."""
+    url = _url(args)
+    rid = uuid.uuid4().hex[:12]
+    if args.new:
+        if not args.players:
+            raise CommandError("--new needs --players (and optionally --rules, --match)")
+        req: dict[str, Any] = {"id": rid, "new": {"rules": args.rules, "players": args.players}}
+        if args.match:
+            req["new"]["match"] = args.match
+    else:
+        line = " ".join(args.line).strip()
+        if not line:
+            raise CommandError("give the entry to send, e.g. flickboard enter --board sim1 hit")
+        req = {"id": rid, "line": line}
+    result_topic = f"flickboard/{args.board}/result"
+    with _Client(url, args.ca_file, [result_topic]) as c:
+        c.client.publish(f"flickboard/{args.board}/input", json.dumps(req), qos=1)
+
+        def mine(_t: str, payload: bytes) -> bool:
+            with contextlib.suppress(ValueError):
+                doc = json.loads(payload)
+                return isinstance(doc, dict) and doc.get("id") == rid
+            return False
+
+        got = c.wait_for(mine, args.timeout)
+    if got is None:
+        raise CommandError(f"no answer from a bridge for board {args.board} within {args.timeout:g} s: is it running?")
+    res = json.loads(got[1])
+    mark = f"[{res['entry']}] " if res.get("entry") else ""
+    print(f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}", file=out)
+    return 0 if res["ok"] else 1
+
+
+def _newer_than(c: _Client, seen: int) -> Callable[[str, bytes], bool]:
+    return lambda _t, _p: len(c.messages) > seen
+
+
+def run_scoreboard(args: Any, out: TextIO) -> int:
+    """Print the board's retained scoreboard, then (unless --once) every update until Ctrl-C."""
+    url = _url(args)
+    topic = f"flickboard/{args.board}/scoreboard"
+    seen = 0
+    with _Client(url, args.ca_file, [topic]) as c:
+        while True:
+            got = c.wait_for(_newer_than(c, seen), args.timeout if args.once else 3600)
+            if got is None:
+                if args.once:
+                    raise CommandError(f"no scoreboard for board {args.board} on {url} (is a bridge following it?)")
+                continue
+            with c.cond:
+                payload = c.messages[-1][1]
+                seen = len(c.messages)
+            try:
+                doc = json.loads(payload)
+                view = text_view(doc)
+            except (ValueError, KeyError, TypeError):
+                print("(a scoreboard message this version cannot read)", file=out, flush=True)
+                continue
+            if out.isatty() and not args.once:
+                out.write("\x1b[H\x1b[2J")
+            print(view, file=out, flush=True)
+            if args.once:
+                print(final_line(doc), file=out)
+                return 0

@@ -1,0 +1,120 @@
+"""What the bridge publishes for displays (docs/mqtt.md): the retained scoreboard document of one board and the
+scoring moments of its events stream, plus a compact text view of a scoreboard document for terminals.
+
+Pure functions of a session; the bridge owns the broker connection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.pichenotte import Pichenotte
+
+from . import render
+from .evidence import open_checks
+from .session import Outcome, Session
+
+SCOREBOARD_FORMAT = "flickboard-scoreboard"
+SCOREBOARD_VERSION = 1
+MOMENTS_FORMAT = "flickboard-moment"
+
+
+def open_shot(session: Session) -> dict[str, Any] | None:
+    st = session.state
+    g = st.game
+    if g is None or g.shot is None or g.points is not None:
+        return None
+    s = g.shot
+    setup = session.game.setup
+    return {
+        "number": s.number,
+        "player": setup.players[s.seat],
+        "side": setup.sides[setup.side_of(s.seat)],
+        "kind": s.kind,
+        "contact": s.contact,
+        "zone": s.zone,
+        "facts": [f for f, _ in s.facts],
+        "ending": s.ending,
+    }
+
+
+def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: str) -> dict[str, Any]:
+    """The retained `flickboard/<board>/scoreboard` document, version 1 (docs/mqtt.md)."""
+    fold = session.fold
+    g = fold.state.game
+    checks: list[str] = []
+    if g is not None and g.shot is not None and g.points is None:
+        checks = open_checks(session.game, g.shot, fold.evidence)
+    review = [{"entry": n, "text": t} for n, t in fold.review]
+    return {
+        "format": SCOREBOARD_FORMAT,
+        "version": SCOREBOARD_VERSION,
+        "board": board,
+        "updated": updated,
+        "journal": session.journal.path,
+        "entries": len(session.journal.records),
+        "score": session.summary(),
+        "open_shot": open_shot(session),
+        "declared": fold.declared,
+        "needs_review": bool(review),
+        "review": review,
+        "waiting": {"entry": fold.waiting[0], "text": fold.waiting[1]} if fold.waiting else None,
+        "checks": checks,
+        "queued": len(fold.queue),
+        "notes": [{"entry": n, "text": t} for n, t in fold.notes],
+        "sensor_events": fold.sensor_events,
+        "board_link": link,
+    }
+
+
+def moments(board: str, game: Pichenotte, outcome: Outcome) -> list[dict[str, Any]]:
+    """The scoring moments of one accepted entry, for `flickboard/<board>/events`: engine effects with side and
+    player names instead of numbers, and the sensor side's own moments (ditch-pass, edge, review)."""
+    setup = game.setup
+    out = []
+    for fx in outcome.effects:
+        m: dict[str, Any] = {"format": MOMENTS_FORMAT, "board": board, "entry": outcome.n}
+        for k, v in fx.items():
+            if k in ("side", "winner") and isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2:
+                m[k] = setup.sides[v]
+            elif k == "seat" and isinstance(v, int) and 0 <= v < len(setup.players):
+                m["player"] = setup.players[v]
+            else:
+                m[k] = v
+        out.append(m)
+    return out
+
+
+def text_view(doc: dict[str, Any]) -> str:
+    """A terminal view of a scoreboard document: the scoreboard, then the sensor side's state."""
+    lines = [f"board {doc['board']} · " + _link_text(doc.get("board_link") or {}), render.scoreboard(doc["score"])]
+    shot = doc.get("open_shot")
+    if shot:
+        facts = " ".join(shot["facts"]) or "-"
+        lines.append(f"  shot {shot['number']} open: {shot['player']} ({shot['kind']}), so far: {facts}")
+    if doc.get("declared"):
+        lines.append("  a twenty is declared for the next shot")
+    for r in doc.get("review", []):
+        lines.append(f"  NEEDS REVIEW [{r['entry']}]: {r['text']}")
+    if doc.get("waiting"):
+        w = doc["waiting"]
+        lines.append(f"  waiting [{w['entry']}]: {w['text']}" + (f" ({doc['queued']} queued)" if doc["queued"] else ""))
+    return "\n".join(lines)
+
+
+def _link_text(link: dict[str, Any]) -> str:
+    online = link.get("online")
+    state = "online" if online else ("offline" if online is False else "not seen yet")
+    via = f" via {link['via']}" if link.get("via") else ""
+    return f"{state}{via}"
+
+
+def final_line(doc: dict[str, Any]) -> str:
+    """`Ana 115 - Ben 65 (Ana wins the match)`, from the totals of a scoreboard document."""
+    score = doc["score"]
+    sides = [s["name"] for s in score["sides"]]
+    totals = score["totals"]
+    text = f"{sides[0]} {totals[0]} - {sides[1]} {totals[1]}"
+    if score["over"]:
+        text += f" ({score['winner']} wins the match)" if score["winner"] else " (match over)"
+    return text

@@ -1,0 +1,214 @@
+"""The bridge core (host/bridge.py) in-process: board lines built by the firmware's own encoder (firmware/fb/proto.py)
+and manual entries in, journal + acks + retained scoreboard + moments out. The links and the broker are proven
+end to end in tests/test_bridge_e2e.py; here every branch is driven directly."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from host import journal
+from host.bridge import HEALTH_TOPIC, Bridge, BridgeError, GameSetup
+from host.protocol import decode_line
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "firmware"))
+from fb import proto  # noqa: E402
+
+
+class Board:
+    """A board's side of the wire: the firmware encoder, and the commands the bridge sends back."""
+
+    def __init__(self, bridge: Bridge, board: str = "t1", boot: int = 7) -> None:
+        self.bridge = bridge
+        self.enc = proto.Encoder(board, boot, 0)
+        self.sent: list[dict[str, Any]] = []
+        self.lines: list[str] = []
+
+    def send(self, line: str) -> None:
+        body = line.strip().split("|")[1]
+        self.sent.append(json.loads(body))
+
+    def feed(self, line: str) -> None:
+        self.lines.append(line)
+        self.bridge.serial_line("/dev/ttyX", line, self.send)
+
+    def hello(self) -> None:
+        self.feed(self.enc.hello(0, "1.0", "pico_w", [{"name": "hole", "kind": "beam"}], "power"))
+
+    def ev(self, kind: str, sensor: str, **fields: int) -> str:
+        line = self.enc.event(kind, sensor, 1000 * self.enc.seq, fields)
+        self.feed(line)
+        return line
+
+    def acks(self) -> list[int]:
+        return [c["s"] for c in self.sent if c["c"] == "ack"]
+
+
+class Bus:
+    def __init__(self) -> None:
+        self.msgs: list[tuple[str, Any, int, bool]] = []
+
+    def __call__(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        self.msgs.append((topic, json.loads(payload), qos, retain))
+
+    def last(self, topic: str) -> Any:
+        return [m for t, m, _, _ in self.msgs if t == topic][-1]
+
+    def all(self, topic: str) -> list[Any]:
+        return [m for t, m, _, _ in self.msgs if t == topic]
+
+
+def make(tmp_path: Path, boards: tuple[str, ...] | None = None) -> tuple[Bridge, Bus]:
+    bus = Bus()
+    return Bridge(tmp_path / "journals", GameSetup("tournament-2019", ("Ana", "Ben")), boards, bus), bus
+
+
+def test_events_are_journaled_then_acked_and_the_scoreboard_follows(tmp_path: Path) -> None:
+    bridge, bus = make(tmp_path)
+    b = Board(bridge)
+    b.hello()
+    b.ev("shot_start", "baseline", q=1, seg=1)
+    b.ev("pass", "hole", dur_us=900)
+    assert b.acks() == [1, 2, 3]  # one cumulative ack per event, each after the journal append
+    path = bridge.games["t1"].session.journal.path
+    recs = journal.read(path).records
+    assert [(r["src"], r["m"], r["s"]) for r in recs] == [
+        ("board", "hello", 1),
+        ("board", "shot_start", 2),
+        ("board", "pass", 3),
+    ]
+    doc = bus.last("flickboard/t1/scoreboard")
+    assert doc["format"] == "flickboard-scoreboard" and doc["version"] == 1
+    assert doc["score"]["current"]["provisional_twenties"] == [{"entry": 3, "side": "Ana"}]
+    assert doc["open_shot"]["player"] == "Ana" and doc["board_link"]["online"] is True
+    assert doc["board_link"]["in_sync"] and doc["board_link"]["processed"] == 3
+    moments = bus.all("flickboard/t1/events")
+    assert [m["type"] for m in moments] == ["shot", "twenty"] and moments[1]["side"] == "Ana"
+    assert moments[1]["provisional"] is True and moments[1]["entry"] == 3
+    # retained scoreboard, non-retained moments
+    assert all(r for t, _, _, r in bus.msgs if t.endswith("/scoreboard"))
+    assert not any(r for t, _, _, r in bus.msgs if t.endswith("/events"))
+
+
+def test_duplicates_are_dropped_and_acked_again(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path)
+    b = Board(bridge)
+    b.hello()
+    line = b.ev("shot_start", "baseline", q=1, seg=1)
+    b.ev("pass", "hole", dur_us=900)
+    b.feed(line)  # resent: our ack got lost
+    assert b.acks() == [1, 2, 3, 3]
+    assert len(bridge.games["t1"].session.journal.records) == 3
+    assert bridge.tracker.counters.duplicates == 1
+
+
+def test_a_restarted_bridge_counts_nothing_twice(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path)
+    b = Board(bridge)
+    b.hello()
+    b.ev("shot_start", "baseline", q=1, seg=1)
+    b.ev("pass", "hole", dur_us=900)
+    before = bridge.scoreboard("t1")["score"]
+    bridge.close()
+    again, _ = make(tmp_path)  # as after kill -9: the journal is the truth
+    b.bridge = again
+    for line in b.lines[1:]:  # the board resends what it thinks is unacked
+        b.feed(line)
+    assert len(again.games["t1"].session.journal.records) == 3
+    assert again.scoreboard("t1")["score"] == before
+    assert b.acks()[-1] == 3
+    b.ev("shot_start", "baseline", q=3, seg=9)  # and carries on where it was
+    assert again.scoreboard("t1")["score"]["current"]["to_shoot"] == "Ben"
+
+
+def test_bad_lines_are_counted_with_a_reason_and_change_nothing(tmp_path: Path) -> None:
+    bridge, bus = make(tmp_path, boards=("t1",))
+    b = Board(bridge)
+    b.hello()
+    before = bridge.scoreboard("t1")["score"]
+    good = b.enc.event("pass", "hole", 5, {"dur_us": 900})
+    b.feed(good[:-3] + "000")  # CRC garbled
+    b.feed('FB1|{"v":1,')  # half a line
+    b.feed("FB2|{}|00000000")  # another protocol version
+    b.feed(proto.Encoder("stranger", 1, 0).hello(0, "1", "p", [], "power"))  # not in this bridge's list
+    b.feed(proto.frame('{"v":1,"b":"t1","bt":7,"s":9,"t":0,"m":"teleport"}'))
+    assert bridge.scoreboard("t1")["score"] == before
+    errors = bridge.health()["protocol"]["counters"]["errors"]
+    assert errors == {"crc": 1, "frame": 1, "version": 1, "board": 1, "unknown": 1}
+    reasons = [e["reason"] for e in bridge.health()["recent_errors"]]
+    assert any("CRC mismatch" in r for r in reasons) and any("not in this bridge's list" in r for r in reasons)
+    assert len(bridge.games["t1"].session.journal.records) == 1 and "stranger" not in bridge.games
+    bridge.tick()
+    assert bus.last(HEALTH_TOPIC)["protocol"]["counters"]["errors"]["crc"] == 1
+
+
+def test_manual_entries_over_the_input_topic(tmp_path: Path) -> None:
+    bridge, bus = make(tmp_path)
+    ok = bridge.mqtt_input("t1", json.dumps({"id": "a", "line": "shot zone"}).encode())
+    assert ok == {"id": "a", "ok": True, "entry": 1, "message": ok["message"], "board": "t1"}
+    assert bus.last("flickboard/t1/result")["id"] == "a"
+    illegal = bridge.mqtt_input("t1", json.dumps({"id": 2, "line": "shot Ana hit"}).encode())
+    assert not illegal["ok"] and illegal["entry"] == 2 and "Ben's shot" in illegal["message"]
+    before = bridge.scoreboard("t1")["score"]
+    for bad, why in [
+        (b"not json", "not a JSON object"),
+        (b"[1]", "not a JSON object"),
+        (json.dumps({"line": "x" * 300}).encode(), "at most 200"),
+        (json.dumps({"line": "hit", "new": {}}).encode(), "exactly one"),
+        (json.dumps({"lines": "hit"}).encode(), "unknown key"),
+        (json.dumps({"line": 5}).encode(), "non-empty string"),
+        (b"{" * 5000, "longer than"),
+    ]:
+        res = bridge.mqtt_input("t1", bad)
+        assert not res["ok"] and why in res["message"], (bad[:30], res)
+    after = bridge.scoreboard("t1")
+    assert after["score"]["current"] == before["current"] and after["score"]["rejected_inputs"] == 1
+    assert bridge.inputs == {"accepted": 1, "refused": 1, "invalid": 7}
+
+
+def test_a_new_match_starts_a_new_journal_and_keeps_delivery(tmp_path: Path) -> None:
+    bridge, bus = make(tmp_path)
+    b = Board(bridge)
+    b.hello()
+    first = bridge.games["t1"].session.journal.path
+    res = bridge.mqtt_input("t1", json.dumps({"new": {"rules": "beginner", "players": ["Cy", "Di"]}}).encode())
+    assert res["ok"], res
+    assert bridge.games["t1"].session.journal.path != first
+    assert bus.last("flickboard/t1/scoreboard")["score"]["rules"] == "beginner"
+    b.ev("shot_start", "baseline", q=1, seg=1)
+    assert bridge.tracker.counters.gaps == 0 and b.acks()[-1] == 2
+    bridge.close()
+    again, _ = make(tmp_path)
+    assert again.games == {} and again.game("t1").session.journal.path != first
+    assert again.tracker.ack_for("t1") == (7, 2)  # the delivery baseline came from the new journal's set-up
+    bad = again.mqtt_input("t1", json.dumps({"new": {"rules": "nope", "players": ["A", "B"]}}).encode())
+    assert not bad["ok"] and "nope" in bad["message"]
+
+
+def test_a_board_reboot_with_lost_events_holds_the_game_for_review(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path)
+    b = Board(bridge)
+    b.hello()
+    b.ev("shot_start", "baseline", q=1, seg=1)
+    b.enc.event("pass", "hole", 5, {"dur_us": 900})  # seq 3 never arrives
+    b.feed(b.enc.event("pass", "hole", 6, {"dur_us": 900}))  # seq 4 does: 3 is missing, the bridge pings
+    assert {"c": "ping"} in b.sent
+    b.enc = proto.Encoder("t1", 8, 0)  # the board restarts before resending
+    b.hello()
+    doc = bridge.scoreboard("t1")
+    assert doc["needs_review"] and "lost events 3..3" in doc["review"][0]["text"]
+
+
+def test_a_bad_setup_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(BridgeError, match="cannot set up a game"):
+        Bridge(tmp_path, GameSetup("tournament-2019", ("Solo",)))
+
+
+def test_decoded_lines_match_the_vectors_host_decoder() -> None:
+    line = proto.Encoder("t1", 1, 0).event("pass", "hole", 5, {"dur_us": 900})
+    assert decode_line(line).fields == {"n": "hole", "dur_us": 900}
