@@ -1,6 +1,10 @@
 """A random but legal Pichenotte match, as a transcript: for bench tests and the simulated board
 (`flickboard sim --random-game --seed N`). The same seed gives the same match. The engine stays pure: the
 randomness lives here, and every line is checked by the engine before it is kept.
+
+With `sensor_exact=True` every shot's hole and baseline facts are also exactly the ones the bridge makes of the
+sensor events they cause (host/board_scenario.py `evidence_exact`), so the game played on the simulated board,
+with the other facts typed by hand, gives the same transcript.
 """
 
 from __future__ import annotations
@@ -8,7 +12,10 @@ from __future__ import annotations
 import random
 
 from rules.pichenotte import Illegal, NotationError, Pichenotte, State
+from rules.pichenotte.engine import Shot
 from rules.transcript import format_header
+
+from .board_scenario import evidence_exact
 
 
 def _shot_line(rng: random.Random, game: Pichenotte, state: State) -> list[str]:
@@ -57,8 +64,9 @@ def random_match(
     players: list[str] | None = None,
     match: str | None = "games:1",
     max_inputs: int = 5000,
+    sensor_exact: bool = False,
 ) -> str:
-    """The transcript of a whole random match (default: one game)."""
+    """The transcript of a whole random match (default: one game); `sensor_exact`: see the module docstring."""
     rng = random.Random(seed)
     game = Pichenotte.create(rules, players or ["North", "South"], match=match)
     state = game.start()
@@ -75,6 +83,13 @@ def random_match(
         for text in candidates:
             line = game.parse(text)
             assert line is not None
+            if (
+                sensor_exact
+                and isinstance(line, Shot)
+                and state.shootout is None  # shoot-out shots are entered by hand
+                and not evidence_exact(game, state, line)
+            ):
+                continue
             try:
                 state = game.apply(state, line).state  # type: ignore[arg-type]
             except (Illegal, NotationError):
