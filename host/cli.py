@@ -470,6 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--random-game", action="store_true", help="play a random legal game (see --seed, --rules)")
     sm.add_argument("--seed", type=int, default=1, help="seed of --random-game (the same seed, the same game)")
     sm.add_argument("--rules", default="tournament-2019", help="rule set of --random-game")
+    sm.add_argument("--sensor-exact", action="store_true", help="random game: sensor facts as the bridge makes them")
     sm.add_argument("--board", default="sim1", help="the board id on the wire (default: sim1)")
     sm.add_argument("--pty", action="store_true", help="speak behind a pseudo-terminal a bridge can open")
     sm.add_argument("--mqtt", metavar="URL", help="also publish to this broker (mqtt://host:port), in real time")

@@ -48,7 +48,7 @@ def build_scenario(args: Any) -> tuple[dict[str, Any], str | None]:
     """(scenario, transcript text or None) from the command-line choice; a game gets hold points with --control."""
     holds = bool(args.control)
     if args.random_game:
-        text = random_match(args.seed, args.rules)
+        text = random_match(args.seed, args.rules, sensor_exact=args.sensor_exact)
         return from_transcript(parse_transcript(text), board_id=args.board, holds=holds), text
     if not args.source:
         raise SimError("give a scenario (.json) or a transcript, or --random-game --seed N")
