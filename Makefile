@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.flickboard-installed
 SYSTEM_PACKAGES := mosquitto mosquitto-clients
 SYSTEM_COMMANDS := mosquitto
 
-.PHONY: help setup system demo test unit lint typecheck clean stubs fwcheck firmware flash board-tools
+.PHONY: help setup system demo demo-live test unit lint typecheck clean stubs fwcheck firmware flash board-tools
 
 # Board firmware (see docs/firmware.md). BOARD names a profile in hardware/profiles/; PORT is the board's serial port.
 BOARD ?= pico_w
@@ -27,7 +27,7 @@ STUBS_esp32   := micropython-esp32-stubs==$(STUBS_VERSION).*
 BOARD_STAMP   := $(VENV)/.flickboard-board-tools
 
 help:
-	@echo "make demo   replay the bundled sample game and print the scoreboard"
+	@echo "make demo   play one game through the simulated board, the bridge and MQTT, and print the score"
 	@echo "make test   lint, type-check and run every test (installs what it needs)"
 	@echo "make lint | make typecheck | make unit | make clean"
 	@echo "make firmware   compile the board firmware with mpy-cross into $(FW_BUILD)/rp2 and $(FW_BUILD)/esp32"
@@ -65,8 +65,16 @@ system:
 	    { echo "apt-get could not install $(SYSTEM_PACKAGES); see the messages above."; exit 1; }; \
 	fi
 
+# The whole chain: private Mosquitto, the simulated board (real firmware) on a pty, the bridge, a terminal
+# scoreboard and a scripted scorer, one full game. Without Mosquitto (and no root to install it) it runs serial-only.
 demo: setup
-	@$(BIN)/flickboard replay --sample
+	@$(MAKE) --no-print-directory system >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
+	@$(BIN)/flickboard demo
+
+# The same game in real time, for a person to watch.
+demo-live: setup
+	@$(MAKE) --no-print-directory system >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
+	@$(BIN)/flickboard demo --live
 
 lint: setup
 	@echo "==> ruff"

@@ -49,11 +49,26 @@ def _config(args: Any) -> BridgeConfig:
         raise CommandError(str(e)) from None
 
 
-def run_bridge(args: Any, out: TextIO) -> int:
-    cfg = _config(args)
-    logging.basicConfig(
-        level=cfg.log_level, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr, force=True
-    )
+class Running:
+    """A bridge with its links started (`start_bridge`); `stop()` closes the links, then the journals."""
+
+    def __init__(self, bridge: Bridge, serial: list[SerialLink], mqtt_link: MqttLink | None, links: list[str]) -> None:
+        self.bridge = bridge
+        self.serial = serial
+        self.mqtt = mqtt_link
+        self.links = links
+
+    def stop(self) -> None:
+        for link in self.serial:
+            link.stop()
+        if self.mqtt is not None:
+            self.bridge.tick()
+            self.mqtt.stop()
+        self.bridge.close()
+
+
+def start_bridge(cfg: BridgeConfig) -> Running:
+    """The bridge of `cfg` with its serial and MQTT links started. Raises CommandError (one line)."""
     if cfg.mqtt is None and not cfg.serial:
         raise CommandError("give a board link: --serial PORT (or auto) and/or --mqtt URL (see: flickboard bridge -h)")
     holder: dict[str, MqttLink] = {}
@@ -71,21 +86,10 @@ def run_bridge(args: Any, out: TextIO) -> int:
     def on_state(s: LinkState) -> None:
         bridge.link_state(s.link, s.name, s.connected, s.reason)
 
-    serial_links: list[SerialLink] = []
-    for port in cfg.serial:
-        link = _serial_link(bridge, port, on_state)
-        try:
-            link.start()
-        except NoBoardFound as e:
-            if cfg.mqtt is None and len(cfg.serial) == 1:
-                raise CommandError(str(e)) from None
-            log.warning("serial auto: %s; going on without it", e)
-            continue
-        serial_links.append(link)
-        bridge.link_counters[f"serial {port}"] = _serial_counters(link)
+    mqtt_link: MqttLink | None = None
     if cfg.mqtt is not None:
         try:
-            m = MqttLink(
+            mqtt_link = MqttLink(
                 cfg.mqtt,
                 cfg.client_id,
                 cfg.boards,
@@ -97,18 +101,40 @@ def run_bridge(args: Any, out: TextIO) -> int:
                 keepalive=cfg.keepalive,
             )
         except (ValueError, OSError) as e:
+            bridge.close()
             raise CommandError(f"MQTT {cfg.mqtt}: {e}") from None
-        holder["mqtt"] = m
+        m = holder["mqtt"] = mqtt_link
         bridge.mqtt_send = m.send_command
         bridge.link_counters[f"mqtt {cfg.mqtt}"] = lambda: {"payloads": m.payloads, "ignored": m.ignored}
         m.start()
-
+    serial_links: list[SerialLink] = []
+    for port in cfg.serial:
+        link = _serial_link(bridge, port, on_state)
+        try:
+            link.start()
+        except NoBoardFound as e:
+            if cfg.mqtt is None and len(cfg.serial) == 1:
+                bridge.close()
+                raise CommandError(str(e)) from None
+            log.warning("serial auto: %s; going on without it", e)
+            continue
+        serial_links.append(link)
+        bridge.link_counters[f"serial {port}"] = _serial_counters(link)
     links = [f"serial {p}" for p in cfg.serial] + ([f"mqtt {cfg.mqtt}"] if cfg.mqtt else [])
-    print(f"flickboard bridge: {', '.join(links)}; journals in {cfg.journals}/", file=out, flush=True)
+    return Running(bridge, serial_links, mqtt_link, links)
+
+
+def run_bridge(args: Any, out: TextIO) -> int:
+    cfg = _config(args)
+    logging.basicConfig(
+        level=cfg.log_level, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr, force=True
+    )
+    running = start_bridge(cfg)
+    bridge = running.bridge
+    print(f"flickboard bridge: {', '.join(running.links)}; journals in {cfg.journals}/", file=out, flush=True)
     for b, bg in sorted(bridge.games.items()):
         print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
     print("  type an entry for the board's game, or 'board ID' to switch boards; Ctrl-C stops", file=out, flush=True)
-
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -118,12 +144,7 @@ def run_bridge(args: Any, out: TextIO) -> int:
         while not stop.wait(0.25):
             bridge.tick()
     finally:
-        for link in serial_links:
-            link.stop()
-        if "mqtt" in holder:
-            bridge.tick()
-            holder["mqtt"].stop()
-        bridge.close()
+        running.stop()
     print("flickboard bridge: stopped", file=out, flush=True)
     return 0
 
@@ -180,7 +201,14 @@ def _read_entries(bridge: Bridge, out: TextIO, stop: threading.Event) -> None:
 class _Client:
     """A short-lived MQTT client for `enter` and `scoreboard`: connect, subscribe, wait for messages."""
 
-    def __init__(self, url: MqttUrl, ca_file: str | None, topics: list[str]) -> None:
+    def __init__(
+        self,
+        url: MqttUrl,
+        ca_file: str | None,
+        topics: list[str],
+        route: Callable[[str, bytes], bool] | None = None,
+    ) -> None:
+        """`route(topic, payload)`: sees every message first; True means it took it (it is not kept)."""
         self.messages: list[tuple[str, bytes]] = []
         self.cond = threading.Condition()
         self.error: str | None = None
@@ -199,6 +227,8 @@ class _Client:
             cl.subscribe([(t, 1) for t in topics])
 
         def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+            if route is not None and route(msg.topic, bytes(msg.payload)):
+                return
             with self.cond:
                 self.messages.append((msg.topic, bytes(msg.payload)))
                 self.cond.notify_all()

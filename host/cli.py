@@ -175,6 +175,15 @@ def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError(str(e)) from None
 
 
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    from . import demo
+
+    try:
+        return demo.run(args, out)
+    except demo.DemoError as e:
+        raise UserError(f"demo: {e}") from None
+
+
 def _bridge_command(name: str) -> Callable[[argparse.Namespace, TextIO], int]:
     def run(args: argparse.Namespace, out: TextIO) -> int:
         from . import bridge_cli
@@ -514,6 +523,13 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--once", action="store_true", help="print the current scoreboard and exit")
     sb.add_argument("--timeout", type=float, default=5.0, help="with --once: seconds to wait (default 5)")
     sb.set_defaults(func=_bridge_command("run_scoreboard"))
+
+    dm = sub.add_parser("demo", help="play a whole game through the simulated board, the bridge and MQTT")
+    dm.add_argument("--live", action="store_true", help="play in real time, for a person to watch")
+    dm.add_argument("--seed", type=int, help="which random game to play (default: a fixed one)")
+    dm.add_argument("--serial-only", action="store_true", help="leave MQTT out: board -> pty -> bridge")
+    dm.add_argument("--journals", default="journals", help="where the demo's journal goes (default: journals)")
+    dm.set_defaults(func=cmd_demo)
     return p
 
 

@@ -170,5 +170,11 @@ def _shot_start(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool
             review=f"a shot started from {setup.players[seat]}'s quadrant, but it is {setup.players[due]}'s turn "
             "(R-2): enter the shot by hand, then type 'reviewed'"
         )
+    if declared and state.next_kind() == "free":
+        return Step(
+            line=f"begin {setup.players[seat]} @sensor",
+            evidence=ShotEvidence(),
+            note="the declared twenty does not apply: no opponent puck is on the board, it is a free shot (R-9)",
+        )
     call = " call" if declared else ""
     return Step(line=f"begin {setup.players[seat]}{call} @sensor", evidence=ShotEvidence())

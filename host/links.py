@@ -255,6 +255,8 @@ class SerialLink:
         name = self.device or self.port
         if connected:
             log.info("serial %s: connected", name)
+        elif self._stop.is_set():
+            log.info("serial %s: closed", name)
         else:
             log.warning("serial %s: disconnected: %s", name, reason)
         if self.on_state is not None:
@@ -401,6 +403,7 @@ class MqttLink:
         self._ready = threading.Event()
         self._pending_subs: set[int] = set()
         self._started = False
+        self._stopping = False
 
         c = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -438,6 +441,7 @@ class MqttLink:
         """Publish the retained `offline` (a clean disconnect does not fire the last will) and disconnect."""
         if not self._started:
             return
+        self._stopping = True
         if self._connected.is_set():
             info = self.client.publish(self.status_topic, b"offline", qos=1, retain=True)
             with contextlib.suppress(Exception):
@@ -494,6 +498,8 @@ class MqttLink:
     def _state(self, connected: bool, reason: str) -> None:
         if connected:
             log.info("mqtt %s: connected (%s)", self.url, reason)
+        elif self._stopping:
+            log.info("mqtt %s: disconnected (stopped)", self.url)
         else:
             log.warning("mqtt %s: disconnected: %s", self.url, reason)
         if self.on_state is not None:

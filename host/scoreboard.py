@@ -118,3 +118,33 @@ def final_line(doc: dict[str, Any]) -> str:
     if score["over"]:
         text += f" ({score['winner']} wins the match)" if score["winner"] else " (match over)"
     return text
+
+
+def moment_text(m: dict[str, Any]) -> str:
+    """One line for a scoring moment (empty: not worth a line on its own)."""
+    t = m.get("type")
+    if t == "shot":
+        return f"shot {m.get('number')}: {m.get('player')} ({m.get('kind')})"
+    if t == "twenty":
+        return f"  TWENTY for {m.get('side')}" + (" (sensor: provisional)" if m.get("provisional") else "")
+    if t == "ditch-pass":
+        return f"  a puck went into the ditch ({m.get('sensor')})"
+    if t == "edge":
+        return "  a puck stands on edge in the twenty hole (A-4)"
+    if t == "ditch":
+        return f"  {m.get('side')} puck to the ditch ({m.get('why')})"
+    if t == "shot-end" and m.get("result") not in (None, "stands"):
+        return f"  -> {m.get('result')}"
+    if t == "review":
+        return f"  NEEDS REVIEW: {m.get('text')}"
+    if t == "penalty":
+        return f"  PENALTY: {m.get('side')} -20 (A-2)"
+    if t == "game-over":
+        pts = m.get("points") or ["?", "?"]
+        won = m.get("winner") or "nobody (tied)"
+        return f"GAME {m.get('game')} OVER: {pts[0]}-{pts[1]}, won by {won}"
+    if t == "match-over":
+        return f"MATCH OVER: {m.get('winner')} wins"
+    if t == "shootout":
+        return "TIED: twenties shoot-out"
+    return ""

@@ -166,8 +166,10 @@ class Fold:
     def _host(self, n: int, words: list[str]) -> Outcome:
         """The words that steer the sensor side: `reviewed`, `dismiss`, `declare`."""
         verb = words[0]
+        if verb == "declare" and words[1:] in ([], ["this"]):
+            return self._declare(n, this=len(words) == 2)
         if len(words) > 1 and verb != "reviewed":
-            raise NotationError(f"'{verb}' takes nothing after it")
+            raise NotationError(f"'{verb}' takes nothing after it" + (" but 'this'" if verb == "declare" else ""))
         if verb == "reviewed":  # anything after it is the reviewer's note
             if not self.review and self.evidence == ShotEvidence():
                 raise Illegal("nothing needs review")
@@ -180,31 +182,37 @@ class Fold:
                 raise Illegal("no sensor event is waiting")
             head = self.queue.pop(0)
             return Outcome(n, True, f"dismissed the sensor event of entry {head.n} ({head.kind})")
-        return self._declare(n)
+        raise AssertionError(verb)  # declare is handled above
 
-    def _declare(self, n: int) -> Outcome:
-        """A declared twenty (R-8 choice B) that the sensors cannot hear: before the shot, or while it is open."""
+    def _declare(self, n: int, this: bool) -> Outcome:
+        """A declared twenty (R-8 choice B), which the sensors cannot hear. `declare`: the next shot to start (said
+        before the flick, while the sensors still count the last shot as open); `declare this`: the shot in
+        progress, for a scorer who was late."""
         st = self.state
         g = st.game
-        if g is not None and g.shot is not None and g.points is None:
-            idx = next((i for i in range(len(self.stack) - 1, -1, -1) if _begins(self.stack[i], g.shot.number)), None)
+        shot_open = g is not None and g.shot is not None and g.points is None
+        if this:
+            if not shot_open:
+                raise Illegal("no shot is in progress: 'declare' (without 'this') is for the next shot")
+            assert g is not None and g.shot is not None
+            number = g.shot.number
+            idx = next((i for i in range(len(self.stack) - 1, -1, -1) if _begins(self.stack[i], number)), None)
             if idx is None:
-                raise Illegal("the open shot was entered whole: correct it instead")
+                raise Illegal("the shot in progress was entered whole: correct it instead")
             begin = self.stack[idx].line
             assert isinstance(begin, Shot)
             if begin.call:
                 raise Illegal("this shot is already a declared twenty")
             self._rebuild(idx, replace(begin, call=True), self.stack[idx].source)
             return Outcome(n, True, f"{st.setup.players[g.shot.seat]}'s shot is a declared twenty")
-        seat = st.to_shoot()
-        if seat is None or st.shootout is not None:
-            raise Illegal("no shot is due: there is nothing to declare")
-        if st.next_kind() == "free":
-            raise Illegal("no opponent puck is on the board, so the next shot is a free shot: nothing to declare")
         if self.declared:
             raise Illegal("a twenty is already declared for the next shot")
+        if st.over or st.shootout is not None or (not shot_open and st.to_shoot() is None):
+            raise Illegal("no shot is due: there is nothing to declare")
+        if not shot_open and st.next_kind() == "free":
+            raise Illegal("no opponent puck is on the board, so the next shot is a free shot: nothing to declare")
         self.declared = True
-        return Outcome(n, True, f"{st.setup.players[seat]} declares a twenty: the next shot is a call")
+        return Outcome(n, True, "a twenty is declared: the next shot to start is a call")
 
     # -- inputs in effect
 

@@ -71,6 +71,58 @@ def build_scenario(args: Any) -> tuple[dict[str, Any], str | None]:
         raise SimError(f"{args.source}: {e}") from None
 
 
+class SimBoard:
+    """A running simulated board: the MicroPython process, and its pseudo-terminal (`port`) if it has one."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], port: str | None, slave: int | None, tmp: str) -> None:
+        self.proc = proc
+        self.port = port
+        self._slave = slave
+        self._tmp = tmp
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.close()
+
+    def close(self) -> None:
+        if self._slave is not None:
+            os.close(self._slave)
+            self._slave = None
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def spawn_board(scenario: dict[str, Any], realtime: bool, pty: bool, stdout: Any = None) -> SimBoard:
+    """Start the real firmware under MicroPython on the simulated pins, playing `scenario`.
+
+    pty=True: its console is a pseudo-terminal whose path (`port`) a bridge opens like a USB board; the slave side
+    stays open here, so a bridge may close and re-open the port. pty=False: its console is `stdout` (None: ours)."""
+    if not (FIRMWARE / "simboard.py").exists():
+        raise SimError("the simulated board runs the firmware from a source checkout; firmware/ was not found")
+    tmp = tempfile.mkdtemp(prefix="flickboard-sim-")
+    path = Path(tmp) / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    cmd = [micropython(), str(FIRMWARE / "simboard.py"), str(path), "--profiles", str(PROFILES)]
+    if realtime:
+        cmd.append("--realtime")
+    env = {**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"}
+    if not pty:
+        return SimBoard(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stdout, env=env), None, None, tmp)
+    master, slave = os.openpty()
+    tty.setraw(master)
+    tty.setraw(slave)
+    try:
+        proc = subprocess.Popen(cmd, stdin=master, stdout=master, env=env)
+    finally:
+        os.close(master)
+    return SimBoard(proc, os.ttyname(slave), slave, tmp)
+
+
 def run(args: Any, out: TextIO) -> int:
     if not (FIRMWARE / "simboard.py").exists():
         raise SimError("flickboard sim runs the firmware from a source checkout; firmware/ was not found")
@@ -99,40 +151,23 @@ def run(args: Any, out: TextIO) -> int:
         except OSError as e:
             raise SimError(f"cannot use {args.control} as the control directory: {e.strerror or e}") from None
         scenario["control"] = str(control)
-    with tempfile.TemporaryDirectory(prefix="flickboard-sim-") as d:
-        path = Path(d) / "scenario.json"
-        path.write_text(json.dumps(scenario))
-        cmd = [micropython(), str(FIRMWARE / "simboard.py"), str(path), "--profiles", str(PROFILES)]
-        if realtime:
-            cmd.append("--realtime")
-        env = {**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"}
-        if args.pty:
-            master, slave = os.openpty()
-            tty.setraw(master)
-            tty.setraw(slave)
-            print(
-                f"simulated board {scenario['board_id']} on {os.ttyname(slave)} (Ctrl-C stops it)", file=out, flush=True
-            )
-            proc = subprocess.Popen(cmd, stdin=master, stdout=master, env=env)
-            os.close(master)
-        else:
-            print(
-                f"simulated board {scenario['board_id']}: {len(scenario.get('events', []))} sensor events",
-                file=sys.stderr,
-                flush=True,
-            )
-            proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=out if out is not sys.stdout else None, env=env
-            )
-        try:
-            rc = proc.wait()
-        except KeyboardInterrupt:
-            proc.terminate()
-            proc.wait()
-            return 130
-        finally:
-            if args.pty:
-                os.close(slave)
+    if args.pty:
+        board = spawn_board(scenario, realtime, pty=True)
+        print(f"simulated board {scenario['board_id']} on {board.port} (Ctrl-C stops it)", file=out, flush=True)
+    else:
+        print(
+            f"simulated board {scenario['board_id']}: {len(scenario.get('events', []))} sensor events",
+            file=sys.stderr,
+            flush=True,
+        )
+        board = spawn_board(scenario, realtime, pty=False, stdout=out if out is not sys.stdout else None)
+    try:
+        rc = board.proc.wait()
+    except KeyboardInterrupt:
+        board.stop()
+        return 130
+    finally:
+        board.close()
     if rc != 0:
         raise SimError(f"the simulated board stopped with exit code {rc}")
     return 0

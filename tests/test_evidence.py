@@ -158,23 +158,28 @@ def test_baseline_rest_is_base_for_the_shooting_puck() -> None:
 
 
 def test_declare_makes_the_next_or_the_open_shot_a_call() -> None:
-    """R-8 choice B: a declared twenty is said aloud; the scorer enters `declare`, before or during the shot."""
+    """R-8 choice B: a declared twenty is said aloud before the flick; the scorer enters `declare` (the next shot to
+    start) or, when late, `declare this` (the shot in progress)."""
     b = Bench()
     b.submit("declare", ok=False)  # Ana's first shot is a free shot: nothing to declare (R-9)
     b.submit("shot zone")
     b.submit("declare")
+    b.submit("declare", ok=False)  # once is enough
     b.sensor("shot_start", "baseline", q=3)
     assert b.cur["shot_kind"] == "call"
     b.sensor("pass", "hole")
+    b.submit("declare")  # Ana declares before her flick, while Ben's shot is still the open one
     b.sensor("shot_start", "baseline", q=1)  # a made call: no question, the next shot starts
     assert b.cur["twenties"] == [0, 1] and b.cur["to_shoot"] == "Ana" and b.cur["shot_kind"] == "free"
+    assert any("does not apply" in t for _, t in b.fold.notes) and not b.fold.declared  # Ben has no puck left
     b.submit("zone")
     b.sensor("shot_start", "baseline", q=3)
     b.sensor("pass", "hole")  # Ben's shot is already under way when the scorer hears his call
     assert b.cur["shot_kind"] == "contact"
-    b.submit("declare")
+    b.submit("declare this")
     assert b.cur["shot_kind"] == "call" and b.cur["provisional_twenties"][0]["side"] == "Ben"
-    b.submit("declare", ok=False)
+    b.submit("declare this", ok=False)
+    b.submit("declare that", ok=False)
 
 
 def test_dismiss_drops_a_waiting_event() -> None:
