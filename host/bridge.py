@@ -34,6 +34,7 @@ from rules.pichenotte import Pichenotte
 from rules.pichenotte.options import rule_set
 
 from . import protocol
+from .config import BOARD_ID, RESERVED_BOARDS
 from .journal import JournalError
 from .protocol import BoardMessage, ProtocolError, Tracker, Verdict
 from .scoreboard import moments, scoreboard_doc
@@ -87,6 +88,11 @@ class BoardGame:
         self.send: Callable[[dict[str, Any]], object] | None = None  # a command back to the board
         self.acked: tuple[int, int] | None = None
         self.pinged = 0.0
+        self.early: dict[tuple[int, int], BoardMessage] = {}  # (boot, seq) received ahead of a missing one
+        self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
+        for r in session.journal.records:
+            if isinstance(r.get("rid"), str):
+                self.requests[r["rid"]] = (r["n"], r["n"] not in {n for n, _, _ in session.fold.rejected})
 
 
 class Bridge:
@@ -124,6 +130,8 @@ class Bridge:
         with self.lock:
             bg = self.games.get(board)
             if bg is None:
+                if not BOARD_ID.match(board) or board in RESERVED_BOARDS:
+                    raise BridgeError(f"bad board id {board[:40]!r} (1-32 of A-Z a-z 0-9 _ -)")
                 folder = self.journals / board
                 existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
                 if existing:
@@ -178,6 +186,8 @@ class Bridge:
             session = self._create(board, game, baseline)
             old.session.close()
             old.session = session
+            old.requests = {}
+            self._health_dirty = True
             self._publish_board(old)
             return old
 
@@ -244,12 +254,13 @@ class Bridge:
             if verdict.new and (msg.reliable or msg.kind == "gap"):
                 if verdict.reboot_lost:
                     self._journal_reboot_loss(bg, verdict)
-                out = bg.session.record(msg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
-                self.tracker.processed(msg)
-                self._ack(bg, force=False)
-                self._publish_board(bg, out)
-                if out.message and msg.kind != "hello":
-                    log.info("%s [%d] %s: %s", msg.board, out.n, msg.kind, out.message)
+                if msg.reliable and msg.seq > self._next_seq(bg, msg.boot):
+                    # Ahead of a missing event: keep it until the hole is filled (or declared lost), so the game
+                    # sees the board's events in the board's order. It is not acked yet; the board resends it too.
+                    bg.early[(msg.boot, msg.seq)] = msg
+                else:
+                    self._process(bg, msg)
+                self._process_early(bg)
             elif verdict.status != "new":
                 self._ack(bg, force=True)  # it resends because our ack got lost: say it again
             else:
@@ -258,12 +269,45 @@ class Bridge:
                 bg.pinged = self.clock()
                 send({"c": "ping"})
 
+    def _next_seq(self, bg: BoardGame, boot: int) -> int:
+        ack = self.tracker.ack_for(bg.board)
+        return ack[1] + 1 if ack is not None and ack[0] == boot else 1
+
+    def _process(self, bg: BoardGame, msg: BoardMessage) -> None:
+        """Journal, fold, ack, publish one board message, in the board's order."""
+        out = self._durable(lambda: bg.session.record(msg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us))
+        self.tracker.processed(msg)
+        self._ack(bg, force=False)
+        self._publish_board(bg, out)
+        if out.message and msg.kind != "hello":
+            log.info("%s [%d] %s: %s", msg.board, out.n, msg.kind, out.message)
+
+    def _process_early(self, bg: BoardGame) -> None:
+        boot = self.tracker.boot_of(bg.board)
+        for key in sorted(bg.early):
+            if key[0] != boot:
+                del bg.early[key]  # a boot that has since restarted: its loss is recorded as a gap
+            elif key[1] <= self._next_seq(bg, boot):
+                msg = bg.early.pop(key)
+                if key[1] == self._next_seq(bg, boot):
+                    self._process(bg, msg)
+            else:
+                break
+
+    def _durable(self, write: Callable[[], Outcome]) -> Outcome:
+        try:
+            return write()
+        except JournalError as e:
+            log.error("%s", e)
+            raise BridgeError(f"the journal cannot be written: {e}") from None
+
     def _journal_reboot_loss(self, bg: BoardGame, v: Verdict) -> None:
         """Events of the board's previous boot that never arrived: lost evidence, journaled as a gap."""
         assert v.reboot is not None
+        old_boot = v.reboot[0]
         first, last = v.reboot_lost[0][0], v.reboot_lost[-1][1]
         fields = {"first": first, "last": last, "lost": last - first + 1, "reboot_lost": True}
-        out = bg.session.record(bg.board, v.reboot[0], last, "gap", fields)
+        out = self._durable(lambda: bg.session.record(bg.board, old_boot, last, "gap", fields))
         self._publish_board(bg, out)
 
     def _ack(self, bg: BoardGame, force: bool) -> None:
@@ -279,11 +323,20 @@ class Bridge:
     def board_state(self, board: str, online: bool) -> None:
         """The board's retained MQTT status, or its serial port going up or down."""
         with self.lock:
-            bg = self.game(board)
+            try:
+                bg = self.game(board)
+            except BridgeError as e:
+                log.warning("%s", e)
+                return
             if bg.online != online:
                 bg.online = online
+                self._health_dirty = True
                 log.info("board %s: %s", board, "online" if online else "offline")
                 self._publish_board(bg)
+            if online and bg.via in (None, "mqtt") and self.mqtt_send is not None:
+                # It may have sent events before we listened: a ping makes it resend everything not acked.
+                bg.pinged = self.clock()
+                self.mqtt_send(board, protocol.command_payload({"c": "ping"}))
 
     def link_state(self, kind: str, name: str, connected: bool, reason: str) -> None:
         with self.lock:
@@ -300,11 +353,17 @@ class Bridge:
 
     # ---------------------------------------------------------------- manual entries
 
-    def submit(self, board: str, text: str, source: str = "manual") -> Outcome:
-        """A manual entry for the board's game: journaled, judged, published. Refused entries are journaled too."""
+    def submit(self, board: str, text: str, source: str = "manual", rid: str | None = None) -> Outcome:
+        """A manual entry for the board's game: journaled, judged, published. Refused entries are journaled too.
+        `rid`: the request id; an id already journaled is not entered again (a resent request)."""
         with self.lock:
             bg = self.game(board)
-            out = bg.session.submit(text, "sensor" if source == "sensor" else "manual")
+            if rid is not None and rid in bg.requests:
+                n, ok = bg.requests[rid]
+                return Outcome(n, ok, f"already entered as entry {n} (request {rid!r} was sent again)")
+            out = self._durable(lambda: bg.session.submit(text, "sensor" if source == "sensor" else "manual", rid))
+            if rid is not None and out.n:
+                bg.requests[rid] = (out.n, out.accepted)
             if out.n:
                 self.inputs["accepted" if out.accepted else "refused"] += 1
                 self._health_dirty = True
@@ -330,6 +389,8 @@ class Bridge:
             log.warning("board %s: input refused: %s", board, reason)
             return {"id": rid, "ok": False, "entry": None, "message": reason}
 
+        if not BOARD_ID.match(board) or board in RESERVED_BOARDS:
+            return invalid(f"bad board id {board[:40]!r} (1-32 of A-Z a-z 0-9 _ -)")
         if self.boards is not None and board not in self.boards:
             return invalid(f"board {board!r} is not in this bridge's list of boards")
         if len(payload) > MAX_INPUT:
@@ -358,7 +419,10 @@ class Bridge:
                 return invalid('"line" must be a non-empty string', rid)
             if len(line) > MAX_LINE or "\n" in line or "\r" in line:
                 return invalid(f'"line" must be one line of at most {MAX_LINE} characters', rid)
-            out = self.submit(board, line)
+            try:
+                out = self.submit(board, line, rid=None if rid is None else f"{type(rid).__name__}:{rid}")
+            except BridgeError as e:
+                return invalid(str(e), rid)
             if out.n == 0:
                 return invalid("a comment or a blank line is not an entry", rid)
             return {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
@@ -436,10 +500,21 @@ class Bridge:
             }
 
     def tick(self) -> None:
-        """Call a few times a second: publishes the health document when something changed."""
-        if self.publish is None or not self._health_dirty:
-            return
+        """Call a few times a second: pings a board whose events are missing (it resends them), and publishes the
+        health document when something changed."""
         with self.lock:
+            boards = self.tracker.status()["boards"]
+            for b, bg in self.games.items():
+                st = boards.get(b)
+                lagging = st is not None and (st["missing"] or st["processed"] < st["high_water"])
+                if lagging and bg.send is not None and self.clock() - bg.pinged >= 2 * PING_EVERY:
+                    bg.pinged = self.clock()
+                    try:
+                        bg.send({"c": "ping"})
+                    except (OSError, ValueError) as e:
+                        log.debug("board %s: ping not sent: %s", b, e)
+            if self.publish is None or not self._health_dirty:
+                return
             self._health_dirty = False
             doc = self.health()
         self.publish(HEALTH_TOPIC, json.dumps(doc).encode(), 1, True)

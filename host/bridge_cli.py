@@ -37,6 +37,7 @@ def _config(args: Any) -> BridgeConfig:
         "boards": args.boards,
         "ca_file": args.ca_file,
         "client_id": args.client_id,
+        "keepalive": args.keepalive,
         "log_level": args.log_level,
         "journals": args.journals,
         "rules": args.rules,
@@ -282,7 +283,9 @@ def run_enter(args: Any, out: TextIO) -> int:
     if args.new:
         if not args.players:
             raise CommandError("--new needs --players (and optionally --rules, --match)")
-        req: dict[str, Any] = {"id": rid, "new": {"rules": args.rules, "players": args.players}}
+        req: dict[str, Any] = {"id": rid, "new": {"players": args.players}}
+        if args.rules:
+            req["new"]["rules"] = args.rules
         if args.match:
             req["new"]["match"] = args.match
     else:

@@ -82,13 +82,16 @@ class Driver:
         processed: Callable[[], int],
         say: Callable[[str], None] = lambda _s: None,
         timeout: float = 60.0,
+        after_go: Callable[[str], None] | None = None,
     ) -> None:
+        """`after_go(name)`: called right after the board is let go on from hold `name` (tests inject faults)."""
         self.game, self.items = plan(transcript)
         self.control = Path(control)
         self.enter = enter
         self.processed = processed
         self.say = say
         self.timeout = timeout
+        self.after_go = after_go
         self.entries = 0
 
     def run(self) -> None:
@@ -150,3 +153,5 @@ class Driver:
 
     def _go(self, name: str) -> None:
         (self.control / f"{name}.go").touch()
+        if self.after_go is not None:
+            self.after_go(name)

@@ -229,6 +229,8 @@ class Fold:
         result = self.game.apply(self.state, inp)
         self.stack.append(Applied(n, inp, _source(inp, source), self.state, result.state))
         self.state = result.state
+        if any(fx.get("type") == "shot" for fx in result.effects):
+            self.declared = False  # a declaration is for one shot, whoever entered the shot
         return Outcome(n, True, self.game.format(inp), result.effects)
 
     def _correct(self, n: int, c: Correct, source: Source) -> Outcome:
@@ -368,8 +370,9 @@ class Session:
     def state(self) -> State:
         return self.fold.state
 
-    def submit(self, text: str, source: Source = "manual") -> Outcome:
-        """Judge, journal (durably), then take effect. Blank lines and comments are not inputs."""
+    def submit(self, text: str, source: Source = "manual", rid: str | None = None) -> Outcome:
+        """Judge, journal (durably), then take effect. Blank lines and comments are not inputs.
+        `rid`: the id of the request that carried it (kept in the journal, so a resent request is known)."""
         # Undecodable input bytes (surrogate escapes) cannot be stored as JSON: journal them as backslash escapes.
         text = text.strip().encode("utf-8", "backslashreplace").decode("utf-8")
         if not text or text.startswith("#"):
@@ -377,7 +380,10 @@ class Session:
         n = len(self.journal.records) + 1
         trial = self.fold.copy()
         outcome = trial.step(n, text, source)
-        stored = self.journal.append({"src": source, "in": text, "at": _now()})
+        rec: dict[str, Any] = {"src": source, "in": text, "at": _now()}
+        if rid is not None:
+            rec["rid"] = rid
+        stored = self.journal.append(rec)
         assert stored == n
         self.fold = trial
         return outcome

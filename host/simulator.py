@@ -97,11 +97,14 @@ class SimBoard:
         shutil.rmtree(self._tmp, ignore_errors=True)
 
 
-def spawn_board(scenario: dict[str, Any], realtime: bool, pty: bool, stdout: Any = None) -> SimBoard:
+def spawn_board(
+    scenario: dict[str, Any], realtime: bool, pty: bool, stdout: Any = None, stdin: Any = subprocess.DEVNULL
+) -> SimBoard:
     """Start the real firmware under MicroPython on the simulated pins, playing `scenario`.
 
     pty=True: its console is a pseudo-terminal whose path (`port`) a bridge opens like a USB board; the slave side
-    stays open here, so a bridge may close and re-open the port. pty=False: its console is `stdout` (None: ours)."""
+    stays open here, so a bridge may close and re-open the port. pty=False: its console is `stdin`/`stdout`
+    (default: no input, our output)."""
     if not (FIRMWARE / "simboard.py").exists():
         raise SimError("the simulated board runs the firmware from a source checkout; firmware/ was not found")
     tmp = tempfile.mkdtemp(prefix="flickboard-sim-")
@@ -112,7 +115,7 @@ def spawn_board(scenario: dict[str, Any], realtime: bool, pty: bool, stdout: Any
         cmd.append("--realtime")
     env = {**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"}
     if not pty:
-        return SimBoard(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stdout, env=env), None, None, tmp)
+        return SimBoard(subprocess.Popen(cmd, stdin=stdin, stdout=stdout, env=env), None, None, tmp)
     master, slave = os.openpty()
     tty.setraw(master)
     tty.setraw(slave)

@@ -1,0 +1,102 @@
+"""End to end, all real parts (tests/e2e.py): the firmware on the simulated board under MicroPython -> a pty or
+its own MQTT client -> the `flickboard bridge` process -> Mosquitto -> a display that connects at the end and
+reads the retained scoreboard, which must equal `flickboard replay` of the same game. A scorer enters what the
+sensors cannot see through the bridge's input topic, in lock-step with the board (host/driver.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from broker import Broker, mosquitto
+from e2e import Rig, replay_summary, same_score
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    with mosquitto() as b:
+        yield b
+
+
+def check(rig: Rig, tmp_path: Path) -> dict:  # type: ignore[type-arg]
+    final = rig.final()
+    expected = replay_summary(rig.transcript, tmp_path)
+    assert same_score(final["score"], expected), (final["score"]["totals"], expected["totals"])
+    keys = rig.board_keys()
+    assert len(keys) == len(set(keys)), "an event was journaled twice"
+    assert keys == sorted(keys) and [s for _, s in keys] == list(range(1, len(keys) + 1)), "every event, once"
+    assert not final["needs_review"] and final["waiting"] is None and final["queued"] == 0
+    return final
+
+
+def test_serial_board_to_mqtt_scoreboard(broker: Broker, tmp_path: Path) -> None:
+    rig = Rig(broker, tmp_path, seed=7, via="serial")
+    try:
+        rig.play()
+        final = check(rig, tmp_path)
+        assert final["board_link"]["via"].startswith("serial") and final["board_link"]["online"]
+        twenties = sum(final["score"]["games"][0]["twenties"])
+        provisional = [m for m in rig.watcher.moments if m["type"] == "twenty" and m["provisional"]]
+        assert twenties > 0 and len(provisional) == twenties, "every twenty came from the hole beam"
+        assert any(m["type"] == "ditch-pass" for m in rig.watcher.moments), "the ditch beams were seen"
+    finally:
+        rig.close()
+    assert "Traceback" not in rig.bridge.output()
+
+
+def test_mqtt_board_to_mqtt_scoreboard(broker: Broker, tmp_path: Path) -> None:
+    rig = Rig(broker, tmp_path, seed=11, via="mqtt")
+    try:
+        rig.play()
+        final = check(rig, tmp_path)
+        assert final["board_link"]["via"] == "mqtt" and True in rig.watcher.online_seen
+        # the board's run ends after the game: its own retained status says so, and the scoreboard shows it
+        assert final["board_link"]["online"] is False
+    finally:
+        rig.close()
+    assert "Traceback" not in rig.bridge.output()
+
+
+def test_serial_unplug_and_bridge_kill9_mid_game(broker: Broker, tmp_path: Path) -> None:
+    """The cable is pulled while the board sends a shot's events, and later the bridge is killed with SIGKILL and
+    started again: the score is the same, and no event is counted twice."""
+    rig = Rig(broker, tmp_path, seed=7, via="serial")
+    assert rig.relay is not None
+    relay = rig.relay
+
+    def fault(hold: str) -> None:
+        if hold == "shot-5":
+            relay.unplug()  # the board's next shot goes nowhere...
+            assert rig.watcher.wait(lambda w: False, timeout=0.5) is False
+            relay.plug()  # ...until it is back: the bridge re-opens the port, pings, the board resends
+        elif hold == "shot-12":
+            rig.bridge.kill9()
+            rig.bridge.start()
+
+    try:
+        rig.play(after_go=fault)
+        check(rig, tmp_path)
+    finally:
+        rig.close()
+    assert relay.dropped > 0, "the unplug really lost bytes on the wire"
+    out = rig.bridge.output()
+    assert "disconnected" in out and "Traceback" not in out
+
+
+def test_broker_restart_and_bridge_kill9_mid_game(broker: Broker, tmp_path: Path) -> None:
+    rig = Rig(broker, tmp_path, seed=11, via="mqtt")
+
+    def fault(hold: str) -> None:
+        if hold == "shot-6":
+            broker.restart()  # no persistence: sessions and retained messages are gone
+        elif hold == "shot-14":
+            rig.bridge.kill9()
+            rig.bridge.start()
+
+    try:
+        rig.play(after_go=fault)
+        check(rig, tmp_path)
+    finally:
+        rig.close()
+    assert "Traceback" not in rig.bridge.output()
