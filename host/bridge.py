@@ -47,6 +47,7 @@ HEALTH_FORMAT = "flickboard-bridge-health"
 MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
 PING_EVERY = 1.0  # s: at most one catch-up ping per board per second
+SERIAL_SILENCE = 35.0  # s: a serial board silent this long (3 heartbeats of 10 s, and some) is shown offline
 
 Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
 
@@ -88,6 +89,7 @@ class BoardGame:
         self.send: Callable[[dict[str, Any]], object] | None = None  # a command back to the board
         self.acked: tuple[int, int] | None = None
         self.pinged = 0.0
+        self.seen = 0.0  # when its last message arrived (bridge clock)
         self.early: dict[tuple[int, int], BoardMessage] = {}  # (boot, seq) received ahead of a missing one
         self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
         for r in session.journal.records:
@@ -243,6 +245,7 @@ class Bridge:
                 return
             bg = self.game(msg.board)
             bg.send = send
+            bg.seen = self.clock()
             if bg.via != via or (via != "mqtt" and not bg.online):
                 bg.via = via
                 if via != "mqtt":
@@ -505,6 +508,12 @@ class Bridge:
         with self.lock:
             boards = self.tracker.status()["boards"]
             for b, bg in self.games.items():
+                serial = bg.via is not None and bg.via.startswith("serial")
+                if bg.online and serial and self.clock() - bg.seen > SERIAL_SILENCE:
+                    bg.online = False  # no heartbeat: the board hangs, or the port is dead without an error
+                    self._health_dirty = True
+                    log.warning("board %s: nothing heard for %.0f s on %s", b, SERIAL_SILENCE, bg.via)
+                    self._publish_board(bg)
                 st = boards.get(b)
                 lagging = st is not None and (st["missing"] or st["processed"] < st["high_water"])
                 if lagging and bg.send is not None and self.clock() - bg.pinged >= 2 * PING_EVERY:

@@ -212,3 +212,89 @@ def test_a_bad_setup_is_one_line(tmp_path: Path) -> None:
 def test_decoded_lines_match_the_vectors_host_decoder() -> None:
     line = proto.Encoder("t1", 1, 0).event("pass", "hole", 5, {"dur_us": 900})
     assert decode_line(line).fields == {"n": "hole", "dur_us": 900}
+
+
+def test_events_are_applied_in_the_boards_order(tmp_path: Path) -> None:
+    """docs/protocol.md, Delivery: an event that overtakes a missing one waits for it, so the game sees the
+    shot start before the twenty, whatever order the wire delivered them in."""
+    bridge, _ = make(tmp_path)
+    b = Board(bridge)
+    b.hello()
+    start = b.enc.event("shot_start", "baseline", 1000, {"q": 1, "seg": 1})  # seq 2, delayed
+    b.ev("pass", "hole", dur_us=900)  # seq 3 arrives first: kept, not journaled, not acked
+    assert len(bridge.games["t1"].session.journal.records) == 1 and b.acks() == [1]
+    assert {"c": "ping"} in b.sent  # the bridge asks for the resend
+    b.feed(start)
+    recs = bridge.games["t1"].session.journal.records
+    assert [r["s"] for r in recs] == [1, 2, 3] and b.acks()[-1] == 3
+    assert bridge.scoreboard("t1")["score"]["current"]["provisional_twenties"][0]["side"] == "Ana"
+
+
+def test_a_resent_request_is_entered_once_even_after_a_restart(tmp_path: Path) -> None:
+    """QoS 1 may deliver a request twice: its id is journaled, and the second copy is answered, not entered."""
+    bridge, _ = make(tmp_path)
+    req = json.dumps({"id": "tap-1", "line": "shot zone"}).encode()
+    first = bridge.mqtt_input("t1", req)
+    again = bridge.mqtt_input("t1", req)
+    assert first["ok"] and again["ok"] and again["entry"] == first["entry"] and "already entered" in again["message"]
+    bridge.close()
+    restarted, _ = make(tmp_path)
+    third = restarted.mqtt_input("t1", req)
+    assert third["entry"] == first["entry"] and len(restarted.game("t1").session.journal.records) == 1
+    other = restarted.mqtt_input("t1", json.dumps({"id": 1, "line": "hit"}).encode())
+    assert other["ok"] and other["entry"] == 2  # an int id is another id than the string "1"
+
+
+def test_board_ids_from_topics_never_name_a_folder_outside_the_journals(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path)
+    for bad in ("..", ".", "a/b", "x" * 40, "bridge"):
+        res = bridge.mqtt_input(bad, json.dumps({"line": "hit"}).encode())
+        assert not res["ok"] and "bad board id" in res["message"]
+        bridge.board_state(bad, True)  # a retained status on flickboard/../status
+    folders = list((tmp_path / "journals").iterdir()) if (tmp_path / "journals").exists() else []
+    assert folders == [] and not list(tmp_path.rglob("*.jsonl")) and bridge.games == {}
+
+
+def test_a_board_seen_online_is_pinged_and_a_silent_serial_board_goes_offline(tmp_path: Path) -> None:
+    now = [100.0]
+    bus = Bus()
+    bridge = Bridge(tmp_path / "j", GameSetup("tournament-2019", ("Ana", "Ben")), None, bus, clock=lambda: now[0])
+    sent: list[tuple[str, bytes]] = []
+    bridge.mqtt_send = lambda board, payload: sent.append((board, payload))
+    bridge.board_state("m1", True)  # its retained status: it may have sent events before we subscribed
+    assert sent == [("m1", b'{"c":"ping"}')]
+    b = Board(bridge, "s1")
+    b.hello()
+    assert bridge.scoreboard("s1")["board_link"]["online"] is True
+    now[0] += 30
+    bridge.tick()
+    assert bridge.scoreboard("s1")["board_link"]["online"] is True
+    now[0] += 10  # more than 35 s without a line, heartbeats included
+    bridge.tick()
+    assert bus.last("flickboard/s1/scoreboard")["board_link"]["online"] is False
+    b.ev("shot_start", "baseline", q=1, seg=1)  # it speaks again
+    assert bus.last("flickboard/s1/scoreboard")["board_link"]["online"] is True
+
+
+def test_tick_pings_a_board_whose_events_are_missing(tmp_path: Path) -> None:
+    now = [0.0]
+    bridge = Bridge(tmp_path / "j", GameSetup("tournament-2019", ("Ana", "Ben")), None, Bus(), clock=lambda: now[0])
+    b = Board(bridge)
+    b.hello()
+    b.enc.event("pass", "hole", 5, {"dur_us": 900})  # seq 2 lost on the wire
+    b.feed(b.enc.heartbeat(6, 1, 2, 0, 0, 0, None))  # the heartbeat's high-water mark says 2 exists
+    pings = lambda: sum(1 for c in b.sent if c["c"] == "ping")  # noqa: E731
+    first = pings()
+    now[0] += 5
+    bridge.tick()
+    assert pings() == first + 1
+    bridge.tick()  # not again at once
+    assert pings() == first + 1
+
+
+def test_a_declaration_is_used_up_by_a_shot_entered_by_hand(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path)
+    assert bridge.submit("t1", "shot zone").accepted
+    assert bridge.submit("t1", "declare").accepted
+    assert bridge.submit("t1", "shot Ben call in").accepted
+    assert not bridge.scoreboard("t1")["declared"]
