@@ -31,6 +31,11 @@ from host.random_game import random_match
 from host.simulator import SimBoard, spawn_board
 from rules.transcript import parse_transcript
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "firmware"))
+from fb import proto  # (the firmware's encoder: board lines exactly as a board writes them)
+
+__all__ = ["proto"]
+
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 BOARD = "sim1"
 SHOT_MS = 3000  # > the baseline rest window (2.5 s) + the next puck's placement

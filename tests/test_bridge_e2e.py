@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from broker import Broker, mosquitto
-from e2e import Rig, replay_summary, same_score
+from e2e import Rig, proto, replay_summary, same_score
 
 
 @pytest.fixture
@@ -100,3 +100,55 @@ def test_broker_restart_and_bridge_kill9_mid_game(broker: Broker, tmp_path: Path
     finally:
         rig.close()
     assert "Traceback" not in rig.bridge.output()
+
+
+def test_bad_input_is_counted_shown_and_never_scores(broker: Broker, tmp_path: Path) -> None:
+    """Garbled, half, oversize, wrong-version and foreign-board lines on the serial port and on MQTT, and invalid
+    manual entries: each is refused with a reason, counted in the retained health document, and the final
+    score is still the replay's."""
+    rig = Rig(broker, tmp_path, seed=7, via="serial")
+    assert rig.relay is not None
+    relay = rig.relay
+    stranger = proto.Encoder("stranger", 1, 0).hello(0, "1", "pico_w", [], "power")
+    good = proto.Encoder("sim1", 99, 0).event("pass", "hole", 5, {"dur_us": 900})
+    answers: list[dict] = []  # type: ignore[type-arg]
+
+    def inject(hold: str) -> None:
+        if hold != "shot-3":
+            return
+        relay.inject(b">>> \r\n\x00\xff\xfe binary garbage\n")  # REPL and line noise
+        relay.inject(b'FB1|{"v":1,"b":"sim1"\n')  # half a line
+        relay.inject((good[:-3] + "abc\n").encode())  # CRC garbled
+        relay.inject(b"FB2|{}|00000000\n")  # a newer protocol
+        relay.inject(b"FB1|" + b"x" * 6000 + b"\n")  # oversize
+        relay.inject((stranger + "\n").encode())  # a board this bridge does not follow
+        pub = rig.watcher.c.publish
+        pub("flickboard/sim1/raw", b"{not json", qos=1)
+        pub("flickboard/sim1/raw", b'{"v":2,"b":"sim1","bt":1,"s":1,"t":0,"m":"hello"}', qos=1)
+        pub("flickboard/sim1/raw", b"{" + b" " * 5000 + b"}", qos=1)
+        ghost = proto.Encoder("ghost", 1, 0)
+        ghost.hello(0, "1", "pico_w", [], "power")
+        pub("flickboard/ghost/raw", ghost.last_json.encode(), qos=1)  # not followed: not even subscribed
+        answers.append(rig.watcher.send({"line": "x" * 300}))
+        answers.append(rig.watcher.send({"lines": "hit"}))
+        answers.append(rig.watcher.send({"line": "forfeit Ana tired"}))  # not a forfeit reason: refused
+
+    try:
+        rig.play(after_go=inject)
+        check(rig, tmp_path)
+        assert rig.watcher.wait(lambda w: w.health is not None and w.health["inputs"]["refused"] >= 1)
+        health = rig.watcher.health
+        assert health is not None
+    finally:
+        rig.close()
+    errors = health["protocol"]["counters"]["errors"]
+    assert errors.get("crc", 0) >= 1 and errors.get("frame", 0) + errors.get("json", 0) >= 2
+    assert errors.get("version", 0) >= 2 and errors.get("oversize", 0) >= 1 and errors.get("board", 0) >= 1
+    serial = next(v for k, v in health["links"].items() if k.startswith("serial") and "noise" in v)
+    assert serial["noise"] >= 2 and serial["oversize"] >= 1
+    assert health["inputs"]["invalid"] >= 2 and health["inputs"]["refused"] >= 1
+    assert [a["ok"] for a in answers] == [False, False, False]
+    reasons = " | ".join(e["reason"] for e in health["recent_errors"])
+    assert "CRC mismatch" in reasons and "not in this bridge's list" in reasons and "version 2" in reasons
+    out = rig.bridge.output()
+    assert "refused (crc)" in out and "Traceback" not in out
