@@ -11,7 +11,9 @@ never runs ahead of a person: while a question is open, the events behind it wai
                                   another puck of the shooter's side if one is on the board, else the
                                   opponent's (`SIDE:in`); confirm or correct it
     pass of a ditch beam       -> counted; the shot cannot end while more pucks passed than were entered
-    baseline_rest              -> `base` for the shooting puck while it is on the board, else review
+    baseline_rest              -> `base` for the shooting puck while it is on the board, else review; when
+                                  that puck is lifted off the same segment, the strip's `shot_start` is
+                                  known for the removal it is, not a shot
     stuck hole beam            -> the A-4 question: the shot cannot end until `edge` is entered (or `reviewed`)
     other stuck beam, count,   -> review: a person checks the board and the last shot, then types `reviewed`
     gap, fault
@@ -22,7 +24,7 @@ step says what to enter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.pichenotte import Pichenotte
@@ -37,6 +39,8 @@ class ShotEvidence:
 
     ditch_passes: int = 0
     hole_stuck: int = 0
+    # (segment, shot number) where a puck came to rest on the baseline: out of bounds, soon lifted off (R-5A)
+    rested: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,11 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
     if state.shootout is not None and kind in ("shot_start", "pass", "baseline_rest"):
         return Step(note="twenties shoot-out: each shot is entered by hand ('shot in' or 'shot miss')")
     if kind == "shot_start":
+        seg = fields.get("seg")
+        lifted = [r for r in ev.rested if r[0] == seg]
+        if lifted:  # the out-of-bounds puck that rested there is lifted off (R-5A): not a shot
+            left = tuple(r for r in ev.rested if r != lifted[0])
+            return Step(note="the puck out of bounds on the baseline was lifted off", evidence=replace(ev, rested=left))
         return _shot_start(game, state, ev, declared, int(fields.get("q", 0)))
     if kind == "pass" and sensor.startswith("hole"):
         if shot is None:
@@ -109,13 +118,15 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
         if shot is None:
             return Step(review=f"a puck passed {sensor} with no shot in progress: enter what happened")
         return Step(
-            evidence=ShotEvidence(ev.ditch_passes + 1, ev.hole_stuck),
+            evidence=replace(ev, ditch_passes=ev.ditch_passes + 1),
             note=f"a puck went into the ditch ({sensor}): say whose ('ditch' or 'SIDE:ditch')",
             moment="ditch-pass",
         )
     if kind == "baseline_rest":
         if shot is not None and shot.puck == "board":
-            return Step(line="base @sensor")
+            seg = fields.get("seg")
+            rested = (*ev.rested, (seg, shot.number)) if isinstance(seg, int) else ev.rested
+            return Step(line="base @sensor", evidence=replace(ev, rested=rested))
         return Step(
             review=f"a puck came to rest on the baseline in quadrant {fields.get('q')}: enter whose (SIDE:base)"
         )
@@ -123,7 +134,7 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
         if shot is None:
             return Step(review="the twenty hole beam is blocked with no shot in progress: clear it or check the sensor")
         return Step(
-            evidence=ShotEvidence(ev.ditch_passes, ev.hole_stuck + 1),
+            evidence=replace(ev, hole_stuck=ev.hole_stuck + 1),
             note="a puck stands on edge in the twenty hole (A-4): enter 'edge'",
             moment="edge",
         )
@@ -173,8 +184,15 @@ def _shot_start(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool
     if declared and state.next_kind() == "free":
         return Step(
             line=f"begin {setup.players[seat]} @sensor",
-            evidence=ShotEvidence(),
+            evidence=_next_shot(state, ev),
             note="the declared twenty does not apply: no opponent puck is on the board, it is a free shot (R-9)",
         )
     call = " call" if declared else ""
-    return Step(line=f"begin {setup.players[seat]}{call} @sensor", evidence=ShotEvidence())
+    return Step(line=f"begin {setup.players[seat]}{call} @sensor", evidence=_next_shot(state, ev))
+
+
+def _next_shot(state: State, ev: ShotEvidence) -> ShotEvidence:
+    """Fresh evidence for the shot about to begin; a puck that rested on the baseline during the shot just over
+    may still be lifted off, older ones are forgotten."""
+    shots = state.game.shots if state.game is not None else 0
+    return ShotEvidence(rested=tuple(r for r in ev.rested if r[1] >= shots))

@@ -171,11 +171,12 @@ class Fold:
         if len(words) > 1 and verb != "reviewed":
             raise NotationError(f"'{verb}' takes nothing after it" + (" but 'this'" if verb == "declare" else ""))
         if verb == "reviewed":  # anything after it is the reviewer's note
-            if not self.review and self.evidence == ShotEvidence():
+            ev = self.evidence
+            if not self.review and ev.ditch_passes == 0 and ev.hole_stuck == 0:
                 raise Illegal("nothing needs review")
             cleared = len(self.review)
             self.review = []
-            self.evidence = ShotEvidence()  # the open shot's evidence is taken as entered
+            self.evidence = ShotEvidence(rested=ev.rested)  # the open shot's evidence is taken as entered
             return Outcome(n, True, f"reviewed: {cleared} item(s) cleared, sensor events go on")
         if verb == "dismiss":
             if not self.queue:

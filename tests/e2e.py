@@ -248,30 +248,39 @@ class BridgeProc:
         return "\n".join((self.tmp / f"bridge-{i}.log").read_text(errors="replace") for i in range(1, self.runs + 1))
 
 
+def bridge_args(journals: Path) -> list[str]:
+    return ["--journals", str(journals), "--players", "Ana", "Ben", "--match", "games:1", "--client-id", "e2e-bridge"]
+
+
 class Rig:
     """One game on one board: `via` "serial" (board -> Relay pty -> bridge) or "mqtt" (the firmware's own MQTT
     client -> broker -> bridge). The bridge always publishes to the broker; the watcher scores through it."""
 
-    def __init__(self, broker: Any, tmp: Path, seed: int, via: str = "serial") -> None:
+    def __init__(
+        self, broker: Any, tmp: Path, seed: int, via: str = "serial", board: str = BOARD, bridge: bool = True
+    ) -> None:
+        """`bridge=False`: no bridge of its own (several rigs share one, see `bridge_args`)."""
         self.broker = broker
         self.tmp = tmp
+        self.board_id = board
         self.transcript = game(seed)
         self.control = Path(tempfile.mkdtemp(dir=tmp, prefix="control-"))
         self.journals = tmp / "journals"
-        scenario = from_transcript(parse_transcript(self.transcript), board_id=BOARD, holds=True, shot_ms=SHOT_MS)
+        scenario = from_transcript(parse_transcript(self.transcript), board_id=board, holds=True, shot_ms=SHOT_MS)
         scenario["control"] = str(self.control)
         self.relay: Relay | None = None
         if via == "mqtt":
             scenario["mqtt"] = {"host": "127.0.0.1", "port": broker.port}
             self.board: SimBoard = spawn_board(scenario, realtime=False, pty=False, stdout=subprocess.DEVNULL)
-            link = ["--mqtt", f"mqtt://127.0.0.1:{broker.port}"]
+            self.link = ["--mqtt", f"mqtt://127.0.0.1:{broker.port}"]
         else:
             self.board = spawn_board(scenario, realtime=False, pty=False, stdout=subprocess.PIPE, stdin=subprocess.PIPE)
-            self.relay = Relay(self.board.proc, tmp / "usb-flickboard-sim1")
-            link = ["--serial", str(self.relay.link), "--mqtt", f"mqtt://127.0.0.1:{broker.port}"]
-        self.watcher = Watcher(broker.port)
-        args = [*link, "--boards", BOARD, "--journals", str(self.journals), "--players", "Ana", "Ben"]
-        self.bridge = BridgeProc([*args, "--match", "games:1", "--client-id", "e2e-bridge"], tmp)
+            self.relay = Relay(self.board.proc, tmp / f"usb-flickboard-{board}")
+            self.link = ["--serial", str(self.relay.link), "--mqtt", f"mqtt://127.0.0.1:{broker.port}"]
+        self.watcher = Watcher(broker.port, board)
+        if bridge:
+            args = [*self.link, "--boards", board, *bridge_args(self.journals)]
+            self.bridge = BridgeProc(args, tmp)
 
     def play(self, after_go: Any = None) -> None:
         Driver(
@@ -280,7 +289,7 @@ class Rig:
 
     def final(self) -> dict[str, Any]:
         """The retained scoreboard as a display that connects now receives it."""
-        late = Watcher(self.broker.port)
+        late = Watcher(self.broker.port, self.board_id)
         try:
             entries = self.journal_records()
             assert late.wait(lambda w: w.scoreboard is not None and w.scoreboard["entries"] == len(entries)), (
@@ -292,7 +301,7 @@ class Rig:
             late.close()
 
     def journal_records(self) -> list[dict[str, Any]]:
-        paths = sorted((self.journals / BOARD).glob("*.jsonl"))
+        paths = sorted((self.journals / self.board_id).glob("*.jsonl"))
         assert len(paths) == 1, paths
         return journal.read(str(paths[0])).records
 
@@ -301,7 +310,8 @@ class Rig:
 
     def close(self) -> None:
         self.watcher.close()
-        self.bridge.stop()
+        if hasattr(self, "bridge"):
+            self.bridge.stop()
         if self.relay is not None:
             self.relay.unplug()
         self.board.stop()

@@ -5,12 +5,22 @@ sensors cannot see through the bridge's input topic, in lock-step with the board
 
 from __future__ import annotations
 
+import json
+import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from broker import Broker, mosquitto
-from e2e import Rig, proto, replay_summary, same_score
+from e2e import SHOT_MS, BridgeProc, Rig, bridge_args, game, proto, replay_summary, same_score
+
+from host.board_scenario import from_transcript
+from host.bridge_cli import start_bridge
+from host.config import BridgeConfig, parse_mqtt_url
+from host.driver import Driver
+from host.simulator import spawn_board
+from rules.transcript import parse_transcript
 
 
 @pytest.fixture
@@ -152,3 +162,67 @@ def test_bad_input_is_counted_shown_and_never_scores(broker: Broker, tmp_path: P
     assert "CRC mismatch" in reasons and "not in this bridge's list" in reasons and "version 2" in reasons
     out = rig.bridge.output()
     assert "refused (crc)" in out and "Traceback" not in out
+
+
+def test_one_bridge_follows_boards_it_discovers(broker: Broker, tmp_path: Path) -> None:
+    """No board list: the bridge follows every board that shows up on flickboard/+/..., each with its own game,
+    journal and scoreboard, played at the same time."""
+    rigs = [Rig(broker, tmp_path, seed=s, via="mqtt", board=b, bridge=False) for s, b in ((11, "t-1"), (13, "t-2"))]
+    bridge = BridgeProc(["--mqtt", f"mqtt://127.0.0.1:{broker.port}", *bridge_args(tmp_path / "journals")], tmp_path)
+    errors: list[BaseException] = []
+
+    def play(rig: Rig) -> None:
+        try:
+            rig.play()
+        except BaseException as e:  # reported below, in the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=play, args=(r,)) for r in rigs]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not errors, errors
+        for rig in rigs:
+            check(rig, tmp_path)
+    finally:
+        for rig in rigs:
+            rig.close()
+        bridge.stop()
+    assert sorted(p.name for p in (tmp_path / "journals").iterdir()) == ["t-1", "t-2"]
+    assert "Traceback" not in bridge.output()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6, 8, 9])
+def test_many_games_through_the_sensors_score_as_their_replay(broker: Broker, tmp_path: Path, seed: int) -> None:
+    """The same proof over many random games (in-process bridge, board over MQTT): whatever the game holds — free
+    shots, called twenties, baseline outs, opponent choices, shoot-outs — the sensors plus the scorer's entries
+    give exactly the replay's score."""
+    transcript = game(seed)
+    scenario = from_transcript(parse_transcript(transcript), board_id="g1", holds=True, shot_ms=SHOT_MS)
+    scenario["control"] = str(tmp_path)
+    scenario["mqtt"] = {"host": "127.0.0.1", "port": broker.port}
+    cfg = BridgeConfig(
+        mqtt=parse_mqtt_url(f"mqtt://127.0.0.1:{broker.port}"),
+        boards=("g1",),
+        journals=str(tmp_path / "j"),
+        players=("Ana", "Ben"),
+        match="games:1",
+        client_id=f"many-{seed}",
+    )
+    running = start_bridge(cfg)
+    board = spawn_board(scenario, realtime=False, pty=False, stdout=subprocess.DEVNULL)
+    bridge = running.bridge
+    try:
+
+        def enter(line: str) -> dict:  # type: ignore[type-arg]
+            return bridge.mqtt_input("g1", json.dumps({"line": line}).encode())
+
+        Driver(transcript, tmp_path, enter, lambda: int(bridge.link_view("g1").get("processed") or 0)).run()
+        doc = bridge.scoreboard("g1")
+    finally:
+        running.stop()
+        board.stop()
+    assert same_score(doc["score"], replay_summary(transcript, tmp_path)), transcript
+    assert not doc["needs_review"] and doc["queued"] == 0

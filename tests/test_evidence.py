@@ -210,3 +210,19 @@ def test_refold_of_the_same_records_is_identical() -> None:
 @pytest.mark.parametrize(("players", "seats"), [(2, {1: 0, 3: 1}), (4, {1: 0, 2: 1, 3: 2, 4: 3})])
 def test_seats_by_quadrant(players: int, seats: dict[int, int]) -> None:
     assert quadrant_seats(players) == seats
+
+
+def test_lifting_an_out_of_bounds_puck_off_the_baseline_is_not_a_shot() -> None:
+    """000 rule 8 / R-5A: the puck at rest on the baseline goes to the ditch as soon as the shot is over; the strip
+    sees it leave its segment, which the firmware reports like any puck leaving (a shot_start)."""
+    b = Bench()
+    b.sensor("shot_start", "baseline", q=1, seg=1)
+    b.sensor("baseline_rest", "baseline", q=1, seg=2)
+    b.submit("short")
+    b.sensor("shot_start", "baseline", q=1, seg=2)  # lifted off: Ana's shot stays open, nobody is flagged
+    assert b.cur["shot_open"] and b.cur["to_shoot"] == "Ana" and not b.fold.review
+    assert "lifted off" in b.fold.notes[-1][1]
+    b.sensor("shot_start", "baseline", q=3, seg=9)
+    assert b.cur["to_shoot"] == "Ben" and b.cur["in_ditch"] == [1, 0]
+    b.sensor("shot_start", "baseline", q=3, seg=9)  # a second start from there is a shot again: Ben's is open
+    assert "answer first" in b.waiting()

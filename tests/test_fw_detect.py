@@ -291,3 +291,33 @@ assert EV == [
 assert s.live()["baseline"] == [1, 7]
 """,
     )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_lifting_a_rested_puck_does_not_restart_the_rest_window(impl: str) -> None:
+    """R-5A: a puck at rest on the baseline is out of bounds and is lifted off to the ditch. The strip sees it
+    leave (a shot_start on the segment of its baseline_rest, which the host recognises); that removal must not
+    restart the rest window, or the next player placing a puck would be reported as a puck coming to rest."""
+    run_both(
+        impl,
+        """
+cfgs = [{"name": "baseline", "kind": "hall", "count": 8, "pins": [10, 11, 12, 13, 14, 15, 16, 17], "mux": None,
+         "active_low": True, "settle_ms": 60, "quadrants": 4, "rest_window_ms": 1000}]
+b = SimBoard()
+STRIP = b.strip(cfgs[0])
+STRIP.set(1, True)
+s = start(b, cfgs)
+STRIP.at(100000, 1, False)       # shot from quadrant 1
+STRIP.at(500000, 2, True)        # its puck stops on the baseline: out of bounds
+STRIP.at(900000, 2, False)       # lifted off to the ditch
+STRIP.at(1500000, 6, True)       # 1.4 s after the shot, 0.6 s after the lift: the next player places a puck
+STRIP.at(2500000, 6, False)      # and shoots
+run(b, s, 3000000, step=1000)
+assert EV == [
+    ("shot_start", "baseline", 100000, {"q": 1, "seg": 1}),
+    ("baseline_rest", "baseline", 500000, {"q": 2, "seg": 2}),
+    ("shot_start", "baseline", 900000, {"q": 2, "seg": 2}),
+    ("shot_start", "baseline", 2500000, {"q": 4, "seg": 6}),
+], EV
+""",
+    )

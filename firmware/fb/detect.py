@@ -152,6 +152,7 @@ class HallStrip:
         self.scanned = False
         self.rest_window = cfg.get("rest_window_ms", 2500) * 1000
         self.shot_at = None  # when the latest shot started: an arrival within rest_window is a puck coming to rest
+        self.rested = bytearray(n)  # 1: a puck came to rest here (baseline_rest): leaving is its removal, not a shot
 
     def quadrant(self, seg):
         return seg * self.quadrants // self.count + 1
@@ -187,9 +188,16 @@ class HallStrip:
                 if v:
                     # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot.
                     if self.shot_at is not None and since[i] - self.shot_at <= self.rest_window:
+                        self.rested[i] = 1
                         self.emit("baseline_rest", self.name, since[i], {"q": self.quadrant(i), "seg": i})
                 else:
-                    self.shot_at = since[i]
+                    # A puck leaving the baseline. The host tells a shot from the removal of a puck that came to
+                    # rest here (same segment as its baseline_rest); a removal does not restart the rest window,
+                    # so the next player placing a puck is not taken for a puck coming to rest.
+                    if self.rested[i]:
+                        self.rested[i] = 0
+                    else:
+                        self.shot_at = since[i]
                     self.emit("shot_start", self.name, since[i], {"q": self.quadrant(i), "seg": i})
 
     def occupied(self):
