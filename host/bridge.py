@@ -92,9 +92,10 @@ class BoardGame:
         self.seen = 0.0  # when its last message arrived (bridge clock)
         self.early: dict[tuple[int, int], BoardMessage] = {}  # (boot, seq) received ahead of a missing one
         self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
+        refused = {n for n, _, _ in session.fold.rejected}
         for r in session.journal.records:
             if isinstance(r.get("rid"), str):
-                self.requests[r["rid"]] = (r["n"], r["n"] not in {n for n, _, _ in session.fold.rejected})
+                self.requests[r["rid"]] = (r["n"], r["n"] not in refused)
 
 
 class Bridge:
@@ -238,7 +239,14 @@ class Bridge:
             self._health_dirty = True
 
     def message(self, msg: BoardMessage, via: str, send: Callable[[dict[str, Any]], object]) -> None:
-        """A decoded board message: de-duplicate, journal, fold, ack, publish."""
+        """A decoded board message: de-duplicate, journal, fold, ack, publish. Never raises: a journal that cannot
+        be written is logged in one line and the message is not acked, so the board keeps it and resends it."""
+        try:
+            self._message(msg, via, send)
+        except BridgeError as e:
+            log.error("board %s: %s", msg.board, e)
+
+    def _message(self, msg: BoardMessage, via: str, send: Callable[[dict[str, Any]], object]) -> None:
         with self.lock:
             if self.boards is not None and msg.board not in self.boards:
                 self.refused(via, ProtocolError(f"board {msg.board!r} is not in this bridge's list of boards", "board"))

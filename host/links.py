@@ -40,6 +40,7 @@ import importlib
 import logging
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -263,7 +264,7 @@ class SerialLink:
             try:
                 self.on_state(LinkState("serial", name, connected, reason))
             except Exception:
-                log.exception("serial %s: on_state callback failed", name)
+                _callback_failed("serial %s: on_state callback failed", name)
 
     def _open(self) -> None:
         path = self.finder()[0] if self.port == "auto" else self.port
@@ -351,7 +352,7 @@ class SerialLink:
         try:
             self.on_line(self.device or self.port, text)
         except Exception:
-            log.exception("serial %s: on_line callback failed", self.device)
+            _callback_failed("serial %s: on_line callback failed", self.device)
 
 
 # ------------------------------------------------------------------------------------------------ mqtt
@@ -506,7 +507,7 @@ class MqttLink:
             try:
                 self.on_state(LinkState("mqtt", str(self.url), connected, reason))
             except Exception:
-                log.exception("mqtt: on_state callback failed")
+                _callback_failed("mqtt: on_state callback failed")
 
     def _on_connect(
         self,
@@ -575,14 +576,14 @@ class MqttLink:
             try:
                 self.on_payload(board, bytes(msg.payload))
             except Exception:
-                log.exception("mqtt: on_payload callback failed for %s", board)
+                _callback_failed("mqtt: on_payload callback failed for %s", board)
         elif kind == "status":
             self._status(board, bytes(msg.payload))
         elif kind == INPUT and self.on_input is not None:
             try:
                 self.on_input(board, bytes(msg.payload))
             except Exception:
-                log.exception("mqtt: on_input callback failed for %s", board)
+                _callback_failed("mqtt: on_input callback failed for %s", board)
         else:
             self.ignored += 1
 
@@ -602,7 +603,13 @@ class MqttLink:
                 try:
                     self.on_board(board, online)
                 except Exception:
-                    log.exception("mqtt: on_board callback failed for %s", board)
+                    _callback_failed("mqtt: on_board callback failed for %s", board)
+
+
+def _callback_failed(what: str, *args: object) -> None:
+    """A bug in a callback must not stop a link: one line in the log (the traceback only at DEBUG level)."""
+    err = sys.exc_info()[1]
+    log.error(what + ": %s: %s", *args, type(err).__name__, err, exc_info=log.isEnabledFor(logging.DEBUG))
 
 
 def _check_board(board: str) -> None:
