@@ -48,6 +48,8 @@ MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
 PING_EVERY = 1.0  # s: at most one catch-up ping per board per second
 SERIAL_SILENCE = 35.0  # s: a serial board silent this long (3 heartbeats of 10 s, and some) is shown offline
+EARLY_WAIT = 10.0  # s: how long events wait behind a missing one (with pings) before the hole is recorded lost
+MAX_EARLY = 1024  # events held behind a hole per board; beyond, they are left to the board's resend
 
 Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
 
@@ -90,6 +92,9 @@ class BoardGame:
         self.acked: tuple[int, int] | None = None
         self.pinged = 0.0
         self.seen = 0.0  # when its last message arrived (bridge clock)
+        self.beat_at: float | None = None  # when its last heartbeat arrived
+        self.beat = 0.0  # the interval between its last two heartbeats
+        self.early_since = 0.0  # when the oldest event held behind a hole arrived
         self.early: dict[tuple[int, int], BoardMessage] = {}  # (boot, seq) received ahead of a missing one
         self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
         refused = {n for n, _, _ in session.fold.rejected}
@@ -142,6 +147,10 @@ class Bridge:
                         session = Session.resume(str(existing[-1]))
                     except (JournalError, ValueError) as e:
                         raise BridgeError(f"board {board}: {e}") from None
+                    torn = session.journal.torn.message() if session.journal.torn else None
+                    if torn:  # the bridge stopped while writing an entry it had not acknowledged
+                        log.warning("board %s: %s", board, torn)
+                        self.recent.append({"at": _now(), "source": f"journal {board}", "code": "torn", "reason": torn})
                     log.info("board %s: resumed %s (%d entries)", board, existing[-1], len(session.journal.records))
                 else:
                     session = self._create(board, self.setup.game())
@@ -262,13 +271,20 @@ class Bridge:
             for note in verdict.notes:
                 log.info("%s", note)
             self._health_dirty = True
+            if msg.kind == "heartbeat":
+                if bg.beat_at is not None:
+                    bg.beat = self.clock() - bg.beat_at
+                bg.beat_at = self.clock()
             if verdict.new and (msg.reliable or msg.kind == "gap"):
-                if verdict.reboot_lost:
-                    self._journal_reboot_loss(bg, verdict)
+                if verdict.reboot is not None:
+                    self._close_boot(bg, verdict)
                 if msg.reliable and msg.seq > self._next_seq(bg, msg.boot):
                     # Ahead of a missing event: keep it until the hole is filled (or declared lost), so the game
                     # sees the board's events in the board's order. It is not acked yet; the board resends it too.
-                    bg.early[(msg.boot, msg.seq)] = msg
+                    if not bg.early:
+                        bg.early_since = self.clock()
+                    if len(bg.early) < MAX_EARLY:
+                        bg.early[(msg.boot, msg.seq)] = msg
                 else:
                     self._process(bg, msg)
                 self._process_early(bg)
@@ -286,7 +302,7 @@ class Bridge:
 
     def _process(self, bg: BoardGame, msg: BoardMessage) -> None:
         """Journal, fold, ack, publish one board message, in the board's order."""
-        out = self._durable(lambda: bg.session.record(msg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us))
+        out = self._durable(bg.session.record, msg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
         self.tracker.processed(msg)
         self._ack(bg, force=False)
         self._publish_board(bg, out)
@@ -305,21 +321,57 @@ class Bridge:
             else:
                 break
 
-    def _durable(self, write: Callable[[], Outcome]) -> Outcome:
+    def _durable(self, write: Callable[..., Outcome], *args: Any) -> Outcome:
+        """`write(*args)`, a journal append; a journal that cannot be written becomes a one-line BridgeError."""
         try:
-            return write()
+            return write(*args)
         except JournalError as e:
             log.error("%s", e)
             raise BridgeError(f"the journal cannot be written: {e}") from None
 
-    def _journal_reboot_loss(self, bg: BoardGame, v: Verdict) -> None:
-        """Events of the board's previous boot that never arrived: lost evidence, journaled as a gap."""
+    def _close_boot(self, bg: BoardGame, v: Verdict) -> None:
+        """The board restarted: what its previous boot sent after a hole is journaled now, in seq order, with
+        each hole that will never be filled journaled as a gap (lost evidence: a review for a person)."""
         assert v.reboot is not None
         old_boot = v.reboot[0]
-        first, last = v.reboot_lost[0][0], v.reboot_lost[-1][1]
-        fields = {"first": first, "last": last, "lost": last - first + 1, "reboot_lost": True}
-        out = self._durable(lambda: bg.session.record(bg.board, old_boot, last, "gap", fields))
-        self._publish_board(bg, out)
+        held = sorted((k[1], m) for k, m in bg.early.items() if k[0] == old_boot)
+        for k in [k for k in bg.early if k[0] == old_boot]:
+            del bg.early[k]
+        items: list[tuple[int, tuple[int, int] | BoardMessage]] = [(a, (a, b)) for a, b in v.reboot_lost]
+        items += held
+        for _, item in sorted(items, key=lambda i: i[0]):
+            if isinstance(item, BoardMessage):
+                msg = item
+                out = self._durable(bg.session.record, bg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
+            else:
+                a, b = item
+                fields = {"first": a, "last": b, "lost": b - a + 1, "reboot_lost": True}
+                out = self._durable(bg.session.record, bg.board, old_boot, b, "gap", fields)
+            self._publish_board(bg, out)
+
+    def _give_up_waiting(self, bg: BoardGame) -> None:
+        """Events held behind a hole the board does not fill (it was acked elsewhere, or its outbox lost it without
+        telling): after EARLY_WAIT the hole is recorded as lost, like a board's own gap, and the rest goes on."""
+        boot = self.tracker.boot_of(bg.board)
+        ahead = sorted(k[1] for k in bg.early if k[0] == boot)
+        if boot is None or not ahead:
+            bg.early.clear()
+            return
+        first, last = self._next_seq(bg, boot), ahead[0] - 1
+        hw = self.tracker.status()["boards"][bg.board]["high_water"]
+        fields = {"first": first, "last": last, "lost": last - first + 1, "host_gave_up": True}
+        gap = BoardMessage(bg.board, boot, max(hw, last), 0, "gap", fields, False, "")
+        log.warning(
+            "board %s: seqs %d..%d never came after %.0f s of pings: recorded as lost",
+            bg.board,
+            first,
+            last,
+            EARLY_WAIT,
+        )
+        if self.tracker.accept(gap).new:
+            self._process(bg, gap)
+        self._process_early(bg)
+        bg.early_since = self.clock()
 
     def _ack(self, bg: BoardGame, force: bool) -> None:
         ack = self.tracker.ack_for(bg.board)
@@ -372,7 +424,7 @@ class Bridge:
             if rid is not None and rid in bg.requests:
                 n, ok = bg.requests[rid]
                 return Outcome(n, ok, f"already entered as entry {n} (request {rid!r} was sent again)")
-            out = self._durable(lambda: bg.session.submit(text, "sensor" if source == "sensor" else "manual", rid))
+            out = self._durable(bg.session.submit, text, "sensor" if source == "sensor" else "manual", rid)
             if rid is not None and out.n:
                 bg.requests[rid] = (out.n, out.accepted)
             if out.n:
@@ -517,11 +569,17 @@ class Bridge:
             boards = self.tracker.status()["boards"]
             for b, bg in self.games.items():
                 serial = bg.via is not None and bg.via.startswith("serial")
-                if bg.online and serial and self.clock() - bg.seen > SERIAL_SILENCE:
+                silence = max(SERIAL_SILENCE, 3.5 * bg.beat)  # three heartbeats missed, whatever their period
+                if bg.online and serial and self.clock() - bg.seen > silence:
                     bg.online = False  # no heartbeat: the board hangs, or the port is dead without an error
                     self._health_dirty = True
-                    log.warning("board %s: nothing heard for %.0f s on %s", b, SERIAL_SILENCE, bg.via)
+                    log.warning("board %s: nothing heard for %.0f s on %s", b, silence, bg.via)
                     self._publish_board(bg)
+                if bg.early and self.clock() - bg.early_since > EARLY_WAIT:
+                    try:
+                        self._give_up_waiting(bg)
+                    except BridgeError as e:
+                        log.error("board %s: %s", b, e)
                 st = boards.get(b)
                 lagging = st is not None and (st["missing"] or st["processed"] < st["high_water"])
                 if lagging and bg.send is not None and self.clock() - bg.pinged >= 2 * PING_EVERY:

@@ -298,3 +298,77 @@ def test_a_declaration_is_used_up_by_a_shot_entered_by_hand(tmp_path: Path) -> N
     assert bridge.submit("t1", "declare").accepted
     assert bridge.submit("t1", "shot Ben call in").accepted
     assert not bridge.scoreboard("t1")["declared"]
+
+
+def test_a_reboot_journals_what_arrived_after_a_hole_and_each_hole_as_lost(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path)
+    b = Board(bridge)
+    b.hello()
+    b.enc.event("shot_start", "baseline", 5, {"q": 1, "seg": 1})  # seq 2: lost
+    b.ev("pass", "ditch1", dur_us=900)  # seq 3: arrives, held behind 2
+    b.enc.event("pass", "hole", 7, {"dur_us": 900})  # seq 4: lost
+    b.ev("pass", "ditch1", dur_us=900)  # seq 5: held
+    assert len(bridge.games["t1"].session.journal.records) == 1
+    b.enc = proto.Encoder("t1", 8, 0)  # the board restarts before resending anything
+    b.hello()
+    recs = bridge.games["t1"].session.journal.records
+    got = [(r["bt"], r["m"], r["s"], r["f"].get("first"), r["f"].get("last")) for r in recs]
+    assert got == [
+        (7, "hello", 1, None, None),
+        (7, "gap", 2, 2, 2),
+        (7, "pass", 3, None, None),
+        (7, "gap", 4, 4, 4),
+        (7, "pass", 5, None, None),
+        (8, "hello", 1, None, None),
+    ]
+    assert bridge.scoreboard("t1")["needs_review"]
+
+
+def test_a_hole_nobody_fills_is_recorded_lost_after_a_while(tmp_path: Path) -> None:
+    """A board whose early events were acked by another host never resends them: the bridge pings, waits
+    EARLY_WAIT, then records the hole as lost (a review) rather than holding the game forever."""
+    now = [0.0]
+    bridge = Bridge(tmp_path / "j", GameSetup("tournament-2019", ("Ana", "Ben")), None, Bus(), clock=lambda: now[0])
+    b = Board(bridge)
+    b.enc = proto.Encoder("t1", 7, 40)  # seqs 1..40 went to another bridge
+    b.ev("shot_start", "baseline", q=1, seg=1)
+    b.ev("pass", "hole", dur_us=900)
+    assert len(bridge.games["t1"].session.journal.records) == 0
+    now[0] += 5
+    bridge.tick()
+    assert len(bridge.games["t1"].session.journal.records) == 0  # still hoping for the resend
+    now[0] += 6
+    bridge.tick()
+    recs = bridge.games["t1"].session.journal.records
+    assert [(r["m"], r["s"]) for r in recs] == [("gap", 42), ("shot_start", 41), ("pass", 42)]  # a gap: s = high water
+    assert recs[0]["f"]["first"] == 1 and recs[0]["f"]["last"] == 40 and b.acks()[-1] == 42
+    doc = bridge.scoreboard("t1")
+    assert doc["needs_review"] and "lost events 1..40" in doc["review"][0]["text"]
+
+
+def test_the_silence_limit_follows_the_boards_heartbeat(tmp_path: Path) -> None:
+    now = [0.0]
+    bridge = Bridge(tmp_path / "j", GameSetup("tournament-2019", ("Ana", "Ben")), None, Bus(), clock=lambda: now[0])
+    b = Board(bridge)
+    b.hello()
+    for _ in range(2):  # a board configured for a heartbeat every 60 s
+        b.feed(b.enc.heartbeat(0, 1, 2, 0, 0, 0, None))
+        now[0] += 60
+    bridge.tick()
+    assert bridge.scoreboard("t1")["board_link"]["online"] is True  # 60 s silent, but that is its rhythm
+    now[0] += 160
+    bridge.tick()
+    assert bridge.scoreboard("t1")["board_link"]["online"] is False
+
+
+def test_a_torn_journal_is_resumed_and_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    bridge, _ = make(tmp_path)
+    assert bridge.submit("t1", "shot zone").accepted
+    path = bridge.games["t1"].session.journal.path
+    bridge.close()
+    with open(path, "ab") as f:
+        f.write(b'{"n":2,"src":"manual","in":"hi')  # the bridge died while writing an entry
+    again, _ = make(tmp_path)
+    with caplog.at_level("WARNING"):
+        assert again.game("t1").session.state.game is not None
+    assert "incomplete" in caplog.text and any(e["code"] == "torn" for e in again.health()["recent_errors"])
