@@ -12,8 +12,8 @@ Contact, calls, zones and the hand rule leave no sensor evidence: they stay manu
 shoot-out are entered by hand too: they give no events (`is_sensor_shot`).
 
 With `holds=True` the timeline also has hold points for a driver that plays the game in lock-step with the
-board (firmware/fb/sim.py): `shot-K` 500 ms before the K-th sensor shot's first event, and `end` after the
-last shot. The board stops at each one until the driver lets it go on.
+board (firmware/fb/sim.py): `shot-K` 200 ms before the K-th sensor shot's first event (its puck being
+placed), and `end` after the last shot. The board stops at each one until the driver lets it go on.
 
 `evidence_exact` tells whether the sensor-made facts of a shot (hole passes, baseline rests) are exactly the
 ones the bridge (host/evidence.py) would enter, so a game replayed on the board with the remaining facts
