@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import json
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -107,7 +108,13 @@ def same_score(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in keys)
 
 
+def _stop_on_sigterm(*_: object) -> None:
+    raise KeyboardInterrupt  # the same clean stop as Ctrl-C: board, bridge and broker go down with the demo
+
+
 def run(args: Any, out: TextIO) -> int:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop_on_sigterm)
     seed = DEFAULT_SEED if args.seed is None else args.seed
     transcript = random_match(seed, RULES, PLAYERS, sensor_exact=True)
     expected = expected_summary(transcript)
@@ -177,7 +184,7 @@ def run(args: Any, out: TextIO) -> int:
         if board is not None:
             board.stop()
         if broker is not None:
-            broker.stop()
+            broker.close()
         shutil.rmtree(control, ignore_errors=True)
     print("", file=out)
     print(text_view(final), file=out)
