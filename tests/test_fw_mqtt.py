@@ -360,10 +360,10 @@ def test_keepalive_detects_frozen_broker_then_resends_with_dup(tmp_path: Path) -
             os.kill(b.proc.pid, signal.SIGSTOP)
             stopped_at = time.monotonic()
             try:
-                t, down = fw.wait(lambda e: e["ev"] == "down", 2 * ka + 1)
+                t, down = fw.wait(lambda e: e["ev"] == "down", 3 * ka)
                 assert "keepalive" in down["reason"] or "PINGRESP" in down["reason"], down
-                assert t - stopped_at <= 1.5 * ka, (t - stopped_at, down)
-                time.sleep(0.8)  # reconnect attempts meet a frozen broker: CONNACK timeout, backoff
+                assert t - stopped_at <= 2 * ka, (t - stopped_at, down)  # a bound on behaviour, with room for load
+                time.sleep(1.5)  # reconnect attempts meet a frozen broker: CONNACK timeout (0.6 s), backoff
             finally:
                 os.kill(b.proc.pid, signal.SIGCONT)
             fw.wait(lambda e: e["ev"] == "up" and e["reconnects"] >= 1, 8)
