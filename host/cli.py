@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from importlib import resources
-from typing import Any, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
 from rules.pichenotte import RULE_SETS, Pichenotte, rule_set
 from rules.pichenotte.engine import FACT_HELP, FORFEIT_REASONS, Source
@@ -24,6 +24,7 @@ from rules.transcript import TranscriptError, format_header, parse_transcript
 
 from . import journal, render
 from .journal import JournalError
+from .scoreboard import PROMPT_MOMENTS, moment_text, moments
 from .session import Fold, Session, fold_entries, fold_records, game_of
 
 
@@ -387,8 +388,8 @@ def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
         doc = session.summary()
         if result.accepted:
             out.write(f"  ok [{result.n}] {result.message}\n")
-            for fx in result.effects:
-                note = _effect_text(doc, fx)
+            for m in moments("", session.game, result):
+                note = moment_text(m) if m["type"] in PROMPT_MOMENTS else ""
                 if note:
                     out.write(f"  {note}\n")
         else:
@@ -406,27 +407,6 @@ def _hint(session: Session, line: str) -> str:
     if first in KEYWORDS or ":" in first or first in {n.lower() for n in (*setup.players, *setup.sides)}:
         return ""
     return " (type 'help' for the notation)"
-
-
-def _effect_text(doc: dict[str, Any], fx: dict[str, Any]) -> str:
-    sides = [s["name"] for s in doc["sides"]]
-    t = fx["type"]
-    if t == "twenty":
-        return f"TWENTY for {sides[fx['side']]}" + (" (provisional: confirm or correct)" if fx["provisional"] else "")
-    if t == "shot-end" and fx["result"] != "stands":
-        return f"→ {fx['result']}"
-    if t == "penalty":
-        return f"PENALTY: {sides[fx['side']]} -20 (A-2)"
-    if t == "forfeit":
-        return f"FORFEIT: {sides[fx['side']]} forfeits the game ({fx['reason']})"
-    if t == "game-over":
-        won = sides[fx["winner"]] if fx["winner"] is not None else "nobody (tied)"
-        return f"GAME {fx['game']} OVER: {fx['points'][0]}-{fx['points'][1]}, won by {won}"
-    if t == "match-over":
-        return f"MATCH OVER: {sides[fx['winner']]} wins"
-    if t == "shootout":
-        return "TIED: twenties shoot-out, " + ("for this game" if fx["purpose"] == "game" else "for the match")
-    return ""
 
 
 # ---------------------------------------------------------------- entry point

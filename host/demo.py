@@ -69,7 +69,9 @@ class Display:
                     self.out.flush()
             elif kind == "events" and not self.redraw:
                 line = moment_text(doc)
-                if line and doc.get("type") == "shot" and self.doc is not None:
+                if line and doc.get("type") != "shot":
+                    line = "  " + line
+                elif line and self.doc is not None:
                     line = f"{line:<28} {_standing(self.doc)}"
                 if line:
                     print(line, file=self.out, flush=True)

@@ -120,25 +120,31 @@ def final_line(doc: dict[str, Any]) -> str:
     return text
 
 
+# The moments the scorekeeper's own prompt reports after an entry; a display shows them all.
+PROMPT_MOMENTS = frozenset({"twenty", "shot-end", "penalty", "forfeit", "game-over", "match-over", "shootout"})
+
+
 def moment_text(m: dict[str, Any]) -> str:
-    """One line for a scoring moment (empty: not worth a line on its own)."""
+    """One line for a scoring moment (empty: not worth a line on its own). One vocabulary for every terminal."""
     t = m.get("type")
     if t == "shot":
         return f"shot {m.get('number')}: {m.get('player')} ({m.get('kind')})"
     if t == "twenty":
-        return f"  TWENTY for {m.get('side')}" + (" (sensor: provisional)" if m.get("provisional") else "")
+        return f"TWENTY for {m.get('side')}" + (" (provisional: confirm or correct)" if m.get("provisional") else "")
     if t == "ditch-pass":
-        return f"  a puck went into the ditch ({m.get('sensor')})"
+        return f"a puck went into the ditch ({m.get('sensor')})"
     if t == "edge":
-        return "  a puck stands on edge in the twenty hole (A-4)"
+        return "a puck stands on edge in the twenty hole (A-4)"
     if t == "ditch":
-        return f"  {m.get('side')} puck to the ditch ({m.get('why')})"
+        return f"{m.get('side')} puck to the ditch ({m.get('why')})"
     if t == "shot-end" and m.get("result") not in (None, "stands"):
-        return f"  -> {m.get('result')}"
+        return f"→ {m.get('result')}"
     if t == "review":
-        return f"  NEEDS REVIEW: {m.get('text')}"
+        return f"NEEDS REVIEW: {m.get('text')}"
     if t == "penalty":
-        return f"  PENALTY: {m.get('side')} -20 (A-2)"
+        return f"PENALTY: {m.get('side')} -20 (A-2)"
+    if t == "forfeit":
+        return f"FORFEIT: {m.get('side')} forfeits the game ({m.get('reason')})"
     if t == "game-over":
         pts = m.get("points") or ["?", "?"]
         won = m.get("winner") or "nobody (tied)"
@@ -146,5 +152,5 @@ def moment_text(m: dict[str, Any]) -> str:
     if t == "match-over":
         return f"MATCH OVER: {m.get('winner')} wins"
     if t == "shootout":
-        return "TIED: twenties shoot-out"
+        return "TIED: twenties shoot-out, " + ("for this game" if m.get("purpose") == "game" else "for the match")
     return ""

@@ -97,6 +97,14 @@ class SimBoard:
         shutil.rmtree(self._tmp, ignore_errors=True)
 
 
+def board_command(scenario_path: str | Path, realtime: bool = False) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment that run the firmware under MicroPython on a scenario file."""
+    cmd = [micropython(), str(FIRMWARE / "simboard.py"), str(scenario_path), "--profiles", str(PROFILES)]
+    if realtime:
+        cmd.append("--realtime")
+    return cmd, {**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"}
+
+
 def spawn_board(
     scenario: dict[str, Any], realtime: bool, pty: bool, stdout: Any = None, stdin: Any = subprocess.DEVNULL
 ) -> SimBoard:
@@ -110,10 +118,7 @@ def spawn_board(
     tmp = tempfile.mkdtemp(prefix="flickboard-sim-")
     path = Path(tmp) / "scenario.json"
     path.write_text(json.dumps(scenario))
-    cmd = [micropython(), str(FIRMWARE / "simboard.py"), str(path), "--profiles", str(PROFILES)]
-    if realtime:
-        cmd.append("--realtime")
-    env = {**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"}
+    cmd, env = board_command(path, realtime)
     if not pty:
         return SimBoard(subprocess.Popen(cmd, stdin=stdin, stdout=stdout, env=env), None, None, tmp)
     master, slave = os.openpty()

@@ -4,18 +4,16 @@ the sensor events that come out are the ones the game implies (issue: timelines 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import zlib
 from collections import Counter
 from pathlib import Path
 
-from firmware_runner import FIRMWARE, ROOT, micropython_exe
-
 from host.board_scenario import evidence_exact, from_transcript, quadrant_of
 from host.cli import sample_path
 from host.random_game import random_match
 from host.session import fold_entries
+from host.simulator import board_command
 from rules.pichenotte import Illegal, Pichenotte, State
 from rules.pichenotte.engine import Fact, Facts, Shot
 from rules.transcript import parse_transcript
@@ -25,15 +23,10 @@ def test_sample_game_on_the_simulated_board(tmp_path: Path) -> None:
     t = parse_transcript(Path(sample_path()).read_text())
     scenario = from_transcript(t, board_id="table1")
     (tmp_path / "s.json").write_text(json.dumps(scenario))
+    cmd, env = board_command(tmp_path / "s.json")
     p = subprocess.run(
-        [
-            micropython_exe(),
-            str(FIRMWARE / "simboard.py"),
-            str(tmp_path / "s.json"),
-            "--profiles",
-            str(ROOT / "hardware" / "profiles"),
-        ],
-        env={**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"},
+        cmd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,

@@ -22,7 +22,7 @@ def test_flickboard_demo_plays_a_whole_game_through_mqtt(tmp_path: Path) -> None
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     out = p.stdout
     assert "private Mosquitto on mqtt://127.0.0.1:" in out
-    assert "TWENTY for" in out and "(sensor: provisional)" in out, "twenties come from the hole beam"
+    assert "TWENTY for" in out and "(provisional: confirm or correct)" in out, "twenties come from the hole beam"
     assert "went into the ditch (ditch" in out, "ditch passes come from the ditch beams"
     assert "MATCH OVER" in out and "Final: Ana" in out and "The same as `flickboard replay`" in out
     assert "Traceback" not in p.stderr and "WARNING" not in p.stderr

@@ -5,7 +5,6 @@ turned into a timeline gets one hold before each sensor shot and one at the end 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -14,12 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from firmware_runner import FIRMWARE, ROOT, micropython_exe
-
 from host.board_scenario import from_transcript, is_sensor_shot, sensor_shots
 from host.cli import sample_path
 from host.protocol import BoardMessage, ack_command, decode_line, encode_command
 from host.session import fold_entries
+from host.simulator import board_command
 from rules.pichenotte import Pichenotte
 from rules.pichenotte.engine import Shot
 from rules.transcript import Transcript, format_header, parse_transcript
@@ -75,15 +73,10 @@ def wait_file(path: Path, timeout: float = 30) -> str:
 
 def start_firmware(scenario: dict[str, object], tmp: Path) -> subprocess.Popen[str]:
     (tmp / "s.json").write_text(json.dumps(scenario))
+    cmd, env = board_command(tmp / "s.json")
     return subprocess.Popen(
-        [
-            micropython_exe(),
-            str(FIRMWARE / "simboard.py"),
-            str(tmp / "s.json"),
-            "--profiles",
-            str(ROOT / "hardware" / "profiles"),
-        ],
-        env={**os.environ, "MICROPYPATH": f"{FIRMWARE}:.frozen"},
+        cmd,
+        env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
