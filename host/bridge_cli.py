@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
+import shutil
 import signal
 import sys
 import threading
@@ -20,8 +22,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from . import protocol
 from .bridge import Bridge, BridgeError, GameSetup
 from .config import SYSTEM_CA, BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
-from .links import LinkState, MqttLink, NoBoardFound, SerialLink
+from .links import BRIDGE_STATUS_TOPIC, LinkState, MqttLink, NoBoardFound, SerialLink
 from .scoreboard import final_line, text_view
+from .terminal import big_view
 
 log = logging.getLogger("flickboard.bridge")
 
@@ -317,11 +320,16 @@ def _newer_than(c: _Client, seen: int) -> Callable[[str, bytes], bool]:
 
 
 def run_scoreboard(args: Any, out: TextIO) -> int:
-    """Print the board's retained scoreboard, then (unless --once) every update until Ctrl-C."""
+    """Show the board's retained scoreboard, then (unless --once) every update until Ctrl-C. On a terminal it is
+    the big view (host/terminal.py), redrawn in place; `--plain` (or a pipe) prints the plain text view."""
     url = _url(args)
     topic = f"flickboard/{args.board}/scoreboard"
     seen = 0
-    with _Client(url, args.ca_file, [topic]) as c:
+    color = args.color == "always" or (
+        args.color == "auto" and out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    )
+    big = not args.plain and (out.isatty() or args.color == "always" or args.big)
+    with _Client(url, args.ca_file, [topic, BRIDGE_STATUS_TOPIC]) as c:
         while True:
             got = c.wait_for(_newer_than(c, seen), args.timeout if args.once else 3600)
             if got is None:
@@ -329,13 +337,23 @@ def run_scoreboard(args: Any, out: TextIO) -> int:
                     raise CommandError(f"no scoreboard for board {args.board} on {url} (is a bridge following it?)")
                 continue
             with c.cond:
-                payload = c.messages[-1][1]
+                boards = [p for t, p in c.messages if t == topic]
+                bridge = [p for t, p in c.messages if t == BRIDGE_STATUS_TOPIC]
                 seen = len(c.messages)
+            if not boards:
+                continue
+            bridge_online = None if not bridge else bridge[-1].strip() == b"online"
             try:
-                doc = json.loads(payload)
-                view = text_view(doc)
-            except (ValueError, KeyError, TypeError):
+                doc = json.loads(boards[-1])
+                if big:
+                    width = shutil.get_terminal_size((100, 30)).columns
+                    view = big_view(doc, width=width, color=color, bridge_online=bridge_online)
+                else:
+                    view = text_view(doc) + ("\n  the scorer (bridge) is offline" if bridge_online is False else "")
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError):
                 print("(a scoreboard message this version cannot read)", file=out, flush=True)
+                if args.once:
+                    return 1
                 continue
             if out.isatty() and not args.once:
                 out.write("\x1b[H\x1b[2J")

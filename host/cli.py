@@ -502,6 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--ca-file")
     sb.add_argument("--board", required=True)
     sb.add_argument("--once", action="store_true", help="print the current scoreboard and exit")
+    sb.add_argument("--plain", action="store_true", help="the plain text view, even on a terminal")
+    sb.add_argument("--big", action="store_true", help="the big view, even into a pipe")
+    sb.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="side colours (default: auto)")
     sb.add_argument("--timeout", type=float, default=5.0, help="with --once: seconds to wait (default 5)")
     sb.set_defaults(func=_bridge_command("run_scoreboard"))
 

@@ -103,6 +103,8 @@ def test_a_scorer_at_the_bridge_terminal_and_on_a_phone(broker: Broker, tmp_path
         assert refused.returncode == 1 and "refused: " in refused.stdout and "Ana's shot" in refused.stdout
         board = run("scoreboard", "--mqtt", url, "--board", "t1", "--once")
         assert board.returncode == 0 and "Ana vs Ben" in board.stdout and "board t1" in board.stdout
+        big = run("scoreboard", "--mqtt", url, "--board", "t1", "--once", "--big", "--color", "always")
+        assert big.returncode == 0 and "█" in big.stdout and "\x1b[1;36mANA" in big.stdout, big.stdout
         bridge.stdin.write("undo\n")  # typed at the bridge: the same journal
         bridge.stdin.close()  # end of input: the bridge stops cleanly
         assert bridge.wait(20) == 0
