@@ -1,0 +1,152 @@
+"use strict";
+// Shared by the TV page and the entry page: the board id, the live stream from `flickboard web`, the "is this live?"
+// verdict, and small helpers. The data is the bridge's scoreboard document (docs/mqtt.md), passed on unchanged.
+
+const FB = (() => {
+  const board = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
+
+  // el("div", {class: "x", text: "hi", data: {line: "undo"}}, child, ...)
+  function el(tag, attrs, ...kids) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") node.textContent = String(v);
+      else if (k === "data") for (const [dk, dv] of Object.entries(v)) node.dataset[dk] = String(dv);
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const kid of kids) if (kid !== null && kid !== undefined && kid !== false) node.append(kid);
+    return node;
+  }
+
+  function fill(node, ...kids) {
+    node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined && k !== false));
+  }
+
+  // The stream: `status` ({broker, bridge}) and the latest `scoreboard` at once, then every change and each moment.
+  // EventSource reconnects on its own after an error (the server says retry: 2000).
+  function connect(on) {
+    const es = new EventSource(`/api/${encodeURIComponent(board)}/stream`);
+    const parsed = (fn) => (ev) => {
+      let data;
+      try {
+        data = JSON.parse(ev.data);
+      } catch (err) {
+        return;
+      }
+      fn(data);
+    };
+    es.addEventListener("open", () => on.link(true));
+    es.addEventListener("error", () => on.link(false));
+    es.addEventListener("status", parsed(on.status));
+    es.addEventListener("scoreboard", parsed(on.scoreboard));
+    es.addEventListener("moment", parsed(on.moment || (() => {})));
+    return es;
+  }
+
+  // Every warning that applies, the most serious first: [{key, text}]. No warning at all means live.
+  function alerts(doc, status, linkUp) {
+    const out = [];
+    if (linkUp === null) {
+      out.push({ key: "connecting", text: "Connecting to the display server…" });
+      return out;
+    }
+    if (!linkUp) {
+      out.push({ key: "disconnected", text: "NO CONNECTION to the display server: reconnecting…" });
+      return out;
+    }
+    if (status && status.broker === false) {
+      out.push({ key: "disconnected", text: "NOT LIVE: the display server lost the MQTT broker: reconnecting…" });
+    }
+    if (status && status.bridge === "offline") {
+      out.push({ key: "scorer-offline", text: "SCORER OFFLINE: the bridge is not running, scores are not live" });
+    }
+    if (!doc) {
+      out.push({ key: "waiting", text: `Waiting for board ${board}'s scoreboard (is a bridge following it?)` });
+      return out;
+    }
+    const link = doc.board_link || {};
+    if (link.online === false) {
+      out.push({ key: "board-offline", text: "BOARD OFFLINE: the sensors are not reporting; enter shots by hand" });
+    } else if (link.online === true && link.in_sync === false) {
+      out.push({ key: "behind", text: "The board is catching up: some of its events have not arrived yet" });
+    }
+    return out;
+  }
+
+  function sideNames(score) {
+    return (score.sides || []).map((s) => s.name);
+  }
+
+  // The index (0 or 1) of the side a player belongs to, or -1.
+  function sideOf(score, player) {
+    return (score.sides || []).findIndex((s) => (s.players || []).includes(player));
+  }
+
+  function matchText(match) {
+    const m = /^(games|wins|points):(\d+)(?:\/(\d+))?(:shootout)?$/.exec(match || "");
+    if (!m) return match || "";
+    if (m[1] === "games") return `${m[2]} games`;
+    if (m[1] === "points") return `first to ${m[2]} points`;
+    return `first to ${m[2]} wins` + (m[3] ? ` of ${m[3]}` : "");
+  }
+
+  const KINDS = { contact: "contact or call a twenty", call: "declared twenty", free: "free shot", shootout: "shoot-out" };
+
+  // What a shot must be; `open`: the shot is being played (it is a contact shot, the call is no longer open).
+  function kindText(kind, freeZone, open) {
+    if (kind === "free" && freeZone) return `free shot: rest in the ${freeZone} zone`;
+    if (kind === "contact" && open) return "contact shot";
+    return KINDS[kind] || kind || "";
+  }
+
+  // One line for a scoring moment (the same vocabulary as host/scoreboard.py moment_text); "" for the quiet ones.
+  function momentText(m) {
+    switch (m.type) {
+      case "twenty":
+        return `TWENTY for ${m.side}` + (m.provisional ? " (provisional)" : "");
+      case "ditch":
+        return `${m.side} puck to the ditch (${m.why})`;
+      case "penalty":
+        return `PENALTY: ${m.side} −20`;
+      case "forfeit":
+        return `FORFEIT: ${m.side} forfeits the game`;
+      case "game-over": {
+        const p = m.points || ["?", "?"];
+        return `GAME ${m.game} OVER: ${p[0]}–${p[1]}, ` + (m.winner ? `won by ${m.winner}` : "tied");
+      }
+      case "match-over":
+        return `MATCH OVER: ${m.winner} wins`;
+      case "shootout":
+        return "TIED: twenties shoot-out";
+      case "shootout-shot":
+        return `${m.side}: ` + (m.in ? "IN!" : "missed");
+      case "review":
+        return `NEEDS REVIEW: ${m.text}`;
+      case "edge":
+        return "A puck stands on edge in the hole";
+      case "question":
+        return "A question for the players";
+      default:
+        return "";
+    }
+  }
+
+  let rulesInfo = null;
+  // The rule sets (/api/rules): zone values and the free-shot zone, fetched once.
+  async function rules() {
+    if (rulesInfo) return rulesInfo;
+    try {
+      const r = await fetch("/api/rules");
+      rulesInfo = await r.json();
+    } catch (err) {
+      rulesInfo = { rules: [], default: "tournament-2019" };
+    }
+    return rulesInfo;
+  }
+
+  function ruleSet(info, name) {
+    return (info && info.rules.find((r) => r.name === name)) || null;
+  }
+
+  return { board, el, fill, connect, alerts, sideNames, sideOf, matchText, kindText, momentText, rules, ruleSet };
+})();
