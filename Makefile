@@ -5,9 +5,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.flickboard-installed
-# Distribution packages the tests use (real parts, never mocks): the MQTT broker.
-SYSTEM_PACKAGES := mosquitto mosquitto-clients
-SYSTEM_COMMANDS := mosquitto
+# Distribution packages the tests use (real parts, never mocks): the MQTT broker, and a headless browser for the
+# web pages (tests/test_web.py drives Chromium over the DevTools protocol).
+SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium
+SYSTEM_COMMANDS := mosquitto chromium
 
 .PHONY: help setup system demo demo-live test unit lint typecheck clean stubs fwcheck firmware flash board-tools
 
