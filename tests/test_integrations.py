@@ -780,3 +780,34 @@ def test_a_refused_password_stops_the_command_with_one_line(tmp_path: Path) -> N
     assert p.returncode == 2 and len(err) == 1 and err[0].startswith("flickboard: the broker"), p.stderr
     assert "refused the connection" in err[0] and "scorer:***@" in err[0]
     assert "wrong" not in p.stderr and "Traceback" not in p.stderr
+
+
+def test_docs_integrations_names_everything_published() -> None:
+    """docs/integrations.md is the contract for whoever sets these up: every discovery key and entity key, every
+    event type and trigger, every AWTRIX and WLED key the code sends must appear there (in backticks)."""
+    doc = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    sample = json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
+    sent: list[tuple[str, bytes, bool]] = []
+
+    def publish(topic: str, payload: bytes, retain: bool) -> None:
+        sent.append((topic, payload, retain))
+
+    from host.integrations.common import Boards
+
+    boards = Boards(docs={"table-3": sample})
+    words: set[str] = set()
+    for topic, config in HomeAssistant(publish, boards).configs("table-3").items():
+        words |= {topic.split("/")[3], *config, *config["device"], *config["origin"], *config.get("event_types", [])}
+        words |= {k for a in config.get("availability", []) for k in a}
+    aw = Awtrix(publish, boards, "clock")
+    words |= set(aw.app(sample))
+    for m in ({"type": "twenty", "side": "Ben"}, {"type": "game-over", "game": 1}, {"type": "match-over"}):
+        words |= set(aw.notification("table-3", {"entry": 1, **m}) or {})
+    lamp = Wled(publish, boards, "lamp")
+    lamp.flash((1, 2, 3))
+    lamp.revert()
+    for _, payload, _ in sent:
+        state = json.loads(payload)
+        words |= set(state) | {k for seg in state.get("seg", []) for k in seg}
+    missing = sorted(w for w in words if f"`{w}`" not in doc)
+    assert not missing, f"add these to docs/integrations.md: {missing}"
