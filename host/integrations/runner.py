@@ -79,6 +79,7 @@ class IntegrationRunner:
         self._ticker: threading.Thread | None = None
         self._started = False
         self._connected = False
+        self._last: mqtt.MQTTMessageInfo | None = None
 
         c = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -106,7 +107,7 @@ class IntegrationRunner:
 
     def publish(self, topic: str, payload: bytes, retain: bool) -> None:
         """QoS 1; paho sends it now, or after the reconnect."""
-        self.client.publish(topic, payload, qos=1, retain=retain)
+        self._last = self.client.publish(topic, payload, qos=1, retain=retain)
 
     # ---------------------------------------------------------------- life cycle
 
@@ -133,11 +134,9 @@ class IntegrationRunner:
         with self._lock:
             for integ in self.integrations:
                 self._call(integ, "close")
-        if self._ready.is_set():
-            deadline = time.monotonic() + timeout  # let the last messages (a WLED revert) go out
-            while self.client.want_write() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            time.sleep(0.05)
+        if self._ready.is_set() and self._last is not None:
+            with contextlib.suppress(Exception):  # let the last messages (a WLED revert) reach the broker
+                self._last.wait_for_publish(timeout)
         self.client.disconnect()
         self.client.loop_stop()
         self._started = False
