@@ -185,6 +185,16 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError(f"demo: {e}") from None
 
 
+def _integrations(args: argparse.Namespace, out: TextIO) -> int:
+    from .bridge_cli import CommandError
+    from .integrations.runner import run_integrations
+
+    try:
+        return run_integrations(args, out)
+    except CommandError as e:
+        raise UserError(str(e)) from None
+
+
 def _bridge_command(name: str) -> Callable[[argparse.Namespace, TextIO], int]:
     def run(args: argparse.Namespace, out: TextIO) -> int:
         from . import bridge_cli
@@ -507,6 +517,14 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="side colours (default: auto)")
     sb.add_argument("--timeout", type=float, default=5.0, help="with --once: seconds to wait (default 5)")
     sb.set_defaults(func=_bridge_command("run_scoreboard"))
+
+    ig = sub.add_parser(
+        "integrations", help="Home Assistant discovery, an AWTRIX 3 app, WLED effects (docs/integrations.md)"
+    )
+    from .integrations.runner import configure_parser as configure_integrations
+
+    configure_integrations(ig)
+    ig.set_defaults(func=_integrations)
 
     dm = sub.add_parser("demo", help="play a whole game through the simulated board, the bridge and MQTT")
     dm.add_argument("--live", action="store_true", help="play in real time, for a person to watch")

@@ -53,6 +53,10 @@ def test_bad_settings_are_one_line_naming_their_source(tmp_path: Path) -> None:
     one_line_error(run("bridge", "--mqtt", "mqtt://127.0.0.1:1", "--rules", "chess"), "chess")
 
 
+def test_integrations_with_nothing_enabled_say_so() -> None:
+    one_line_error(run("integrations", "--mqtt", "mqtt://127.0.0.1:1"), "enable at least one of --homeassistant")
+
+
 def test_enter_without_a_bridge_times_out_plainly(broker: Broker) -> None:
     url = f"mqtt://127.0.0.1:{broker.port}"
     one_line_error(run("enter", "--mqtt", url, "--board", "b1", "--timeout", "1", "hit"), "no answer from a bridge")
