@@ -9,6 +9,8 @@ STAMP  := $(VENV)/.flickboard-installed
 # web pages (tests/test_web.py drives Chromium over the DevTools protocol).
 SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium
 SYSTEM_COMMANDS := mosquitto chromium
+# The demo needs only the broker: no browser download for `make demo`.
+DEMO_SYSTEM := SYSTEM_PACKAGES="mosquitto mosquitto-clients" SYSTEM_COMMANDS=mosquitto
 
 .PHONY: help setup system demo demo-live test unit lint typecheck clean stubs fwcheck firmware flash board-tools
 
@@ -69,12 +71,12 @@ system:
 # The whole chain: private Mosquitto, the simulated board (real firmware) on a pty, the bridge, a terminal
 # scoreboard and a scripted scorer, one full game. Without Mosquitto (and no root to install it) it runs serial-only.
 demo: setup
-	@$(MAKE) --no-print-directory system >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
+	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM) >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
 	@$(BIN)/flickboard demo
 
 # The same game in real time, for a person to watch.
 demo-live: setup
-	@$(MAKE) --no-print-directory system >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
+	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM) >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
 	@$(BIN)/flickboard demo --live
 
 lint: setup

@@ -518,6 +518,13 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--timeout", type=float, default=5.0, help="with --once: seconds to wait (default 5)")
     sb.set_defaults(func=_bridge_command("run_scoreboard"))
 
+    wb = sub.add_parser("web", help="the TV scoreboard and the phone entry page, live from MQTT (docs/displays.md)")
+    from .web import configure_parser as configure_web
+    from .web import run_web
+
+    configure_web(wb)
+    wb.set_defaults(func=run_web)
+
     ig = sub.add_parser(
         "integrations", help="Home Assistant discovery, an AWTRIX 3 app, WLED effects (docs/integrations.md)"
     )
