@@ -1,0 +1,119 @@
+"""Québec Pichenottes (seed 003, "Règlements officiels du jeu de Pichenottes"): a pocket game, one engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import engine, notation, report
+from .engine import Illegal, Input, Result, Setup, Source, State
+from .notation import Line, NotationError
+from .options import RULE_SETS, Options, rule_set
+
+__all__ = [
+    "RULE_SETS",
+    "Illegal",
+    "Input",
+    "Line",
+    "NotationError",
+    "Options",
+    "Quebec",
+    "Result",
+    "Setup",
+    "SetupError",
+    "State",
+    "engine",
+    "notation",
+    "report",
+    "rule_set",
+]
+
+DEFAULT_RULES = "officiel"
+
+
+class SetupError(ValueError):
+    """A partie that cannot be set up as asked; str() says why."""
+
+
+@dataclass(frozen=True)
+class Quebec:
+    """One configured partie: rule set, target and seating. The session talks only to this."""
+
+    options: Options
+    setup: Setup
+    name = "pichenottes-quebec"
+
+    @classmethod
+    def create(
+        cls,
+        rules: str | None,
+        players: list[str],
+        sides: list[str] | None = None,
+        target: int | str | None = None,
+        breaker: str | None = None,
+    ) -> Quebec:
+        """`players` in turn order (4: partners facing, seats 1+3 against 2+4); `breaker` drawn by lot (règle 7)."""
+        try:
+            options = rule_set(rules or DEFAULT_RULES)
+            if target is not None:
+                if isinstance(target, str) and not target.strip().isdigit():
+                    raise SetupError(f"the target '{target}' is not a number of points")
+                options = options.with_target(int(target))
+            if len(players) not in (2, 4):
+                raise SetupError("give 2 players, or 4 in turn order (partners facing: 1 and 3, 2 and 4), règle 2")
+            if sides is None:
+                sides = players if len(players) == 2 else [f"{players[0]}+{players[2]}", f"{players[1]}+{players[3]}"]
+            if len(sides) != 2:
+                raise SetupError("give exactly two side names")
+            seat = 0
+            if breaker is not None:
+                low = [p.lower() for p in players]
+                if breaker.lower() not in low:
+                    raise SetupError(f"the breaker '{breaker}' is not one of the players")
+                seat = low.index(breaker.lower())
+            setup = Setup(tuple(players), (sides[0], sides[1]), seat)
+            notation.check_names(setup)
+        except (ValueError, NotationError) as e:
+            raise SetupError(str(e)) from None
+        return cls(options, setup)
+
+    @classmethod
+    def from_header(cls, header: dict[str, list[str]]) -> Quebec:
+        def one(key: str) -> str | None:
+            v = header.get(key)
+            if v is not None and len(v) != 1:
+                raise SetupError(f"the {key} tag takes one value")
+            return v[0] if v else None
+
+        game = one("Game")
+        if game is not None and game.lower() != cls.name:
+            raise SetupError(f"this header is for the game '{game}', not {cls.name}")
+        players = header.get("Players")
+        if not players:
+            raise SetupError("the header needs a Players tag with 2 or 4 names")
+        return cls.create(one("Rules"), players, header.get("Sides"), one("Target"), one("Breaker"))
+
+    def header(self) -> dict[str, list[str]]:
+        return {
+            "Game": [self.name],
+            "Rules": [self.options.name],
+            "Target": [str(self.options.target)],
+            "Players": list(self.setup.players),
+            "Sides": list(self.setup.sides),
+            "Breaker": [self.setup.players[self.setup.breaker]],
+        }
+
+    def start(self) -> State:
+        return engine.new_game(self.options, self.setup)
+
+    def parse(self, text: str, source: Source = "manual") -> Line | None:
+        return notation.parse(self.setup, text, source)
+
+    def format(self, line: Line) -> str:
+        return notation.format_line(self.setup, line)
+
+    def apply(self, state: State, inp: Input) -> Result:
+        return engine.apply(self.options, state, inp)
+
+    def summary(self, state: State, rejected: int = 0) -> dict[str, Any]:
+        return report.summary(self.options, state, rejected)

@@ -1,0 +1,162 @@
+"""The Québec Pichenottes text notation: one input per line, for the scorer's prompt, transcripts, the journal
+and the tests alike (docs/rules-coverage-quebec.md lists the lines).
+
+    shot [PLAYER] [PIECE[@POCKET] ...] [off PIECE ...]   one shot: what it pocketed, what fell off the board
+    shot [PLAYER] none                                   a shot that pocketed nothing (`shot` alone is the same)
+    color green|red                                      the colour choice after the break (règle 10)
+    foul [PLAYER]                                        moved a piece before shooting: turn over (règle 15)
+    pocket N                                             a piece entered pocket N, to be named (sensor evidence)
+    undo                correct N LINE   (or: correct N -)
+
+PIECE is `green`, `red` (a dame of that colour), `c5`, `c10` (a compteuse) or `chien`; French words work too
+(`verte`, `vert`, `rouge`, `couleur`). A trailing `@sensor` marks evidence from the board's sensors.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rules.pichenotte.notation import Correct, NotationError, Undo
+
+from .engine import PIECES, ChooseColour, Colour, Foul, Input, Pocketed, PocketEvidence, Setup, Shot, Source
+
+__all__ = ["KEYWORDS", "Correct", "Line", "NotationError", "Undo", "check_names", "format_line", "parse"]
+
+ALIASES = {"verte": "green", "vert": "green", "rouge": "red", "vertes": "green", "rouges": "red"}
+VERB_ALIASES = {"colour": "color", "couleur": "color"}
+KEYWORDS = {"shot", "off", "none", "color", "foul", "pocket", "undo", "correct", *PIECES, *ALIASES, *VERB_ALIASES}
+
+Line = Input | Undo | Correct
+
+_NUMBER = re.compile(r"[0-9]{1,9}")
+_USAGE = "e.g. 'shot red', 'shot red c5@2', 'shot none', 'shot chien', 'shot green off red'"
+
+
+def _show(word: str) -> str:
+    return word if len(word) <= 24 else word[:20] + "…"
+
+
+def check_names(setup: Setup) -> None:
+    """Names are single words, unique, and not notation words, so every line reads one way."""
+    for n in (*setup.players, *setup.sides):
+        if not re.fullmatch(r"[^\s:#@\[\]\"]+", n) or _NUMBER.fullmatch(n):
+            raise NotationError(f"'{n}' cannot be a name: use one word without spaces, ':', '#', '@' or quotes")
+        if n.lower() in KEYWORDS:
+            raise NotationError(f"'{n}' cannot be a name: it is a word of the notation")
+    lowered = [n.lower() for n in setup.players]
+    if len(set(lowered)) != len(lowered):
+        raise NotationError("player names must differ")
+    if setup.sides[0].lower() == setup.sides[1].lower():
+        raise NotationError("the two sides need different names")
+    for i, p in enumerate(setup.players):
+        if p.lower() == setup.sides[1 - setup.side_of(i)].lower():
+            raise NotationError(f"player '{p}' has the name of the other side")
+
+
+def seat_ref(setup: Setup, word: str) -> int:
+    w = word.lower()
+    for seat, p in enumerate(setup.players):
+        if p.lower() == w:
+            return seat
+    raise NotationError(f"'{_show(word)}' is not a player: {', '.join(setup.players)}")
+
+
+def _piece(word: str, pocket_ok: bool) -> Pocketed:
+    low = word.lower()
+    name, at, pocket = low.partition("@")
+    name = ALIASES.get(name, name)
+    if name not in PIECES:
+        raise NotationError(f"'{_show(word)}' is not a piece: green, red, c5, c10 or chien ({_USAGE})")
+    if not at:
+        return Pocketed(name)
+    if not pocket_ok:
+        raise NotationError(f"'{_show(word)}': a piece off the board has no pocket")
+    if pocket not in ("1", "2", "3", "4"):
+        raise NotationError(f"'{_show(word)}': the pockets are 1 to 4 (e.g. {name}@2)")
+    return Pocketed(name, int(pocket))
+
+
+def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
+    """One line -> an input, None for a blank or comment line; NotationError otherwise."""
+    words = text.split("#", 1)[0].split()
+    if words and words[-1].lower() == "@sensor":
+        source = "sensor"
+        words = words[:-1]
+    if not words:
+        return None
+    verb, args = words[0].lower(), words[1:]
+    verb = VERB_ALIASES.get(verb, verb)
+    if verb == "shot":
+        seat = None
+        if args and args[0].lower() not in KEYWORDS and "@" not in args[0]:
+            seat = seat_ref(setup, args[0])
+            args = args[1:]
+        if [a.lower() for a in args] == ["none"]:
+            return Shot(seat, source=source)
+        pocketed: list[Pocketed] = []
+        off: list[str] = []
+        in_off = False
+        for a in args:
+            if a.lower() == "none":
+                raise NotationError("'none' stands alone: 'shot none' is a shot that pocketed nothing")
+            if a.lower() == "off":
+                if in_off:
+                    raise NotationError("write 'off' once, then every piece that fell off the board")
+                in_off = True
+                continue
+            p = _piece(a, not in_off)
+            if in_off:
+                off.append(p.piece)
+            else:
+                pocketed.append(p)
+        if in_off and not off:
+            raise NotationError("'off' needs the pieces that fell off the board after it (e.g. 'shot off chien')")
+        return Shot(seat, tuple(pocketed), tuple(off), source)
+    if verb == "color":
+        if len(args) != 1 or ALIASES.get(args[0].lower(), args[0].lower()) not in ("green", "red"):
+            raise NotationError("write 'color green' or 'color red' (règle 10: the next player chooses)")
+        colour: Colour = "green" if ALIASES.get(args[0].lower(), args[0].lower()) == "green" else "red"
+        return ChooseColour(colour)
+    if verb == "foul":
+        if len(args) > 1:
+            raise NotationError("write 'foul' or 'foul PLAYER' (règle 15: a piece moved before the shot)")
+        return Foul(seat_ref(setup, args[0]) if args else None)
+    if verb == "pocket":
+        if len(args) != 1 or args[0] not in ("1", "2", "3", "4"):
+            raise NotationError("write 'pocket N', N the pocket 1 to 4 a piece entered (usually from a sensor)")
+        return PocketEvidence(int(args[0]), source)
+    if verb == "undo":
+        if args:
+            raise NotationError("'undo' takes nothing after it")
+        return Undo()
+    if verb == "correct":
+        if len(args) < 2 or not _NUMBER.fullmatch(args[0]):
+            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
+        rest = text.split("#", 1)[0].split(None, 2)[2].strip()
+        return Correct(int(args[0]), None if rest == "-" else rest)
+    raise NotationError(
+        f"'{_show(words[0])}' is not a word of the notation: shot, color, foul, pocket, undo, correct ({_USAGE})"
+    )
+
+
+def format_line(setup: Setup, line: Line) -> str:
+    """The canonical text of an input (without the @sensor mark; sources are kept beside it)."""
+    if isinstance(line, Shot):
+        words = ["shot"]
+        if line.seat is not None:
+            words.append(setup.players[line.seat])
+        words += [p.piece if p.pocket is None else f"{p.piece}@{p.pocket}" for p in line.pocketed]
+        if line.off:
+            words += ["off", *line.off]
+        if not line.pocketed and not line.off:
+            words.append("none")
+        return " ".join(words)
+    if isinstance(line, ChooseColour):
+        return f"color {line.colour}"
+    if isinstance(line, Foul):
+        return "foul" if line.seat is None else f"foul {setup.players[line.seat]}"
+    if isinstance(line, PocketEvidence):
+        return f"pocket {line.pocket}"
+    if isinstance(line, Undo):
+        return "undo"
+    return f"correct {line.ref} {line.line if line.line is not None else '-'}"
