@@ -43,6 +43,25 @@ const FB = (() => {
     return es;
   }
 
+  // The usual wiring: keep the link state, the status and the scoreboard in `st` and redraw on each change.
+  function follow(st, render, moment) {
+    return connect({
+      link(up) {
+        st.linkUp = up;
+        render();
+      },
+      status(s) {
+        st.status = s;
+        render();
+      },
+      scoreboard(doc) {
+        st.doc = doc;
+        render();
+      },
+      moment,
+    });
+  }
+
   // Every warning that applies, the most serious first: [{key, text}]. No warning at all means live.
   function alerts(doc, status, linkUp) {
     const out = [];
@@ -148,5 +167,5 @@ const FB = (() => {
     return (info && info.rules.find((r) => r.name === name)) || null;
   }
 
-  return { board, el, fill, connect, alerts, sideNames, sideOf, matchText, kindText, momentText, rules, ruleSet };
+  return { board, el, fill, connect, follow, alerts, sideNames, sideOf, matchText, kindText, momentText, rules, ruleSet };
 })();

@@ -350,20 +350,7 @@
     armedOrSend("new", () => send({ new: req }, "a new match"));
   });
 
-  FB.connect({
-    link(up) {
-      st.linkUp = up;
-      render();
-    },
-    status(s) {
-      st.status = s;
-      render();
-    },
-    scoreboard(doc) {
-      st.doc = doc;
-      render();
-    },
-  });
+  FB.follow(st, render);
   FB.rules().then((info) => {
     st.rules = info;
     render();

@@ -135,26 +135,12 @@
     }, 3500);
   }
 
-  FB.connect({
-    link(up) {
-      st.linkUp = up;
-      render();
-    },
-    status(s) {
-      st.status = s;
-      render();
-    },
-    scoreboard(doc) {
-      st.doc = doc;
-      render();
-    },
-    moment(m) {
-      const text = FB.momentText(m);
-      if (!text) return;
-      toasts.push({ text, kind: m.type });
-      if (toasts.length > 5) toasts.splice(0, toasts.length - 5);
-      showToast();
-    },
+  FB.follow(st, render, (m) => {
+    const text = FB.momentText(m);
+    if (!text) return;
+    toasts.push({ text, kind: m.type });
+    if (toasts.length > 5) toasts.splice(0, toasts.length - 5);
+    showToast();
   });
   FB.rules().then((info) => {
     st.rules = info;
