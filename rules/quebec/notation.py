@@ -61,12 +61,14 @@ def seat_ref(setup: Setup, word: str) -> int:
     raise NotationError(f"'{_show(word)}' is not a player: {', '.join(setup.players)}")
 
 
-def _piece(word: str, pocket_ok: bool) -> Pocketed:
+def _piece(setup: Setup, word: str, pocket_ok: bool) -> Pocketed:
     low = word.lower()
     name, at, pocket = low.partition("@")
     name = ALIASES.get(name, name)
     if name not in PIECES:
-        raise NotationError(f"'{_show(word)}' is not a piece: green, red, c5, c10 or chien ({_USAGE})")
+        raise NotationError(
+            f"'{_show(word)}' is not a piece (green, red, c5, c10, chien) or a player ({', '.join(setup.players)})"
+        )
     if not at:
         return Pocketed(name)
     if not pocket_ok:
@@ -88,7 +90,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     verb = VERB_ALIASES.get(verb, verb)
     if verb == "shot":
         seat = None
-        if args and args[0].lower() not in KEYWORDS and "@" not in args[0]:
+        if args and args[0].lower() in (p.lower() for p in setup.players):
             seat = seat_ref(setup, args[0])
             args = args[1:]
         if [a.lower() for a in args] == ["none"]:
@@ -104,7 +106,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
                     raise NotationError("write 'off' once, then every piece that fell off the board")
                 in_off = True
                 continue
-            p = _piece(a, not in_off)
+            p = _piece(setup, a, not in_off)
             if in_off:
                 off.append(p.piece)
             else:
@@ -123,7 +125,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         return Foul(seat_ref(setup, args[0]) if args else None)
     if verb == "pocket":
         if len(args) != 1 or args[0] not in ("1", "2", "3", "4"):
-            raise NotationError("write 'pocket N', N the pocket 1 to 4 a piece entered (usually from a sensor)")
+            raise NotationError("write 'pocket N': a piece entered pocket N (the pockets are 1 to 4)")
         return PocketEvidence(int(args[0]), source)
     if verb == "undo":
         if args:
