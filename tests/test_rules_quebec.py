@@ -6,6 +6,7 @@ docs/rules-coverage-quebec.md maps every rule to these tests and records the dec
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -318,6 +319,18 @@ def test_own_dame_in_the_same_shot_buries_the_compteuse_regle_11_decision() -> N
     """Règle 11 "aussitôt la compteuse entrée" (decision: an own dame in the same shot buries it)."""
     t = ann_red_with_fond().play("shot c5 red")
     assert t.comp(5) == ("won", "Ann") and t.to_play() == "Ann"
+
+
+def test_bury_same_shot_option_regle_11() -> None:
+    """Règle 11, option bury_same_shot=False: only the NEXT shot's own dame buries the compteuse."""
+    base = Quebec.create(None, list(SINGLES))
+    t = Table()
+    t.game = Quebec(replace(base.options, bury_same_shot=False), base.setup)
+    t.state = t.game.start()
+    t.play("shot red", "shot c5 red")
+    assert t.comp(5) == ("pending", "Ann")
+    t.play("shot red")
+    assert t.comp(5) == ("won", "Ann")
 
 
 def test_buried_while_pocketing_two_colours_is_good_but_stops_regle_11() -> None:
