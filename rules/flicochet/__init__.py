@@ -1,0 +1,132 @@
+"""Flicochet (seed 004): closest-to-the-jack table game; the base game and its variants as option layers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import engine, notation, report
+from .engine import SIDES, Illegal, Input, Result, Setup, Source, State
+from .notation import Line, NotationError
+from .options import RULE_SETS, Options, list_rules, rule_set
+
+__all__ = [
+    "RULE_SETS",
+    "SIDES",
+    "Flicochet",
+    "Illegal",
+    "Input",
+    "Line",
+    "NotationError",
+    "Options",
+    "Result",
+    "Setup",
+    "SetupError",
+    "State",
+    "engine",
+    "list_rules",
+    "notation",
+    "report",
+    "rule_set",
+]
+
+DEFAULT_RULES = "flicochet"
+_TEAM_WORDS = {"red": 0, "r": 0, "white": 1, "w": 1}
+
+
+class SetupError(ValueError):
+    """A game that cannot be set up as asked; str() says why."""
+
+
+@dataclass(frozen=True)
+class Flicochet:
+    """One configured game: rule set (with its layers), teams and the start player. The session talks only to this."""
+
+    options: Options
+    setup: Setup
+    name = "flicochet"
+
+    @classmethod
+    def create(
+        cls,
+        rules: str | None,
+        players: list[str],
+        teams: list[str] | None = None,
+        start: str | None = None,
+        target: int | str | None = None,
+    ) -> Flicochet:
+        """`players` in the order they take turns within their team; `teams` gives each player's colour (red or
+        white; default red, white, red, ...). `start` is the player drawn to start (SETTING UP 3; default the
+        first). `target` overrides the points to play to. More than 2 players adds the `teams` layer (Team rules)."""
+        try:
+            options = rule_set(rules or DEFAULT_RULES)
+            if not 2 <= len(players) <= 6:
+                raise SetupError("Flicochet is for 2 to 6 players")
+            if len(players) > 2 and not options.teams:
+                options = rule_set(options.name + "+teams")
+            if target is not None:
+                if isinstance(target, str) and not (target.strip().isascii() and target.strip().isdigit()):
+                    raise SetupError(f"the target '{target[:24]}' is not a number of points")
+                options = options.with_target(int(target))
+            if teams is None:
+                sides = tuple(i % 2 for i in range(len(players)))
+            else:
+                if len(teams) != len(players):
+                    raise SetupError("give one team (red or white) per player")
+                bad = [t for t in teams if t.lower() not in _TEAM_WORDS]
+                if bad:
+                    raise SetupError(f"'{bad[0][:24]}' is not a team: red or white")
+                sides = tuple(_TEAM_WORDS[t.lower()] for t in teams)
+            first = 0
+            if start is not None:
+                low = [p.lower() for p in players]
+                if start.lower() not in low:
+                    raise SetupError(f"the start player '{start[:24]}' is not one of the players")
+                first = low.index(start.lower())
+            setup = Setup(tuple(players), sides, first)
+            notation.check_names(setup)
+            engine.new_game(options, setup)  # the last checks (team play needs 3 or more players)
+        except (ValueError, NotationError) as e:
+            raise SetupError(str(e)) from None
+        return cls(options, setup)
+
+    @classmethod
+    def from_header(cls, header: dict[str, list[str]]) -> Flicochet:
+        def one(key: str) -> str | None:
+            v = header.get(key)
+            if v is not None and len(v) != 1:
+                raise SetupError(f"the {key} tag takes one value")
+            return v[0] if v else None
+
+        game = one("Game")
+        if game is not None and game.lower() != cls.name:
+            raise SetupError(f"this header is for the game '{game}', not {cls.name}")
+        players = header.get("Players")
+        if not players:
+            raise SetupError("the header needs a Players tag with 2 to 6 names")
+        return cls.create(one("Rules"), players, header.get("Teams"), one("Start"), one("PlayTo"))
+
+    def header(self) -> dict[str, list[str]]:
+        return {
+            "Game": [self.name],
+            "Rules": [self.options.name],
+            "PlayTo": [str(self.options.target)],
+            "Players": list(self.setup.players),
+            "Teams": [SIDES[t] for t in self.setup.teams],
+            "Start": [self.setup.players[self.setup.start]],
+        }
+
+    def start(self) -> State:
+        return engine.new_game(self.options, self.setup)
+
+    def parse(self, text: str, source: Source = "manual") -> Line | None:
+        return notation.parse(self.setup, text, source)
+
+    def format(self, line: Line) -> str:
+        return notation.format_line(self.setup, line)
+
+    def apply(self, state: State, inp: Input) -> Result:
+        return engine.apply(self.options, state, inp)
+
+    def summary(self, state: State, rejected: int = 0) -> dict[str, Any]:
+        return report.summary(self.options, state, rejected)

@@ -1,0 +1,219 @@
+"""The Flicochet text notation: one input per line, for the scorer's prompt, transcripts, the journal and the tests
+alike (docs/rules-coverage-flicochet.md lists the lines).
+
+    flick [PLAYER] [at CM]        the next flick; `at CM`: the disc was placed CM from the jack (proximity rule)
+    off R|W [by R|W]              a disc of that colour left the table during the latest flick
+    jack off [1|2]                a jack left the table during the latest flick (penalty rule)
+    place [PLAYER] [off]          Target: the jack was flicked into place (`off`: it left the table)
+    order [1|2] R W R ...         the discs on the table by distance to the jack, closest first (`RWR` works too);
+                                  `order none` when no disc is on the table
+    dist [1|2] R 12.5 W 20 ...    measured distances in cm, at most one decimal place
+    undo                          correct N LINE   (or: correct N -)
+
+R and W (or red, white) are the two colours. The jack number is given only when there are two (Double-Jack).
+A distance is 1 to 3 digits and at most one decimal (`12`, `12.5`, `0.5`), kept as whole tenths of a centimetre.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rules.pichenotte.notation import Correct, NotationError, Undo
+
+from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup, Source
+
+__all__ = [
+    "KEYWORDS",
+    "Correct",
+    "Line",
+    "NotationError",
+    "Undo",
+    "check_names",
+    "format_distance",
+    "format_line",
+    "parse",
+    "parse_distance",
+]
+
+COLOURS = {"r": 0, "red": 0, "w": 1, "white": 1}
+KEYWORDS = {"flick", "at", "off", "by", "jack", "place", "order", "dist", "none", "undo", "correct", *COLOURS}
+
+Line = Input | Undo | Correct
+
+_NUMBER = re.compile(r"[0-9]{1,9}")
+_DISTANCE = re.compile(r"([0-9]{1,3})(?:\.([0-9]))?")
+_USAGE = "flick, off, jack off, place, order, dist, undo, correct (e.g. 'flick Ana', 'off W', 'order R R W')"
+
+
+def _show(word: str) -> str:
+    return word if len(word) <= 24 else word[:20] + "…"
+
+
+def check_names(setup: Setup) -> None:
+    """Names are single words, unique, and not notation words, so every line reads one way."""
+    for n in setup.players:
+        if not re.fullmatch(r"[^\s:#@\[\]\"+.]+", n) or _NUMBER.fullmatch(n):
+            raise NotationError(f"'{_show(n)}' cannot be a name: use one word without spaces, ':', '#', '@', '+', '.'")
+        if n.lower() in KEYWORDS or re.fullmatch(r"[rw]+", n.lower()):
+            raise NotationError(f"'{n}' cannot be a name: it is a word of the notation")
+    lowered = [n.lower() for n in setup.players]
+    if len(set(lowered)) != len(lowered):
+        raise NotationError("player names must differ")
+
+
+def player_ref(setup: Setup, word: str) -> int:
+    w = word.lower()
+    for i, p in enumerate(setup.players):
+        if p.lower() == w:
+            return i
+    raise NotationError(f"'{_show(word)}' is not a player: {', '.join(setup.players)}")
+
+
+def colour_ref(word: str) -> int:
+    try:
+        return COLOURS[word.lower()]
+    except KeyError:
+        raise NotationError(f"'{_show(word)}' is not a colour: R (red) or W (white)") from None
+
+
+def parse_distance(word: str) -> int:
+    """'12.5' -> 125 tenths of a cm. Decimal-safe: no float is ever made."""
+    m = _DISTANCE.fullmatch(word)
+    if m is None:
+        raise NotationError(
+            f"'{_show(word)}' is not a distance: centimetres, 1 to 3 digits and at most one decimal (e.g. 12.5)"
+        )
+    return int(m.group(1)) * 10 + int(m.group(2) or 0)
+
+
+def format_distance(tenths: int) -> str:
+    whole, tenth = divmod(tenths, 10)
+    return str(whole) if tenth == 0 else f"{whole}.{tenth}"
+
+
+def _jack(args: list[str]) -> tuple[int | None, list[str]]:
+    if args and args[0] in ("1", "2"):
+        return int(args[0]), args[1:]
+    return None, args
+
+
+def _order(args: list[str]) -> Order:
+    jack, args = _jack(args)
+    if [a.lower() for a in args] in (["none"], ["-"]):
+        return Order(jack, ())
+    if not args:
+        raise NotationError("write 'order R W R ...': the discs on the table, closest to the jack first")
+    sides: list[int] = []
+    for a in args:
+        low = a.lower()
+        if low in COLOURS:
+            sides.append(COLOURS[low])
+        elif re.fullmatch(r"[rw]+", low):
+            sides += [COLOURS[c] for c in low]
+        else:
+            raise NotationError(
+                f"'{_show(a)}' is not a disc: R or W (e.g. 'order R R W'; with two jacks, 'order 2 W R')"
+            )
+    if len(sides) > 12:
+        raise NotationError(f"the order names {len(sides)} discs: there are only 12")
+    return Order(jack, tuple(sides))
+
+
+def _distances(args: list[str]) -> Distances:
+    jack, args = _jack(args)
+    if [a.lower() for a in args] in (["none"], ["-"]):
+        return Distances(jack, ())
+    if not args or len(args) % 2:
+        raise NotationError("write 'dist R 12.5 W 20 ...': a colour and its distance in cm for each disc on the table")
+    pairs = [(colour_ref(args[i]), parse_distance(args[i + 1])) for i in range(0, len(args), 2)]
+    if len(pairs) > 12:
+        raise NotationError(f"the line gives {len(pairs)} distances: there are only 12 discs")
+    return Distances(jack, tuple(pairs))
+
+
+def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
+    """One line -> an input, None for a blank or comment line; NotationError otherwise."""
+    words = text.split("#", 1)[0].split()
+    if not words:
+        return None
+    verb, args = words[0].lower(), words[1:]
+    low = [a.lower() for a in args]
+    if verb == "flick":
+        player = None
+        if args and low[0] != "at":
+            player = player_ref(setup, args[0])
+            args, low = args[1:], low[1:]
+        at = None
+        if args:
+            if low[0] != "at" or len(args) != 2:
+                raise NotationError("write 'flick [PLAYER] [at CM]' (e.g. 'flick Ana', 'flick at 9.5')")
+            at = parse_distance(args[1])
+        return Flick(player, at)
+    if verb == "off":
+        if len(args) == 1:
+            return Off(colour_ref(args[0]))
+        if len(args) == 3 and low[1] == "by":
+            return Off(colour_ref(args[0]), colour_ref(args[2]))
+        raise NotationError("write 'off R' or 'off W by R': a disc of that colour left the table")
+    if verb == "jack":
+        if low[:1] != ["off"] or len(args) > 2 or (len(args) == 2 and args[1] not in ("1", "2")):
+            raise NotationError("write 'jack off' (with two jacks: 'jack off 1' or 'jack off 2')")
+        return JackOff(int(args[1]) if len(args) == 2 else None)
+    if verb == "place":
+        off = bool(low) and low[-1] == "off"
+        if off:
+            args = args[:-1]
+        if len(args) > 1:
+            raise NotationError("write 'place [PLAYER]' or 'place [PLAYER] off' (TARGET 2)")
+        return Place(player_ref(setup, args[0]) if args else None, off)
+    if verb == "order":
+        return _order(args)
+    if verb in ("dist", "distances"):
+        return _distances(args)
+    if verb == "undo":
+        if args:
+            raise NotationError("'undo' takes nothing after it")
+        return Undo()
+    if verb == "correct":
+        if len(args) < 2 or not _NUMBER.fullmatch(args[0]):
+            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
+        rest = text.split("#", 1)[0].split(None, 2)[2].strip()
+        return Correct(int(args[0]), None if rest == "-" else rest)
+    raise NotationError(f"'{_show(words[0])}' is not a word of the notation: {_USAGE}")
+
+
+def format_line(setup: Setup, line: Line) -> str:
+    """The canonical text of an input."""
+    if isinstance(line, Flick):
+        words = ["flick"]
+        if line.player is not None:
+            words.append(setup.players[line.player])
+        if line.at is not None:
+            words += ["at", format_distance(line.at)]
+        return " ".join(words)
+    if isinstance(line, Off):
+        return f"off {LETTERS[line.side]}" + ("" if line.by is None else f" by {LETTERS[line.by]}")
+    if isinstance(line, JackOff):
+        return "jack off" + ("" if line.jack is None else f" {line.jack}")
+    if isinstance(line, Place):
+        words = ["place"]
+        if line.player is not None:
+            words.append(setup.players[line.player])
+        if line.off:
+            words.append("off")
+        return " ".join(words)
+    if isinstance(line, Order | Distances):
+        words = ["order" if isinstance(line, Order) else "dist"]
+        if line.jack is not None:
+            words.append(str(line.jack))
+        if isinstance(line, Order):
+            words += [LETTERS[s] for s in line.discs]
+        else:
+            for s, d in line.discs:
+                words += [LETTERS[s], format_distance(d)]
+        if not line.discs:
+            words.append("none")
+        return " ".join(words)
+    if isinstance(line, Undo):
+        return "undo"
+    return f"correct {line.ref} {line.line if line.line is not None else '-'}"

@@ -1,0 +1,175 @@
+"""Flicochet rule sets: small option layers over the one engine in `engine.py`, combined freely.
+
+Seed 004 ("Flicochet - rules of play", Phil Harding 2010) has a base game and three variants that "can be
+combined in any way you like" (MIX AND MATCH VARIANTS), plus team rules. So a rule set is not picked from a
+fixed list: it is the base game plus any set of layers, named like python-chess variants are composed:
+
+    flicochet                          the base game: one jack, first to 8
+    flicochet+double-jack              two jacks, each scored, play to 12
+    flicochet+target                   one flicking edge; the start player flicks the jack into place
+    flicochet+school                   +1 to a side for each of its discs an opponent knocks off the table
+    flicochet+teams                    3 to 6 players in two teams (added by itself for more than 2 players)
+    flicochet+double-jack+target+school+teams   all of them
+
+Layers may be written in any order; the canonical name lists them in the order of `LAYERS`.
+The reasons for each default are in docs/rules-coverage-flicochet.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from itertools import combinations
+
+BASE = "flicochet"
+
+
+@dataclass(frozen=True)
+class Options:
+    name: str
+    summary: str
+    # DOUBLE-JACK 1: jacks on the table at the start of a round.
+    jacks: int = 1
+    # GAME OVERVIEW / PLAYING 4: "the first player to get 8 points wins"; DOUBLE-JACK 3: 12.
+    target: int = 8
+    # TARGET 1-2: one flicking edge; the start player flicks the jack(s) into place.
+    target_variant: bool = False
+    # SCHOOL RULES 1: +1 per own disc knocked off the table by an opponent's flick.
+    school: bool = False
+    # Team rules: more than 2 players, in two teams.
+    teams: bool = False
+    # Penalty rule: the jack off the table ends the round, +3 to the opponent.
+    jack_off_points: int = 3
+    # DOUBLE-JACK 4: the first of two jacks off: +2 to the opponent at the round's end, play continues.
+    first_jack_off_points: int = 2
+    school_points: int = 1
+    # Contents: 6 red discs, 6 white discs.
+    discs_per_colour: int = 6
+    # Proximity rule: a disc is placed at least 8 cm from the jack; kept in tenths of a cm (decimal-safe).
+    proximity_tenths: int = 80
+
+    @property
+    def layers(self) -> tuple[str, ...]:
+        return tuple(self.name.split("+")[1:])
+
+    def with_target(self, target: int) -> Options:
+        if not 1 <= target <= 999:
+            raise ValueError(f"play to a positive number of points (1 to 999), not {target}")
+        return replace(self, target=target)
+
+    def describe(self) -> list[tuple[str, str]]:
+        """(option, meaning) rows for a `flickboard rules show` command."""
+        jacks = (
+            "one jack, in the centre of the table"
+            if self.jacks == 1
+            else "two jacks a disc-width apart; each is scored, and both sides may score (DOUBLE-JACK 1-2)"
+        )
+        if self.jacks == 1:
+            off = f"the jack off the table ends the round: +{self.jack_off_points} to the opponent (penalty rule)"
+        else:
+            off = (
+                f"the first jack off: +{self.first_jack_off_points} to the opponent at the round's end, play goes "
+                f"on; the second: +{self.jack_off_points} and the round ends (DOUBLE-JACK 4)"
+            )
+        place = (
+            "the start player flicks the jack(s) into place from the one flicking edge; a jack that leaves the "
+            "table is placed by the other side (TARGET 2, MIX AND MATCH)"
+            if self.target_variant
+            else "the start player puts the jack(s) in the centre (PLAYING 1)"
+        )
+        return [
+            ("jacks", jacks),
+            ("play to", f"{self.target} points; both there in one round: most points wins, a tie plays another"),
+            ("placing the jack", place),
+            ("jack off the table", off),
+            (
+                "discs knocked off",
+                f"+{self.school_points} to the owner for each disc an opponent knocks off (SCHOOL RULES 1)"
+                if self.school
+                else "they do not count in the scoring, and nobody scores for them",
+            ),
+            ("players", "2 to 6, in two teams, red and white" if self.teams else "2, one red and one white"),
+            ("discs", f"{self.discs_per_colour} per colour, shared out among the team"),
+            ("proximity rule", f"a disc is placed at least {self.proximity_tenths / 10:g} cm from the jack"),
+        ]
+
+
+def _double_jack(o: Options) -> Options:
+    return replace(o, jacks=2, target=12)
+
+
+def _target(o: Options) -> Options:
+    return replace(o, target_variant=True)
+
+
+def _school(o: Options) -> Options:
+    return replace(o, school=True)
+
+
+def _teams(o: Options) -> Options:
+    return replace(o, teams=True)
+
+
+# name -> (what it changes, seed section, the layer)
+LAYERS: dict[str, tuple[str, str, Callable[[Options], Options]]] = {
+    BASE: ("the base game: one jack in the centre, first to 8 points", "PLAYING THE GAME", lambda o: o),
+    "double-jack": (
+        "two jacks, each scored, both sides may score, play to 12; one jack off +2, the second +3",
+        "DOUBLE-JACK",
+        _double_jack,
+    ),
+    "target": (
+        "all flicks from one edge; the start player flicks the jack(s) into place",
+        "TARGET",
+        _target,
+    ),
+    "school": ("+1 to a side for each of its discs an opponent knocks off the table", "SCHOOL RULES", _school),
+    "teams": ("3 to 6 players in two teams, red and white (automatic with more than 2)", "Team rules", _teams),
+}
+ALIASES = {"doublejack": "double-jack", "double": "double-jack", "school-rules": "school", "team": "teams"}
+
+
+def _build(layers: tuple[str, ...]) -> Options:
+    name = "+".join((BASE, *layers))
+    o = Options(name=name, summary="; ".join(LAYERS[n][0] for n in (BASE, *layers)))
+    for n in layers:
+        o = LAYERS[n][2](o)
+    return o
+
+
+def rule_set(name: str) -> Options:
+    """`flicochet`, `flicochet+double-jack+school`, ... (layers in any order, each once)."""
+    usage = f"a rule set is {BASE} plus any of +{', +'.join(n for n in LAYERS if n != BASE)} (e.g. {BASE}+school)"
+    parts = [p.strip().lower() for p in name.strip().split("+")]
+    if parts[0] != BASE:
+        raise ValueError(f"unknown rule set '{name[:40]}': {usage}")
+    seen: list[str] = []
+    for p in parts[1:]:
+        p = ALIASES.get(p, p)
+        if p not in LAYERS or p == BASE:
+            raise ValueError(f"unknown variant '{p[:24]}' in '{name[:40]}': {usage}")
+        if p in seen:
+            raise ValueError(f"the variant '{p}' is named twice in '{name[:40]}'")
+        seen.append(p)
+    return _build(tuple(n for n in LAYERS if n in seen))
+
+
+def _all() -> dict[str, Options]:
+    extra = [n for n in LAYERS if n != BASE]
+    out: dict[str, Options] = {}
+    for k in range(len(extra) + 1):
+        for combo in combinations(extra, k):
+            o = _build(combo)
+            out[o.name] = o
+    return out
+
+
+# Every combination, in canonical spelling, for `flickboard rules list` (16 of them).
+RULE_SETS: dict[str, Options] = _all()
+
+
+def list_rules() -> list[tuple[str, str]]:
+    """The lines of `flickboard rules list`: the base game and each layer, then how to combine them."""
+    rows = [(BASE if n == BASE else f"{BASE}+{n}", f"{text} (seed 004, {sec})") for n, (text, sec, _) in LAYERS.items()]
+    rows.append((f"{BASE}+A+B...", "layers combine freely, in any order (seed 004, MIX AND MATCH VARIANTS)"))
+    return rows
