@@ -342,7 +342,7 @@ def _jack_index(r: Round, jack: int | None, what: str) -> int:
         if n == 1:
             return 0
         on = [j for j, s in enumerate(r.jacks) if s == "table"]
-        if len(on) == 1 and what == "off":
+        if len(on) == 1 and what == "jack off":
             return on[0]
         raise Illegal(f"there are two jacks: say which, e.g. '{what} 1' or '{what} 2'")
     if not 1 <= jack <= n:
