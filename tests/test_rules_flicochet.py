@@ -359,8 +359,8 @@ def test_two_jacks_each_scored_a_disc_may_count_twice_double_jack_1_2() -> None:
     t = Table("flicochet+double-jack").flick_all()
     assert t.state.round is not None and t.state.round.jacks == ("table", "table")
     assert [q.text for q in t.state.questions()] == [
-        "enter the discs on the table by distance to jack 1, closest first (SCORING 3)",
-        "enter the discs on the table by distance to jack 2, closest first (SCORING 3)",
+        "enter the discs on the table by distance to jack 1, closest first (PLAYING 3)",
+        "enter the discs on the table by distance to jack 2, closest first (PLAYING 3)",
     ]
     t.refused("order R W", "two jacks", "order 1")
     t.apply("order 1 R W")
@@ -409,7 +409,7 @@ def test_one_jack_off_two_points_at_round_end_play_continues_double_jack_4() -> 
     t.refused("jack off 1", "already off")
     t.flick_all()
     assert [q.text for q in t.state.questions()] == [
-        "enter the discs on the table by distance to jack 2, closest first (SCORING 3)"
+        "enter the discs on the table by distance to jack 2, closest first (PLAYING 3)"
     ]
     t.refused("order 1 R W", "jack 1 is off the table")
     t.apply("order 2 R W")

@@ -7,7 +7,7 @@ Two sides, red (0) and white (1), each with 6 discs shared out among its members
 not tracked: per side, in hand + on the table + off the table = 6, checked after every input. Sides alternate
 flicks, the start side first (PLAYING 2); within a side the members take turns, and who flicks first for a side
 rotates round by round (Team rules). A round is scored from the order of the discs to each jack, or from
-measured distances (SCORING 3), or ends early when the (last) jack leaves the table (Penalty rule).
+measured distances (PLAYING 3), or ends early when the (last) jack leaves the table (Penalty rule).
 Distances are whole tenths of a centimetre, so nothing here is a float.
 """
 
@@ -67,7 +67,7 @@ class Place:
 
 @dataclass(frozen=True)
 class Order:
-    """The discs on the table by distance to a jack, closest first, as sides (SCORING 3)."""
+    """The discs on the table by distance to a jack, closest first, as sides (PLAYING 3)."""
 
     jack: int | None
     discs: tuple[int, ...]
@@ -75,7 +75,7 @@ class Order:
 
 @dataclass(frozen=True)
 class Distances:
-    """Measured distances of every disc on the table to a jack, as (side, tenths of a cm) (SCORING 3)."""
+    """Measured distances of every disc on the table to a jack, as (side, tenths of a cm) (PLAYING 3)."""
 
     jack: int | None
     discs: tuple[tuple[int, int], ...]
@@ -223,7 +223,7 @@ class State:
                     Question(
                         "order",
                         None,
-                        f"enter the discs on the table by distance to jack{label}, closest first (SCORING 3)",
+                        f"enter the discs on the table by distance to jack{label}, closest first (PLAYING 3)",
                         (f"order{label} R W ...", f"dist{label} R 12.5 W 20 ..."),
                     )
                 )
@@ -488,7 +488,7 @@ def _leading_run(sides: tuple[int, ...]) -> int:
 def _score_jack(
     options: Options, state: State, r: Round, j: int, sides: tuple[int, ...], run: int, fx: list[dict[str, Any]]
 ) -> State:
-    """SCORING 3: only the side with the closest disc scores, one point per disc closer than the other's best."""
+    """PLAYING 3: only the side with the closest disc scores, one point per disc closer than the other's best."""
     pts = [0, 0]
     if sides:
         pts[sides[0]] = run
@@ -545,7 +545,7 @@ def _distances(options: Options, state: State, inp: Distances, fx: list[dict[str
     if best[0] is not None and best[0] == best[1]:
         raise Illegal(
             f"the closest red and white discs are both {best[0] / 10:g} cm away: use the measuring card and enter "
-            "the order instead (SCORING 3)"
+            "the order instead (PLAYING 3)"
         )
     run = 0
     if ranked:
