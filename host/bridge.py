@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rules.pichenotte import Pichenotte
-from rules.pichenotte.options import rule_set
+from rules import games
+from rules.games import AnyGame
 
 from . import protocol
 from .config import BOARD_ID, RESERVED_BOARDS
@@ -60,14 +60,18 @@ class BridgeError(Exception):
 
 @dataclass(frozen=True)
 class GameSetup:
+    """A board's next game. The rule set names the game too (`tournament-2019`, `officiel`, `flicochet+school`):
+    rule-set names are unique across games (rules/games.py)."""
+
     rules: str
     players: tuple[str, ...]
-    match: str | None = None
+    match: str | None = None  # Pichenotte's match format
+    target: str | None = None  # Québec Pichenottes and Flicochet: the points to play to
 
-    def game(self) -> Pichenotte:
+    def game(self) -> AnyGame:
         try:
-            rule_set(self.rules)
-            return Pichenotte.create(self.rules, list(self.players), match=self.match)
+            kind = games.find_rules(self.rules)
+            return games.create(kind, list(self.players), rules=self.rules, match=self.match, target=self.target)
         except ValueError as e:
             raise BridgeError(f"cannot set up a game: {e}") from None
 
@@ -158,7 +162,7 @@ class Bridge:
                 self._restore(bg)
             return bg
 
-    def _create(self, board: str, game: Pichenotte, baseline: dict[str, int] | None = None) -> Session:
+    def _create(self, board: str, game: AnyGame, baseline: dict[str, int] | None = None) -> Session:
         folder = self.journals / board
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -169,7 +173,7 @@ class Bridge:
             session = Session.create(str(path), game, extra=extra)
         except (OSError, JournalError) as e:
             raise BridgeError(f"board {board}: cannot start a journal in {folder}: {e}") from None
-        log.info("board %s: new match %s -> %s", board, " v ".join(game.setup.sides), path)
+        log.info("board %s: new %s match %s -> %s", board, game.name, " v ".join(games.side_names(game)), path)
         return session
 
     def _restore(self, bg: BoardGame) -> None:
@@ -188,10 +192,12 @@ class Bridge:
         self.tracker.counters = saved
         bg.acked = None  # the first message after a restart is answered with the ack of everything on disk
 
-    def new_game(self, board: str, rules: str, players: Iterable[str], match: str | None) -> BoardGame:
+    def new_game(
+        self, board: str, rules: str, players: Iterable[str], match: str | None, target: str | None = None
+    ) -> BoardGame:
         """Start a new match on the board, in a new journal (the old one stays as it is)."""
         with self.lock:
-            game = GameSetup(rules, tuple(players), match).game()
+            game = GameSetup(rules, tuple(players), match, target).game()
             old = self.game(board)
             ack = self.tracker.ack_for(board)
             baseline = {"bt": ack[0], "s": ack[1]} if ack else None
@@ -490,18 +496,22 @@ class Bridge:
                 return invalid("a comment or a blank line is not an entry", rid)
             return {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
         new = req["new"]
-        if not isinstance(new, dict) or set(new) - {"rules", "players", "match"}:
-            return invalid('"new" is an object with "rules", "players" and optionally "match"', rid)
+        if not isinstance(new, dict) or set(new) - {"rules", "players", "match", "target"}:
+            return invalid('"new" is an object with "rules", "players" and optionally "match" or "target"', rid)
         rules, players, match = new.get("rules", self.setup.rules), new.get("players"), new.get("match")
+        target = new.get("target")
+        if isinstance(target, int) and not isinstance(target, bool):
+            target = str(target)
         if (
             not isinstance(rules, str)
             or not isinstance(players, list)
             or not all(isinstance(p, str) for p in players)
             or (match is not None and not isinstance(match, str))
+            or (target is not None and not isinstance(target, str))
         ):
-            return invalid('"new": rules and match are strings, players a list of names', rid)
+            return invalid('"new": rules, match and target are strings, players a list of names', rid)
         try:
-            bg = self.new_game(board, rules, players, match)
+            bg = self.new_game(board, rules, players, match, target)
         except BridgeError as e:
             return invalid(str(e), rid)
         return {"id": rid, "ok": True, "entry": 0, "message": f"new match: {bg.session.journal.path}"}

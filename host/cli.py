@@ -14,12 +14,20 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from importlib import resources
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
-from rules.pichenotte import RULE_SETS, Pichenotte, rule_set
+from rules import games
+from rules.flicochet import Flicochet
+from rules.flicochet import notation as flicochet_notation
+from rules.flicochet import report as flicochet_report
+from rules.games import AnyGame
+from rules.pichenotte import Pichenotte
+from rules.pichenotte import report as pichenotte_report
 from rules.pichenotte.engine import FACT_HELP, FORFEIT_REASONS, Source
 from rules.pichenotte.notation import KEYWORDS
-from rules.pichenotte.report import LOG_FIELDS, shot_rows
+from rules.quebec import Quebec
+from rules.quebec import notation as quebec_notation
+from rules.quebec import report as quebec_report
 from rules.transcript import TranscriptError, format_header, parse_transcript
 
 from . import journal, render
@@ -53,7 +61,7 @@ def sample_path() -> str:
     return str(resources.files("host").joinpath("samples/club-night.pich"))
 
 
-def load(path: str) -> tuple[Pichenotte, Fold, dict[str, list[str]], list[str]]:
+def load(path: str) -> tuple[AnyGame, Fold, dict[str, list[str]], list[str]]:
     """A transcript or a journal, folded. Returns the game, the fold, the header and warnings."""
     warnings: list[str] = []
     is_journal = _is_journal(path)
@@ -85,12 +93,9 @@ def load(path: str) -> tuple[Pichenotte, Fold, dict[str, list[str]], list[str]]:
     return game, fold, header, warnings
 
 
-def _game_from_header(header: dict[str, list[str]], path: str) -> Pichenotte:
-    game = header.get("Game", ["pichenotte"])
-    if game != ["pichenotte"]:
-        raise UserError(f"{path}: unknown game {' '.join(game)!r} (this version scores: pichenotte)")
+def _game_from_header(header: dict[str, list[str]], path: str) -> AnyGame:
     try:
-        return Pichenotte.from_header(header)
+        return games.from_header(header)
     except ValueError as e:
         raise UserError(f"{path}: {e}") from None
 
@@ -107,19 +112,25 @@ def _is_journal(path: str) -> bool:
 
 
 def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
-    if args.action == "list" or args.action is None:
-        for o in RULE_SETS.values():
-            out.write(f"{o.name:<18} {o.summary}\n")
-        out.write("\nflickboard rules show NAME  prints a rule set's options.\n")
-        return 0
-    if not args.name:
-        raise UserError("which rule set? flickboard rules show NAME (see: flickboard rules list)")
     try:
-        o = rule_set(args.name)
+        kinds = [games.game_name(args.game)] if args.game else list(games.GAMES)
+        if args.action == "list" or args.action is None:
+            for kind in kinds:
+                title, seeds, default = games.GAMES[kind]
+                out.write(f"{title} (--game {kind}; {seeds}; default rule set {default}):\n")
+                for name, summary in games.rule_sets(kind):
+                    out.write(f"  {name:<22} {summary}\n")
+                out.write("\n")
+            out.write("flickboard rules show NAME  prints a rule set's options.\n")
+            return 0
+        if not args.name:
+            raise UserError("which rule set? flickboard rules show NAME (see: flickboard rules list)")
+        kind = kinds[0] if args.game else games.find_rules(args.name)
+        name, summary, rows = games.describe(kind, args.name)
     except ValueError as e:
         raise UserError(str(e)) from None
-    out.write(f"{o.name}: {o.summary}\nseed: {o.seed}\n\n")
-    for k, v in o.describe():
+    out.write(f"{games.title(kind)} · {name}: {summary}\n\n")
+    for k, v in rows:
         out.write(f"  {k:<32} {v}\n")
     return 0
 
@@ -149,15 +160,15 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     game, fold, header, warnings = load(args.file)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    rows = shot_rows(fold.state)
+    fields, rows = _log(game, fold.state)
     if args.csv:
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(LOG_FIELDS))
+        writer = csv.DictWriter(buf, fieldnames=list(fields))
         writer.writeheader()
         writer.writerows(rows)
         _write(args.csv, buf.getvalue(), out)
     if args.json:
-        doc = {"summary": game.summary(fold.state, len(fold.rejected)), "shots": rows}
+        doc = {"summary": game.summary(fold.state, len(fold.rejected)), _LOG_NAME[game.name]: rows}
         _write(args.json, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", out)
     if args.transcript:
         lines = [format_header(header), ""]
@@ -165,6 +176,18 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             lines.append(game.format(a.line) + (" @sensor" if a.source == "sensor" else ""))
         _write(args.transcript, "\n".join(lines) + "\n", out)
     return 0
+
+
+_LOG_NAME = {"pichenotte": "shots", "pichenottes-quebec": "shots", "flicochet": "rounds"}
+
+
+def _log(game: AnyGame, state: Any) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """The game's log for export: one row per shot (Pichenotte, Québec) or per round (Flicochet)."""
+    if isinstance(game, Pichenotte):
+        return pichenotte_report.LOG_FIELDS, pichenotte_report.shot_rows(state)
+    if isinstance(game, Quebec):
+        return quebec_report.LOG_FIELDS, quebec_report.shot_rows(state)
+    return flicochet_report.LOG_FIELDS, flicochet_report.round_rows(state)
 
 
 def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
@@ -245,9 +268,48 @@ COMMANDS = {
 }
 
 
-def _help_text() -> str:
+HELP_QUEBEC = """Enter one input per line, one line per shot (docs/transcript.md has the whole notation):
+  shot red green                what the shot pocketed: green, red (dames), c5, c10 (compteuses), chien
+  shot c5 red                   a compteuse and the dame that buries it (règle 11)
+  shot none                     nothing pocketed: the turn passes (règle 17)
+  shot red off green            ... and a piece fell off the board (règle 17.3)
+  shot Ann red                  name the shooter too, to have the turn order checked
+  shot red@2                    with a pocket sensor: say which pocket each piece went into
+  color green | color red       the colour chosen after a break of two colours or none (règle 10)
+  foul [PLAYER]                 a piece moved before the shot: the turn passes (règle 15)
+  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N
+  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
+Every input is saved in the journal before it counts; a refused input changes nothing."""
+
+HELP_FLICOCHET = """Enter one input per line (docs/transcript.md has the whole notation):
+  flick [PLAYER]                the next flick (the prompt says whose it is)
+  flick at 12.5                 ... and the disc was placed 12.5 cm from the jack (proximity rule: 8 cm)
+  off red | off white [by red]  a disc left the table during the latest flick
+  jack off [1|2]                a jack left the table: the penalty rule (+3; Double-Jack: +2 for the first)
+  place | place off             Target: the jack was flicked into place, or it left the table
+  order R W R | order 1 RWR     at the round's end: the discs on the table by distance, closest first
+  dist R 12.5 W 20              ... or their measured distances in cm; `order none`: no disc on the table
+  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N
+  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
+Every input is saved in the journal before it counts; a refused input changes nothing."""
+
+
+def _help_text(game: AnyGame | None = None) -> str:
+    if isinstance(game, Quebec):
+        return HELP_QUEBEC
+    if isinstance(game, Flicochet):
+        return HELP_FLICOCHET
     facts = "\n".join(f"     {k:<14}{v}" for k, v in FACT_HELP.items())
     return HELP.format(facts=facts, reasons=", ".join(FORFEIT_REASONS))
+
+
+def _keywords(game: AnyGame) -> set[str]:
+    """The words of the game's notation (completion, and telling a typo from a name)."""
+    if isinstance(game, Quebec):
+        return set(quebec_notation.KEYWORDS)
+    if isinstance(game, Flicochet):
+        return set(flicochet_notation.KEYWORDS)
+    return set(KEYWORDS)
 
 
 def _slug(names: Sequence[str]) -> str:
@@ -257,8 +319,8 @@ def _slug(names: Sequence[str]) -> str:
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     if args.resume:
         path = args.resume
-        if args.players or args.journal:
-            raise UserError("--resume continues a journal as it was set up: leave out --players and --journal")
+        if args.players or args.journal or args.game:
+            raise UserError("--resume continues a journal as it was set up: leave out --game, --players and --journal")
         if os.path.isdir(path):
             raise UserError(f"{path} is a directory, not a journal")
         if os.path.exists(path) and not _is_journal(path):
@@ -280,9 +342,20 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"Last input in effect: [{top.n}] {session.game.format(top.line)}\n")
     else:
         if not args.players:
+            if (args.game or "").lower() == "flicochet":
+                raise UserError("name the players: --players A B (2 to 6; red, white, red, ... unless --teams)")
             raise UserError("name the players: --players A B (singles) or --players A B C D (doubles, clockwise)")
         try:
-            game = Pichenotte.create(args.rules, args.players, args.sides, args.match, args.breaker)
+            game = games.create(
+                args.game,
+                args.players,
+                rules=args.rules,
+                sides=args.sides,
+                match=args.match,
+                target=args.target,
+                first=args.breaker,
+                teams=args.teams,
+            )
         except ValueError as e:
             raise UserError(str(e)) from None
         path = args.journal or os.path.join(
@@ -318,11 +391,13 @@ class _Prompter:
                 import readline
             except ImportError:  # pragma: no cover - platforms without readline
                 return
-            setup = session.game.setup
+            game = session.game
+            sides = games.side_names(game)
+            facts = {f"{s}:{f}" for s in sides for f in FACT_HELP} if isinstance(game, Pichenotte) else set()
             words = sorted(
-                {*KEYWORDS, *(w for ws in COMMANDS.values() for w in ws if len(w) > 2)}
-                | {*setup.players, *setup.sides}
-                | {f"{s}:{f}" for s in setup.sides for f in FACT_HELP}
+                {*_keywords(game), *(w for ws in COMMANDS.values() for w in ws if len(w) > 2)}
+                | {*game.setup.players, *sides}
+                | facts
             )
 
             def complete(text: str, state: int) -> str | None:
@@ -367,7 +442,10 @@ def _isatty(f: TextIO) -> bool:
 
 def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
     game = session.game
-    out.write(f"{game.options.name}: {game.options.summary}\nType 'help' for the notation, 'quit' to stop.\n\n")
+    out.write(
+        f"{games.title(game.name)} · {game.options.name}: {game.options.summary}\n"
+        "Type 'help' for the notation, 'quit' to stop.\n\n"
+    )
     prompter = _Prompter(session, out, inp)
     doc = session.summary()
     out.write(render.status(doc) + "\n")
@@ -384,7 +462,7 @@ def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
         if word in COMMANDS["quit"]:
             break
         if word in COMMANDS["help"]:
-            out.write(_help_text() + "\n")
+            out.write(_help_text(game) + "\n")
             continue
         if word in COMMANDS["score"]:
             out.write(render.scoreboard(doc) + "\n")
@@ -413,8 +491,9 @@ def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
 def _hint(session: Session, line: str) -> str:
     """For a line that does not start with a word of the notation or a name: where to look."""
     first = line.split()[0].lower()
-    setup = session.game.setup
-    if first in KEYWORDS or ":" in first or first in {n.lower() for n in (*setup.players, *setup.sides)}:
+    game = session.game
+    names = {n.lower() for n in (*game.setup.players, *games.side_names(game))}
+    if first in _keywords(game) or ":" in first or first in names:
         return ""
     return " (type 'help' for the notation)"
 
@@ -438,14 +517,22 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rules", help="list rule sets, or show one's options")
     r.add_argument("action", nargs="?", choices=["list", "show"])
     r.add_argument("name", nargs="?")
+    r.add_argument("--game", help=f"only this game's rule sets: {', '.join(games.GAMES)}")
     r.set_defaults(func=cmd_rules)
 
     pl = sub.add_parser("play", help="keep score interactively (journaled; --resume after a crash)")
-    pl.add_argument("--rules", default="tournament-2019", help="rule set (see: flickboard rules list)")
-    pl.add_argument("--players", nargs="+", metavar="NAME", help="2 names, or 4 in clockwise seat order")
+    pl.add_argument("--game", help=f"{' | '.join(games.GAMES)} (default: pichenotte; 'quebec' works too)")
+    pl.add_argument("--rules", help="rule set (see: flickboard rules list; default: the game's first)")
+    pl.add_argument(
+        "--players", nargs="+", metavar="NAME", help="2 names, or 4 in clockwise seat order (Flicochet: 2 to 6)"
+    )
     pl.add_argument("--sides", nargs=2, metavar="NAME", help="side names (default: the players, or A+C / B+D)")
-    pl.add_argument("--match", help="wins:N, wins:N/M, wins:N:shootout, games:N or points:N")
-    pl.add_argument("--breaker", help="who breaks the first game (default: the first player)")
+    pl.add_argument("--match", help="Pichenotte: wins:N, wins:N/M, wins:N:shootout, games:N or points:N")
+    pl.add_argument("--target", help="Québec Pichenottes, Flicochet: the points to play to (default 31; 8 or 12)")
+    pl.add_argument("--teams", nargs="+", metavar="COLOUR", help="Flicochet: red or white for each player in order")
+    pl.add_argument(
+        "--breaker", "--start", help="who breaks (Flicochet: starts) the first game (default: the first player)"
+    )
     pl.add_argument("--journal", help="where to keep the journal (default: journals/DATE-NAMES.jsonl)")
     pl.add_argument("--resume", metavar="JOURNAL", help="continue the match kept in this journal")
     pl.set_defaults(func=cmd_play)

@@ -245,8 +245,10 @@ def _normalise(key: str, value: Any, source: str) -> Any:
         return text
     if key == "players":
         players = _as_list(value, source)
-        if len(players) not in (2, 4):
-            raise ConfigError(f"{source}: give 2 players (singles) or 4 (doubles), not {len(players)}")
+        if not 2 <= len(players) <= 6:
+            raise ConfigError(
+                f"{source}: give 2 to 6 players (Pichenotte and Québec: 2 or 4; Flicochet: 2 to 6), not {len(players)}"
+            )
         return players
     if key == "match":
         text = _as_str(value, source).strip()

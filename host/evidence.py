@@ -138,6 +138,13 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
             note="a puck stands on edge in the twenty hole (A-4): enter 'edge'",
             moment="edge",
         )
+    return board_health(kind, fields) or Step()  # clear: nothing to do
+
+
+def board_health(kind: str, fields: dict[str, Any]) -> Step | None:
+    """The board's own health events, the same in every game: a blocked beam, a miscount, lost events, a fault,
+    a restart. None: `kind` is not one of them."""
+    sensor = str(fields.get("n", ""))
     if kind == "stuck":
         return Step(review=f"beam {sensor} is blocked: clear it or check the sensor, then type 'reviewed'")
     if kind == "count":
@@ -154,7 +161,7 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
         return Step(review=f"board fault: {fields.get('msg', fields.get('code', '?'))} - type 'reviewed' when checked")
     if kind == "hello":
         return Step(note=f"board started (firmware {fields.get('fw', '?')}, profile {fields.get('prof', '?')})")
-    return Step()  # clear: nothing to do
+    return None
 
 
 def _shot_start(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, q: int) -> Step:

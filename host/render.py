@@ -8,6 +8,13 @@ from typing import Any
 from rules.pichenotte.engine import ZONE_VALUES
 from rules.pichenotte.options import rule_set
 
+from . import render_games
+
+
+def _other_game(doc: dict[str, Any]) -> bool:
+    """A Québec Pichenottes or Flicochet document: host/render_games.py has its views."""
+    return bool(doc.get("game", "pichenotte") != "pichenotte")
+
 
 def _free_rule(rules: str) -> tuple[int | None, bool, tuple[int, ...]]:
     """(free-shot zone, another puck may meet it, zone values) of a rule set; tolerant of unknown names."""
@@ -23,6 +30,8 @@ def _fmt(x: float) -> str:
 
 
 def scoreboard(doc: dict[str, Any]) -> str:
+    if _other_game(doc):
+        return render_games.scoreboard(doc)
     sides = [s["name"] for s in doc["sides"]]
     width = max(8, *(len(s) for s in sides))
     lines = [
@@ -108,6 +117,8 @@ def standing(doc: dict[str, Any]) -> str:
 
 def status(doc: dict[str, Any]) -> str:
     """The compact view printed after every input: one line for the match, one per side for the game."""
+    if _other_game(doc):
+        return render_games.status(doc)
     sides = [s["name"] for s in doc["sides"]]
     lines = []
     cur = doc["current"]
@@ -153,6 +164,8 @@ def _zones_prompt(doc: dict[str, Any], questions: list[dict[str, Any]]) -> str:
 def prompt_line(doc: dict[str, Any]) -> str:
     """What the scorer must do next: whose shot and its kind, the open question and its answers, or the
     zones to enter (one line per side)."""
+    if _other_game(doc):
+        return render_games.prompt_line(doc)
     if doc["over"]:
         return (
             f"MATCH OVER: {doc['winner']} wins. 'score' shows the scoreboard, 'undo' takes back the last input, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.games import AnyGame, side_names
 from rules.pichenotte import Pichenotte
 
 from . import render
@@ -20,6 +21,9 @@ MOMENTS_FORMAT = "flickboard-moment"
 
 
 def open_shot(session: Session) -> dict[str, Any] | None:
+    """Pichenotte's shot in progress, as the sensors and the scorer have it so far (None in the other games)."""
+    if not isinstance(session.game, Pichenotte):
+        return None
     st = session.state
     g = st.game
     if g is None or g.shot is None or g.points is not None:
@@ -41,10 +45,11 @@ def open_shot(session: Session) -> dict[str, Any] | None:
 def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: str) -> dict[str, Any]:
     """The retained `flickboard/<board>/scoreboard` document, version 1 (docs/mqtt.md)."""
     fold = session.fold
-    g = fold.state.game
     checks: list[str] = []
-    if g is not None and g.shot is not None and g.points is None:
-        checks = open_checks(session.game, g.shot, fold.evidence)
+    if isinstance(session.game, Pichenotte):
+        g = fold.state.game
+        if g is not None and g.shot is not None and g.points is None:
+            checks = open_checks(session.game, g.shot, fold.evidence)
     review = [{"entry": n, "text": t} for n, t in fold.review]
     return {
         "format": SCOREBOARD_FORMAT,
@@ -67,22 +72,31 @@ def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: 
     }
 
 
-def moments(board: str, game: Pichenotte, outcome: Outcome) -> list[dict[str, Any]]:
+def moments(board: str, game: AnyGame, outcome: Outcome) -> list[dict[str, Any]]:
     """The scoring moments of one accepted entry, for `flickboard/<board>/events`: engine effects with side and
     player names instead of numbers, and the sensor side's own moments (ditch-pass, edge, review)."""
-    setup = game.setup
+    sides = side_names(game)
+    players = game.setup.players
     out = []
     for fx in outcome.effects:
         m: dict[str, Any] = {"format": MOMENTS_FORMAT, "board": board, "entry": outcome.n}
         for k, v in fx.items():
-            if k in ("side", "winner") and isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2:
-                m[k] = setup.sides[v]
-            elif k == "seat" and isinstance(v, int) and 0 <= v < len(setup.players):
-                m["player"] = setup.players[v]
+            if k in ("side", "winner") and _index(v, 2):
+                m[k] = sides[v]
+            elif k == "finished" and isinstance(v, list) and all(_index(x, 2) for x in v):
+                m[k] = [sides[x] for x in v]
+            elif k == "seat" and _index(v, len(players)):
+                m["player"] = players[v]
+            elif k == "next" and _index(v, len(players)):
+                m["next"] = players[v]
             else:
                 m[k] = v
         out.append(m)
     return out
+
+
+def _index(v: object, size: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < size
 
 
 def text_view(doc: dict[str, Any]) -> str:
@@ -115,18 +129,27 @@ def final_line(doc: dict[str, Any]) -> str:
     sides = [s["name"] for s in score["sides"]]
     totals = score["totals"]
     text = f"{sides[0]} {totals[0]} - {sides[1]} {totals[1]}"
+    what = "match" if score.get("game", "pichenotte") == "pichenotte" else "game"
     if score["over"]:
-        text += f" ({score['winner']} wins the match)" if score["winner"] else " (match over)"
+        text += f" ({score['winner']} wins the {what})" if score["winner"] else f" ({what} over)"
     return text
 
 
 # The moments the scorekeeper's own prompt reports after an entry; a display shows them all.
-PROMPT_MOMENTS = frozenset({"twenty", "shot-end", "penalty", "forfeit", "game-over", "match-over", "shootout"})
+PROMPT_MOMENTS = frozenset(
+    {"twenty", "shot-end", "penalty", "forfeit", "game-over", "match-over", "shootout"}
+    | {"colour", "compteuse", "turn-end", "manche-over", "tie"}  # Québec Pichenottes
+    | {"jack-off", "jack-place-off", "off", "jack-scored", "round-over", "tied-at-target", "round"}  # Flicochet
+)
 
 
 def moment_text(m: dict[str, Any]) -> str:
     """One line for a scoring moment (empty: not worth a line on its own). One vocabulary for every terminal."""
     t = m.get("type")
+    if t == "shot" and "pocketed" in m:  # Québec Pichenottes
+        what = " ".join(m.get("pocketed") or []) or "nothing"
+        off = f", off the board: {' '.join(m['off'])}" if m.get("off") else ""
+        return f"shot {m.get('number')}: {m.get('player')} pockets {what}{off}"
     if t == "shot":
         return f"shot {m.get('number')}: {m.get('player')} ({m.get('kind')})"
     if t == "twenty":
@@ -145,6 +168,12 @@ def moment_text(m: dict[str, Any]) -> str:
         return f"PENALTY: {m.get('side')} -20 (A-2)"
     if t == "forfeit":
         return f"FORFEIT: {m.get('side')} forfeits the game ({m.get('reason')})"
+    if t == "game-over" and "totals" in m:  # Québec Pichenottes, Flicochet: the game is the whole match
+        tot = m.get("totals") or ["?", "?"]
+        return f"GAME OVER: {m.get('winner')} wins, {tot[0]}-{tot[1]}"
+    text = _other_moment(t, m)
+    if text:
+        return text
     if t == "game-over":
         pts = m.get("points") or ["?", "?"]
         won = m.get("winner") or "nobody (tied)"
@@ -153,4 +182,45 @@ def moment_text(m: dict[str, Any]) -> str:
         return f"MATCH OVER: {m.get('winner')} wins"
     if t == "shootout":
         return "TIED: twenties shoot-out, " + ("for this game" if m.get("purpose") == "game" else "for the match")
+    return ""
+
+
+def _other_moment(t: object, m: dict[str, Any]) -> str:
+    """Québec Pichenottes and Flicochet moments, in the same vocabulary."""
+    if t == "pocket-evidence":
+        return f"a piece entered pocket {m.get('pocket')}: name it on the shot line (e.g. red@{m.get('pocket')})"
+    if t == "colour":
+        how = "chose" if m.get("chosen") else "plays"
+        return f"{m.get('side')} {how} {m.get('colour')} (règle 10)"
+    if t == "compteuse":
+        what = {"won": "is good", "returned": "goes back to the centre", "pending": "must be buried now"}
+        return f"compteuse {m.get('value')} ({m.get('side')}) {what.get(str(m.get('outcome')), m.get('outcome'))}"
+    if t == "foul":
+        return f"foul by {m.get('player')}: the turn passes (règle 15)"
+    if t == "turn-end":
+        return f"turn over ({', '.join(m.get('stops') or []) or 'nothing pocketed'}): {m.get('next')} plays"
+    if t == "manche-over":
+        pts = m.get("points") or ["?", "?"]
+        return f"MANCHE {m.get('manche')} OVER: {pts[0]}-{pts[1]}"
+    if t == "tie":
+        tot = m.get("totals") or ["?", "?"]
+        return f"TIED at {tot[0]}-{tot[1]}: another manche (règle 6)"
+    if t == "jack-off":
+        return f"JACK {m.get('jack')} OFF the table (by {m.get('by')}): +{m.get('penalty')} to {m.get('to')}"
+    if t == "jack-place-off":
+        return f"jack {m.get('jack')} left the table while placed: {m.get('by')}'s opponent places it"
+    if t == "off":
+        extra = f" (+1 to {m.get('side')}, school rules)" if m.get("school_point") else ""
+        return f"a {m.get('side')} disc knocked off the table by {m.get('by')}{extra}"
+    if t == "jack-scored":
+        pts = m.get("points") or ["?", "?"]
+        return f"jack {m.get('jack')} scored: red {pts[0]}, white {pts[1]}"
+    if t == "round-over":
+        pts = m.get("points") or ["?", "?"]
+        return f"ROUND {m.get('round')} OVER: red {pts[0]}, white {pts[1]}"
+    if t == "tied-at-target":
+        tot = m.get("totals") or ["?", "?"]
+        return f"both sides at the target, tied {tot[0]}-{tot[1]}: another round"
+    if t == "round":
+        return f"round {m.get('round')}: {m.get('start')} starts"
     return ""

@@ -15,12 +15,20 @@ import datetime
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.pichenotte import Illegal, Input, NotationError, Pichenotte, State
+from rules import games
+from rules.flicochet import Illegal as FlicochetIllegal
+from rules.games import AnyGame
+from rules.pichenotte import Illegal, NotationError, Pichenotte, State
 from rules.pichenotte.engine import Facts, Shot, Source
-from rules.pichenotte.notation import Correct, Line, Undo
+from rules.pichenotte.notation import Correct, Undo
+from rules.quebec import Illegal as QuebecIllegal
 
-from .evidence import ShotEvidence, react
+from . import pockets
+from .evidence import ShotEvidence, Step, react
 from .journal import Journal
+
+# Every engine's refusal: a rule that forbids the input (the notation's own errors are one class for all games).
+REFUSED = (Illegal, QuebecIllegal, FlicochetIllegal, NotationError)
 
 
 @dataclass(frozen=True)
@@ -28,10 +36,10 @@ class Applied:
     """An entry in effect: its journal number, its input, and the states around it."""
 
     n: int
-    line: Input
+    line: Any  # the game's input (rules/<game>/engine.py)
     source: Source
-    before: State
-    after: State
+    before: Any  # the game's state before and after it
+    after: Any
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,7 @@ class Held:
     fields: dict[str, Any]
 
 
-HOST_WORDS = ("reviewed", "dismiss", "declare")
+HOST_WORDS = ("reviewed", "dismiss", "declare")  # `declare` is Pichenotte's alone (a called twenty)
 
 
 @dataclass
@@ -59,8 +67,8 @@ class Fold:
     """The running fold: the stack of entries in effect, every rejection with its reason, and the sensor side:
     the queue of board events not applied yet, the open needs-review items, the open shot's evidence."""
 
-    game: Pichenotte
-    state: State
+    game: AnyGame
+    state: Any  # the game's state: rules.pichenotte.State, rules.quebec.State or rules.flicochet.State
     stack: list[Applied] = field(default_factory=list)
     rejected: list[tuple[int, str, str]] = field(default_factory=list)  # (n, text, reason)
     entries: int = 0
@@ -90,14 +98,14 @@ class Fold:
         fx: list[dict[str, Any]] = []
         try:
             words = text.split()
-            if words and words[0] in HOST_WORDS:
+            if words and words[0] in HOST_WORDS and (words[0] != "declare" or isinstance(self.game, Pichenotte)):
                 outcome = self._host(n, words)
             else:
                 line = self.game.parse(text, source)
                 if line is None:
                     raise NotationError("the line is empty")
                 outcome = self._line(n, line, source)
-        except (Illegal, NotationError) as e:
+        except REFUSED as e:
             self.rejected.append((n, text, str(e)))
             return Outcome(n, False, str(e))
         fx.extend(outcome.effects)
@@ -124,7 +132,7 @@ class Fold:
         while self.queue and not self.review:
             head = self.queue[0]
             for _ in range(3):  # a shot_start can give two lines: the end of one shot, the start of the next
-                st = react(self.game, self.state, self.evidence, self.declared, head.kind, head.fields)
+                st = self._react(head)
                 if st.wait is not None:
                     self.waiting = (head.n, st.wait)
                     return said
@@ -142,7 +150,7 @@ class Fold:
                         parsed = self.game.parse(st.line, "sensor")
                         assert parsed is not None
                         out = self._line(head.n, parsed, "sensor")
-                    except (Illegal, NotationError) as e:
+                    except REFUSED as e:
                         why = f"the sensors say '{st.line.removesuffix(' @sensor')}' but the rules refuse it: {e}"
                         self._hold(head.n, why, fx)
                         said.append(f"needs review: {why}")
@@ -155,6 +163,12 @@ class Fold:
                     break
             self.queue.pop(0)
         return said
+
+    def _react(self, head: Held) -> Step:
+        """What one board event means for this game (Pichenotte: host/evidence.py; the others: host/pockets.py)."""
+        if isinstance(self.game, Pichenotte):
+            return react(self.game, self.state, self.evidence, self.declared, head.kind, head.fields)
+        return pockets.react(self.game, self.state, head.kind, head.fields)
 
     def _hold(self, n: int, why: str, fx: list[dict[str, Any]]) -> None:
         self.review.append((n, why))
@@ -186,10 +200,11 @@ class Fold:
         raise AssertionError(verb)  # declare is handled above
 
     def _declare(self, n: int, this: bool) -> Outcome:
+        assert isinstance(self.game, Pichenotte)  # `step` sends `declare` here for Pichenotte only
         """A declared twenty (R-8 choice B), which the sensors cannot hear. `declare`: the next shot to start (said
         before the flick, while the sensors still count the last shot as open); `declare this`: the shot in
         progress, for a scorer who was late."""
-        st = self.state
+        st: State = self.state
         g = st.game
         shot_open = g is not None and g.shot is not None and g.points is None
         if this:
@@ -217,7 +232,7 @@ class Fold:
 
     # -- inputs in effect
 
-    def _line(self, n: int, line: Line, source: Source) -> Outcome:
+    def _line(self, n: int, line: Any, source: Source) -> Outcome:
         if isinstance(line, Undo):
             if not self.stack:
                 raise Illegal("there is nothing to undo")
@@ -226,7 +241,7 @@ class Fold:
             return Outcome(n, True, f"undid entry {top.n}: {self.game.format(top.line)}")
         if isinstance(line, Correct):
             return self._correct(n, line, source)
-        inp: Input = replace(line, ref=n) if isinstance(line, Shot | Facts) else line
+        inp: Any = replace(line, ref=n) if isinstance(line, Shot | Facts) else line
         result = self.game.apply(self.state, inp)
         self.stack.append(Applied(n, inp, _source(inp, source), self.state, result.state))
         self.state = result.state
@@ -242,7 +257,7 @@ class Fold:
             what = ", ".join(self.game.format(self.stack[i].line) for i in found)
             raise Illegal(f"entry {c.ref} is a sensor event that made several inputs ({what}): use undo instead")
         idx = found[0]
-        new_line: Input | None = None
+        new_line: Any = None
         if c.line is not None:
             # The replacement is the corrector's statement, not the sensor's: read it with the correction's
             # own source, so a corrected sensor twenty is no longer provisional (docs/transcript.md).
@@ -254,7 +269,7 @@ class Fold:
         what = self.game.format(new_line) if new_line is not None else "nothing (struck out)"
         return Outcome(n, True, f"entry {c.ref} now reads: {what}", fx)
 
-    def _rebuild(self, idx: int, new_line: Input | None, source: Source) -> tuple[dict[str, Any], ...]:
+    def _rebuild(self, idx: int, new_line: Any, source: Source) -> tuple[dict[str, Any], ...]:
         """Entry `idx` of the stack becomes `new_line` (None: struck out); the later entries are applied again."""
         state = self.stack[idx].before
         ref = self.stack[idx].n
@@ -267,7 +282,7 @@ class Fold:
         for later in self.stack[idx + 1 :]:
             try:
                 result = self.game.apply(state, later.line)
-            except Illegal as e:
+            except REFUSED as e:
                 raise Illegal(
                     f"that change would make entry {later.n} ({self.game.format(later.line)}) "
                     f"illegal: {e}; undo back to it instead"
@@ -292,23 +307,29 @@ def _begins(a: Applied, number: int) -> bool:
     )
 
 
-def _source(inp: Input, source: Source) -> Source:
+def _source(inp: Any, source: Source) -> Source:
     """Where an input in effect came from: a trailing '@sensor' in the text counts, not only the caller's word."""
     return inp.source if isinstance(inp, Shot | Facts) else source
 
 
-def fold_entries(game: Pichenotte, entries: list[tuple[int, str, Source]]) -> Fold:
+def fold_entries(game: AnyGame, entries: list[tuple[int, str, Source]]) -> Fold:
     fold = Fold(game, game.start())
     for n, text, source in entries:
         fold.step(n, text, source)
     return fold
 
 
-def game_of(setup: dict[str, Any], path: str) -> Pichenotte:
-    """The configured game a journal's setup record describes; ValueError if it is not a Pichenotte session."""
-    if setup.get("game") != "pichenotte" or not isinstance(setup.get("header"), dict):
-        raise ValueError(f"journal {path} is not a Pichenotte session")
-    return Pichenotte.from_header(setup["header"])
+def game_of(setup: dict[str, Any], path: str) -> AnyGame:
+    """The configured game a journal's setup record describes; ValueError (one line) if it names none we score."""
+    kind, header = setup.get("game"), setup.get("header")
+    if not isinstance(kind, str) or kind not in games.GAMES or not isinstance(header, dict):
+        raise ValueError(
+            f"journal {path} is not a scoring session of a game this version knows ({', '.join(games.GAMES)})"
+        )
+    try:
+        return games.from_header({**header, "Game": [kind]})
+    except ValueError as e:
+        raise ValueError(f"journal {path}: {e}") from None
 
 
 def entries_of(records: list[dict[str, Any]]) -> list[tuple[int, str, Source]]:
@@ -321,7 +342,7 @@ def board_record(board: str, boot: int, seq: int, kind: str, fields: dict[str, A
     return {"src": "board", "board": board, "bt": boot, "s": seq, "m": kind, "f": fields, "t": t_us, "at": _now()}
 
 
-def fold_records(game: Pichenotte, records: list[dict[str, Any]]) -> Fold:
+def fold_records(game: AnyGame, records: list[dict[str, Any]]) -> Fold:
     """Fold journal records, typed entries and board events alike, in journal order."""
     fold = Fold(game, game.start())
     for r in records:
@@ -339,7 +360,7 @@ def _now() -> str:
 class Session:
     """A live session bound to a journal file."""
 
-    def __init__(self, journal: Journal, game: Pichenotte) -> None:
+    def __init__(self, journal: Journal, game: AnyGame) -> None:
         self.journal = journal
         self.game = game
         self.fold = fold_records(game, journal.records)
@@ -348,13 +369,13 @@ class Session:
     def create(
         cls,
         path: str,
-        game: Pichenotte,
+        game: AnyGame,
         meta: dict[str, list[str]] | None = None,
         extra: dict[str, Any] | None = None,
     ) -> Session:
         """A new journal for `game`; `meta`: extra transcript tags; `extra`: more setup keys (the bridge's board)."""
         header = {**(meta or {}), **game.header()}
-        journal = Journal.create(path, {**(extra or {}), "game": "pichenotte", "header": header})
+        journal = Journal.create(path, {**(extra or {}), "game": game.name, "header": header})
         return cls(journal, game)
 
     @classmethod
@@ -368,7 +389,7 @@ class Session:
         return cls(journal, game)
 
     @property
-    def state(self) -> State:
+    def state(self) -> Any:
         return self.fold.state
 
     def submit(self, text: str, source: Source = "manual", rid: str | None = None) -> Outcome:

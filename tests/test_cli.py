@@ -65,19 +65,25 @@ def summary_of(path: Path | str) -> dict[str, object]:
 # ---------------------------------------------------------------- rules
 
 
-def test_rules_list_names_the_four_rule_sets() -> None:
+def test_rules_list_names_every_games_rule_sets() -> None:
     p = run("rules", "list")
     assert p.returncode == 0 and p.stderr == ""
-    names = [line.split()[0] for line in p.stdout.splitlines()[:4]]
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("Pichenotte (--game pichenotte")
+    names = [line.split()[0] for line in lines[1:5]]
     assert names == ["beginner", "beginner-advanced", "santa-fe-2018", "tournament-2019"]
+    for name in ("officiel", "officiel-17-2", "flicochet", "flicochet+double-jack", "flicochet+school"):
+        assert any(line.split()[:1] == [name] for line in lines), name
     rc, out = call("rules")
     assert rc == 0 and out == p.stdout
+    rc, out = call("rules", "list", "--game", "quebec")
+    assert rc == 0 and "officiel-17-2" in out and "tournament-2019" not in out
 
 
 def test_rules_show_prints_the_options() -> None:
     rc, out = call("rules", "show", "tournament-2019")
     assert rc == 0
-    assert out.startswith("tournament-2019: Tournament rules version 9")
+    assert out.startswith("Pichenotte · tournament-2019: Tournament rules version 9")
     for option in ("failed declared twenty", "free shot", "rebounds", "post values 25/50", "match", "shoot-out"):
         assert f"  {option}" in out
     assert "8 games, most total points wins" in out
@@ -269,7 +275,7 @@ ERROR_CASES = [
     (("play", "--resume", "other.json"), "is not a usable journal"),
     (("play", "--resume", "corrupt.jsonl"), "is damaged at line 3"),
     (("play", "--resume", "folder"), "is a directory"),
-    (("play", "--resume", "good.jsonl", "--players", "A", "B"), "leave out --players"),
+    (("play", "--resume", "good.jsonl", "--players", "A", "B"), "leave out --game, --players"),
 ]
 
 

@@ -565,10 +565,15 @@ def test_resume_sets_aside_a_torn_last_record(tmp_path: Path) -> None:
     resumed.close()
 
 
-def test_resume_refuses_a_journal_that_is_not_a_pichenotte_session(tmp_path: Path) -> None:
+def test_resume_refuses_a_journal_of_an_unknown_game_or_a_broken_set_up(tmp_path: Path) -> None:
     path = str(tmp_path / "other.jsonl")
-    journal.Journal.create(path, {"game": "flicochet", "header": {}}).close()
-    with pytest.raises(ValueError, match="not a Pichenotte session"):
+    journal.Journal.create(path, {"game": "chess", "header": {}}).close()
+    with pytest.raises(ValueError, match="not a scoring session of a game this version knows"):
         Session.resume(path)
     # The lock was released: the journal can be opened again.
     journal.Journal.open(path).close()
+    broken = str(tmp_path / "broken.jsonl")
+    journal.Journal.create(broken, {"game": "flicochet", "header": {}}).close()
+    with pytest.raises(ValueError, match="needs a Players tag"):
+        Session.resume(broken)
+    journal.Journal.open(broken).close()

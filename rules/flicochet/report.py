@@ -75,3 +75,29 @@ def summary(options: Options, state: State, rejected: int = 0) -> dict[str, Any]
         "winner": SIDES[state.winner] if state.winner is not None else None,
         "rejected_inputs": rejected,
     }
+
+
+LOG_FIELDS = ("round", "start", "start_player", "red", "white", "orders", "jacks", "penalties", "off_table", "ended")
+
+
+def round_rows(state: State) -> list[dict[str, Any]]:
+    """One row per finished round, for CSV/JSON export."""
+    rows = []
+    for r in state.rounds:
+        d = _round_doc(state, r)
+        pts = d["points"] or [None, None]
+        rows.append(
+            {
+                "round": d["number"],
+                "start": d["start"],
+                "start_player": d["start_player"],
+                "red": pts[0],
+                "white": pts[1],
+                "orders": " / ".join(o or "-" for o in d["orders"]),
+                "jacks": " ".join(d["jacks"]),
+                "penalties": f"{d['penalties'][0]} {d['penalties'][1]}",
+                "off_table": f"{d['off_table'][0]} {d['off_table'][1]}",
+                "ended": d["ended"] or "",
+            }
+        )
+    return rows
