@@ -4,12 +4,17 @@
 
 Large block digits for each side's points, one colour per side, then the pucks, whose shot and what kind, the open
 questions, provisional twenties and the needs-review / waiting flags, and the board's and the scorer's link state.
+Québec Pichenottes and Flicochet documents get their own middle part (host/render_games.py words it): the manche
+with each side's colour, dames left and compteuses; the round with the discs in hand, on the table and off, the
+jacks, penalties and round points. The big numbers are then the points towards the game's target.
 Pure: a function of the document; `flickboard scoreboard` (host/bridge_cli.py) redraws it on every update.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from . import render_games
 
 # 5-row block glyphs, 4 columns wide (plus a space between glyphs).
 _GLYPHS = {
@@ -57,6 +62,53 @@ def _points(score: dict[str, Any]) -> tuple[list[int], str]:
     return [int(totals[0]), int(totals[1])], label
 
 
+def _target_points(score: dict[str, Any]) -> tuple[list[int], str]:
+    """Québec Pichenottes and Flicochet: the points so far, towards the target."""
+    totals = score.get("totals") or [0, 0]
+    what = "manche" if score.get("game") == render_games.QUEBEC else "round"
+    done = len(score.get("rounds") or [])
+    after = f" after {done} {what}{'s' if done != 1 else ''}" if done else ""
+    return [int(totals[0]), int(totals[1])], f"points{after} · first to {score.get('target')}"
+
+
+def _other_game(score: dict[str, Any], sides: list[str], color: bool) -> list[str]:
+    """The middle part for a Québec Pichenottes or Flicochet document: the manche or round in progress, one line
+    per side in its colour, the last rounds' points, and what is due now (questions come after, as for every game)."""
+    lines: list[str] = []
+    cur = score.get("current")
+    if cur:
+        rows = render_games.current_rows(score)
+        for i, row in enumerate(rows):
+            lines.append(_paint(row, SIDE_COLORS[i], color) if i < 2 else row)
+        lines.append("")
+        lines.append(render_games.headline(score))
+        if score["game"] == render_games.QUEBEC and cur.get("to_play"):
+            again = " (again)" if cur.get("turn_shots") else ""
+            lines.append(f"next: {cur['to_play']} to shoot{again}")
+        elif score["game"] == render_games.FLICOCHET:
+            if cur.get("to_place_jack"):
+                lines.append(f"next: {cur['to_place_jack']} places the jack")
+            elif cur.get("to_flick"):
+                team = next((s["name"] for s in score["sides"] if cur["to_flick"] in s["players"]), "?")
+                lines.append(f"next: {cur['to_flick']} ({team}) to flick")
+            pts = cur.get("jack_points") or []
+            if any(p is not None for p in pts):
+                lines.append("jack points so far: " + ", ".join(f"{p[0]}-{p[1]}" for p in pts if p is not None))
+    rounds = score.get("rounds") or []
+    if rounds:
+        what = "manche" if score["game"] == render_games.QUEBEC else "round"
+        last = rounds[-6:]
+        cells = [f"{r['number']}: {r['points'][0]}-{r['points'][1]}" for r in last if r.get("points")]
+        if cells:
+            lines.append(f"{what}s ({sides[0]}-{sides[1]}): " + "  ".join(cells))
+    if score.get("over"):
+        won = score.get("winner")
+        code = SIDE_COLORS[sides.index(won)] if won in sides else DIM
+        tot = score.get("totals") or [0, 0]
+        lines.append(_paint(f"GAME OVER: {won} wins {tot[0]}-{tot[1]}" if won else "GAME OVER", code, color))
+    return lines
+
+
 def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_online: bool | None = None) -> str:
     score = doc["score"]
     sides = [s["name"] for s in score["sides"]]
@@ -72,11 +124,15 @@ def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_o
         status.append(_paint(" board not seen yet ", WARN, color))
     if bridge_online is False:
         status.append(_paint(" SCORER OFFLINE: this score may be stale ", ALERT, color))
-    head = f"Flickboard · board {doc['board']} · {score['rules']} · match {score['match']}"
+    game = score.get("game", "pichenotte")
+    if game == "pichenotte":
+        head = f"Flickboard · board {doc['board']} · {score['rules']} · match {score['match']}"
+    else:
+        head = f"Flickboard · board {doc['board']} · {render_games.title(score)}"
     lines.append(head + ("   " + " ".join(status) if status else ""))
     lines.append("")
 
-    points, label = _points(score)
+    points, label = _points(score) if game == "pichenotte" else _target_points(score)
     blocks = [big_number(points[0]), big_number(points[1])]
     row = ""
     for i in (0, 1):
@@ -92,7 +148,9 @@ def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_o
     lines.append(_paint(label, DIM, color))
     lines.append("")
 
-    if cur:
+    if game != "pichenotte":
+        lines += _other_game(score, sides, color)
+    elif cur:
         tw = cur.get("twenties") or [0, 0]
         hand, board, ditch = cur.get("in_hand") or [0, 0], cur.get("on_board") or [0, 0], cur.get("in_ditch") or [0, 0]
         for i in (0, 1):

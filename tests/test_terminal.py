@@ -68,3 +68,52 @@ def test_match_over_and_shootout_views(tmp_path: Path) -> None:
     b = Bridge(tmp_path / "b", GameSetup("beginner", ("Ana", "Ben"), "wins:1"), None, lambda *_: None)
     b.submit("t1", "forfeit Ben phone")
     assert "MATCH OVER: Ana wins" in big_view(b.scoreboard("t1"))
+
+
+def test_quebec_view_shows_manche_colours_dames_and_compteuses(tmp_path: Path) -> None:
+    """Seed 003: a partie to 31 in manches, a colour per side (règle 10), dames and compteuses (règles 11-13)."""
+    b = Bridge(tmp_path, GameSetup("officiel", ("Ana", "Ben"), target="31"), None, lambda *_: None)
+    for line in ["shot", "color red", "shot red red", "shot none"]:
+        assert b.submit("t1", line).accepted, line
+    doc = b.scoreboard("t1")
+    doc["score"]["current"]["compteuses"] = [  # as a manche further on has them
+        {"value": 5, "where": "won", "side": "Ben"},
+        {"value": 10, "where": "pending", "side": "Ana"},
+    ]
+    text = big_view(doc, width=80)
+    assert "Québec Pichenottes · officiel · partie to 31 · Ana vs Ben" in text and "match" not in text
+    assert "first to 31" in text and "Manche 1 (break: Ana)" in text and "next: Ana to shoot" in text
+    rows = {ln.split()[0]: ln for ln in text.splitlines() if ln.startswith("  ")}
+    assert "green" in rows["Ana"] and "dames left 12" in rows["Ana"] and "to bury c10" in rows["Ana"]
+    assert "red" in rows["Ben"] and "dames left 10" in rows["Ben"] and "compteuses c5" in rows["Ben"]
+    assert "twenties" not in text and "\x1b" not in text
+    colored = big_view(doc, color=True, bridge_online=False)
+    assert SIDE_COLORS[0] + rows["Ana"] in colored and "SCORER OFFLINE" in colored
+
+
+def test_flicochet_view_shows_discs_jacks_penalties_and_rounds(tmp_path: Path) -> None:
+    """Seed 004: red against white, rounds scored by distance to the jack(s), a jack off the table a penalty."""
+    b = Bridge(tmp_path, GameSetup("flicochet+double-jack", ("Cy", "Di")), None, lambda *_: None)
+    for line in ["flick"] * 12 + ["order 1 R W R", "order 2 W R", "flick", "off W", "jack off 1", "flick"]:
+        assert b.submit("t1", line).accepted, line
+    doc = b.scoreboard("t1")
+    text = big_view(doc, width=80)
+    assert "Flicochet · double-jack · to 12 · red (Cy) vs white (Di)" in text
+    assert "points after 1 round · first to 12" in text and "rounds (red-white): 1: 1-1" in text
+    assert "Round 2 (white starts, Di), 2 flick(s)" in text and "next: Di (white) to flick" in text
+    assert "red    in hand  5  on the table  1  off  0  penalty +2" in text
+    assert "white  in hand  5  on the table  0  off  1" in text and "jacks: 1 off, 2 table" in text
+    b.submit("t1", "flick")
+    b.submit("t1", "flick")
+    doc = b.scoreboard("t1")
+    doc["review"] = [{"entry": 3, "text": "check the table"}]
+    text = big_view(doc)
+    assert "NEEDS REVIEW: check the table" in text
+
+
+def test_a_finished_flicochet_game_says_who_won(tmp_path: Path) -> None:
+    b = Bridge(tmp_path, GameSetup("flicochet", ("Cy", "Di"), target="2"), None, lambda *_: None)
+    for line in ["flick"] * 12 + ["order R R W"]:
+        assert b.submit("t1", line).accepted, line
+    text = big_view(b.scoreboard("t1"))
+    assert "GAME OVER: red wins 2-0" in text and "rounds (red-white): 1: 2-0" in text
