@@ -1,6 +1,6 @@
 """Flicochet (seed 004, "Flicochet - rules of play"), tested through the notation a scorer types. Every test
 names the rule it checks by the seed's own headings ("PLAYING 3", "Penalty rule", "DOUBLE-JACK 4", "TARGET 2",
-"SCHOOL RULES 1", "Team rules") and quotes its words; docs/rules-coverage-flicochet.md maps every rule to these
+"SCHOOL RULES 1", "Team rules") and quotes its words; docs/rules-coverage.md (Flicochet part) maps every rule to these
 tests and records the decisions where the seed is silent.
 """
 
@@ -380,7 +380,7 @@ def test_both_sides_may_score_in_a_round_double_jack_2() -> None:
 def test_play_to_twelve_double_jack_3() -> None:
     """DOUBLE-JACK 3 'Play to 12 points. If a player has 12 points or more after a round, he or she wins.'"""
     t = Table("flicochet+double-jack")
-    assert t.game.header()["PlayTo"] == ["12"]
+    assert t.game.header()["Target"] == ["12"]
     t.round("order 1 R R R R W", "order 2 R R R R W")
     assert t.totals() == (8, 0) and not t.state.over
     t.round("order 1 R R W", "order 2 R R W")
@@ -538,7 +538,7 @@ def test_variants_combine_in_any_order_mix_and_match() -> None:
 
 
 def test_play_to_can_be_set_for_a_short_game() -> None:
-    """A product option beside the seed: the PlayTo tag overrides 8/12 (decision 8)."""
+    """A product option beside the seed: the Target tag overrides 8/12 (decision 8)."""
     t = Table(target=2).round("order R R W")
     assert t.state.over
     with pytest.raises(SetupError, match="not a number"):
@@ -555,7 +555,7 @@ def test_header_round_trip_and_transcript() -> None:
     assert h == {
         "Game": ["flicochet"],
         "Rules": ["flicochet+target+school+teams"],
-        "PlayTo": ["9"],
+        "Target": ["9"],
         "Players": ["Ana", "Ben", "Cy"],
         "Teams": ["white", "red", "red"],
         "Start": ["Cy"],

@@ -104,13 +104,13 @@ class Flicochet:
         players = header.get("Players")
         if not players:
             raise SetupError("the header needs a Players tag with 2 to 6 names")
-        return cls.create(one("Rules"), players, header.get("Teams"), one("Start"), one("PlayTo"))
+        return cls.create(one("Rules"), players, header.get("Teams"), one("Start"), one("Target"))
 
     def header(self) -> dict[str, list[str]]:
         return {
             "Game": [self.name],
             "Rules": [self.options.name],
-            "PlayTo": [str(self.options.target)],
+            "Target": [str(self.options.target)],
             "Players": list(self.setup.players),
             "Teams": [SIDES[t] for t in self.setup.teams],
             "Start": [self.setup.players[self.setup.start]],
