@@ -57,8 +57,16 @@ def _read_text(path: str) -> str:
         raise UserError(f"cannot read {path}: {e.strerror or e}") from None
 
 
-def sample_path() -> str:
-    return str(resources.files("host").joinpath("samples/club-night.pich"))
+SAMPLES = {
+    "pichenotte": "club-night.pich",
+    "pichenottes-quebec": "quebec-warmup.pich",
+    "flicochet": "flicochet-quick.pich",
+}
+
+
+def sample_path(game: str = "pichenotte") -> str:
+    """A bundled example transcript of a game (host/samples/)."""
+    return str(resources.files("host").joinpath("samples", SAMPLES[games.game_name(game)]))
 
 
 def load(path: str) -> tuple[AnyGame, Fold, dict[str, list[str]], list[str]]:
@@ -136,7 +144,10 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
-    path = sample_path() if args.sample else args.file
+    try:
+        path = sample_path(args.sample) if args.sample else args.file
+    except ValueError as e:
+        raise UserError(str(e)) from None
     if not path:
         raise UserError("give a transcript or journal to replay (or --sample)")
     game, fold, _, warnings = load(path)
@@ -540,7 +551,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="replay a transcript or journal and print the scoreboard")
     rp.add_argument("file", nargs="?")
     rp.add_argument("--json", action="store_true", help="print the summary document (docs/transcript.md)")
-    rp.add_argument("--sample", action="store_true", help="replay the bundled sample game")
+    rp.add_argument(
+        "--sample",
+        nargs="?",
+        const="pichenotte",
+        metavar="GAME",
+        help="replay a bundled sample game: pichenotte (the default), quebec or flicochet",
+    )
     rp.add_argument("--strict", action="store_true", help="exit 1 if any input was refused")
     rp.set_defaults(func=cmd_replay)
 

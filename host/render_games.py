@@ -103,7 +103,11 @@ def headline(doc: dict[str, Any]) -> str:
 
 
 def _over(doc: dict[str, Any]) -> str:
-    return f"Game over: {doc['winner']} wins {doc['totals'][0]}-{doc['totals'][1]}."
+    names, totals = _names(doc), doc["totals"]
+    if doc["winner"] not in names:
+        return f"Game over: {totals[0]}-{totals[1]}."
+    w = names.index(doc["winner"])
+    return f"Game over: {doc['winner']} wins {totals[w]}-{totals[1 - w]}."
 
 
 def scoreboard(doc: dict[str, Any]) -> str:
