@@ -1,6 +1,6 @@
 """Québec Pichenottes (seed 003, "Règlements officiels du jeu de Pichenottes"), tested through the notation a
 scorer types. Every test names the rule it checks as the seed numbers it ("règle 11", "règle 17.3");
-docs/rules-coverage-quebec.md maps every rule to these tests and records the decisions where the seed is silent.
+docs/rules-coverage.md (Québec part) maps every rule to these tests and records the decisions where the seed is silent.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The Flicochet text notation: one input per line, for the scorer's prompt, transcripts, the journal and the tests
-alike (docs/rules-coverage-flicochet.md lists the lines).
+alike (docs/rules-coverage.md (Flicochet part) lists the lines).
 
     flick [PLAYER] [at CM]        the next flick; `at CM`: the disc was placed CM from the jack (proximity rule)
     off R|W [by R|W]              a disc of that colour left the table during the latest flick

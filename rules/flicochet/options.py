@@ -12,7 +12,7 @@ fixed list: it is the base game plus any set of layers, named like python-chess 
     flicochet+double-jack+target+school+teams   all of them
 
 Layers may be written in any order; the canonical name lists them in the order of `LAYERS`.
-The reasons for each default are in docs/rules-coverage-flicochet.md.
+The reasons for each default are in docs/rules-coverage.md (Flicochet part).
 """
 
 from __future__ import annotations

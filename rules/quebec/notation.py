@@ -1,5 +1,5 @@
 """The Québec Pichenottes text notation: one input per line, for the scorer's prompt, transcripts, the journal
-and the tests alike (docs/rules-coverage-quebec.md lists the lines).
+and the tests alike (docs/rules-coverage.md (Québec part) lists the lines).
 
     shot [PLAYER] [PIECE[@POCKET] ...] [off PIECE ...]   one shot: what it pocketed, what fell off the board
     shot [PLAYER] none                                   a shot that pocketed nothing (`shot` alone is the same)

@@ -2,7 +2,7 @@
 
 Seed 003 ("Règlements officiels du jeu de Pichenottes") is one document, but it leaves a few things open or
 says them twice in different words. Each such place is an option here; a rule set is a bundle of values.
-The reasons for each default are in docs/rules-coverage-quebec.md.
+The reasons for each default are in docs/rules-coverage.md (Québec part).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Projections of a Québec Pichenottes state: the stable summary document (`flickboard-summary`, version 1,
-the same envelope as Pichenotte's; docs/rules-coverage-quebec.md lists the fields). Pure functions of the state."""
+the same envelope as Pichenotte's; docs/rules-coverage.md, Québec part, lists the fields). Pure functions of the
+state."""
 
 from __future__ import annotations
 
