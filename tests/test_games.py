@@ -359,3 +359,33 @@ def test_a_journal_replays_to_the_same_game_and_refusals_change_nothing(
     folded = fold_entries(game, [(i, line, "manual") for i, line in enumerate(lines, 1)])
     assert game.summary(folded.state, len(folded.rejected)) == final
     assert journal.read(str(path)).torn_bytes == 0
+
+
+def test_a_simulated_pocket_board_feeds_a_quebec_partie(tmp_path: Path) -> None:
+    """The real firmware under MicroPython with the pocket board's profile (hardware/profiles/pico_w_pockets.json):
+    its beam passes, as the bridge reads them off the wire, become pocket evidence; a glitch shorter than the
+    filter is never an event."""
+    scenario = {
+        "profile": "pico_w_pockets",
+        "board_id": "qb1",
+        "events": [
+            {"at_ms": 100, "beam": "pocket2", "dur_us": 6000},
+            {"at_ms": 300, "beam": "pocket3", "dur_us": 50},  # a glitch: below min_pulse_us
+            {"at_ms": 500, "beam": "pocket3", "dur_us": 4000},
+        ],
+        "end_ms": 1200,
+    }
+    path = tmp_path / "pockets.json"
+    path.write_text(json.dumps(scenario))
+    p = run("sim", str(path), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    bus = Bus()
+    bridge = Bridge(tmp_path / "journals", GameSetup("officiel", ("Ann", "Bob")), None, bus)
+    for line in p.stdout.splitlines():
+        bridge.serial_line("/dev/ttyX", line, lambda reply: None)
+    doc = bus.last("flickboard/qb1/scoreboard")
+    assert doc["score"]["game"] == "pichenottes-quebec"
+    assert doc["score"]["current"]["pocket_evidence"] == [2, 3]
+    assert doc["board_link"]["via"] == "serial /dev/ttyX" and not doc["needs_review"]
+    assert ask(bridge, "qb1", {"line": "shot red@2 green@3"})["ok"]
+    assert bus.last("flickboard/qb1/scoreboard")["score"]["current"]["pocket_evidence"] == []
