@@ -389,3 +389,18 @@ def test_a_simulated_pocket_board_feeds_a_quebec_partie(tmp_path: Path) -> None:
     assert doc["board_link"]["via"] == "serial /dev/ttyX" and not doc["needs_review"]
     assert ask(bridge, "qb1", {"line": "shot red@2 green@3"})["ok"]
     assert bus.last("flickboard/qb1/scoreboard")["score"]["current"]["pocket_evidence"] == []
+
+
+@pytest.mark.parametrize(("section", "kind"), [("## Québec Pichenottes", "quebec"), ("## Flicochet", "flicochet")])
+def test_every_line_docs_transcript_shows_is_read_by_the_notation(section: str, kind: str) -> None:
+    """docs/transcript.md's examples for the game are lines its notation reads (names: Ann, Bob)."""
+    text = (ROOT / "docs" / "transcript.md").read_text(encoding="utf-8")
+    part = text.split(section, 1)[1].split("\n## ", 1)[0]
+    blocks = part.split("```")[1::2]
+    lines = [ln.split("#")[0].strip() for b in blocks for ln in b.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("[")]
+    assert len(lines) >= 8
+    game = games.create(kind, ["Ann", "Bob"], rules="flicochet+double-jack+target" if kind == "flicochet" else None)
+    for line in lines:
+        for alt in line.split(" | "):  # `place | place off`: two lines in one row
+            assert game.parse(alt) is not None, alt
