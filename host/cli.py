@@ -592,7 +592,9 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--client-id", help="MQTT client id (default: flickboard-bridge)")
     br.add_argument("--keepalive", type=int, help="MQTT keepalive in seconds (default: 30)")
     br.add_argument("--journals", help="folder of the boards' journals (default: journals)")
-    br.add_argument("--rules", help="rule set of a board's first match (default: tournament-2019)")
+    br.add_argument(
+        "--rules", help="rule set of a board's first match; it names the game too (default: tournament-2019)"
+    )
     br.add_argument("--players", nargs="+", metavar="NAME", help="players of a board's first match")
     br.add_argument("--match", help="match format of a board's first match (default: the rule set's)")
     br.add_argument("--log-level", help="DEBUG, INFO, WARNING or ERROR (default: INFO)")

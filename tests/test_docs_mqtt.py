@@ -27,12 +27,16 @@ DOCUMENTED = set(re.findall(r"`([^`\n]+)`", DOC))
 BOARD = "t1"
 
 
+NAMED_BY_DATA = {"in_hand_by_player"}  # objects keyed by player names, not by documented keys
+
+
 def keys(obj: Any) -> set[str]:
     """Every key of every object inside `obj`, at any depth."""
     if isinstance(obj, dict):
         out = set(obj)
-        for v in obj.values():
-            out |= keys(v)
+        for k, v in obj.items():
+            if k not in NAMED_BY_DATA:
+                out |= keys(v)
         return out
     if isinstance(obj, list):
         return set().union(*(keys(v) for v in obj)) if obj else set()
@@ -121,7 +125,43 @@ def _drive(tmp: Path) -> Run:
     feed("FB1|garbage|00000000")  # a garbled line
     bridge.link_state("serial", "/dev/ttyX", False, "read failed: unplugged")
     bridge.tick()
+    _other_games(bridge, run)
     return run
+
+
+def _other_games(bridge: Bridge, run: Run) -> None:
+    """A Québec partie on board t2 (with a pocket beam) and a Flicochet game on t3: their documents too."""
+    for board, new, lines in [
+        (
+            "t2",
+            {"rules": "officiel", "players": ["Ann", "Bob"], "target": "5"},
+            [
+                *["shot red green", "color red", "shot red c5", "shot green", "foul", "shot c10", "shot none"],
+                *["shot red@1", "shot " + " ".join(["red"] * 9), "shot none"],
+            ],
+        ),
+        (
+            "t3",
+            {"rules": "flicochet+double-jack+school", "players": ["Ann", "Bob"]},
+            [
+                *["flick"] * 3,
+                "off red",
+                *["flick"] * 9,
+                "order 1 R W",
+                "dist 2 W 3 R 9 R 10 W 11 R 12 W 13 R 14 W 15 R 16 W 17 W 18",
+                "flick",
+                "jack off 1",
+            ],
+        ),
+    ]:
+        run.results.append(bridge.mqtt_input(board, json.dumps({"id": board, "new": new}).encode()))
+        enc = proto.Encoder(board, 1, 0)
+        for i, line in enumerate(lines):
+            if line == "shot red@1":
+                bridge.serial_line("/dev/ttyQ", enc.event("pass", "pocket1", 1000, {"dur_us": 4000}), lambda _: None)
+            res = bridge.mqtt_input(board, json.dumps({"id": f"{board}-{i}", "line": line}).encode())
+            assert res["ok"], (board, line, res)
+        run.seen[board] = run.on(f"{board}/scoreboard")[-1]
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +178,8 @@ def test_the_run_went_through_holds_waits_and_refusals(run: Run) -> None:
     assert review["needs_review"] and review["review"] and review["waiting"] is None and review["queued"] == 1
     assert run.seen["shootout"]["score"]["shootout"] and run.seen["shootout"]["score"]["games"]
     assert run.seen["over"]["score"]["over"] and run.seen["over"]["score"]["match_shootout"]
+    assert run.seen["t2"]["score"]["game"] == "pichenottes-quebec" and run.seen["t2"]["score"]["over"]
+    assert run.seen["t3"]["score"]["game"] == "flicochet" and len(run.seen["t3"]["score"]["rounds"]) == 1
     answers = {(r["ok"], r["entry"] is None) for r in run.results}
     assert answers == {(True, False), (False, False), (False, True)}  # in effect, refused by the rules, invalid
 
@@ -182,15 +224,17 @@ def test_every_moment_the_code_can_make_is_documented() -> None:
     """Also the moments the run above does not reach: read them from the source."""
     types: set[str] = set()
     fields: set[str] = set()
-    for path in (ROOT / "rules" / "pichenotte" / "engine.py", ROOT / "host" / "session.py"):
+    engines = [ROOT / "rules" / game / "engine.py" for game in ("pichenotte", "quebec", "flicochet")]
+    for path in (*engines, ROOT / "host" / "session.py"):
         for d in _fx_dicts(path):
             for k, v in zip(d.keys, d.values, strict=True):
                 assert isinstance(k, ast.Constant) and isinstance(k.value, str)
                 fields.add("player" if k.value == "seat" else k.value)  # host/scoreboard.py moments()
                 if k.value == "type" and isinstance(v, ast.Constant):
                     types.add(v.value)
-    evidence = (ROOT / "host" / "evidence.py").read_text(encoding="utf-8")
-    types |= set(re.findall(r'moment="([a-z-]+)"', evidence))
+    for name in ("evidence.py", "pockets.py"):
+        evidence = (ROOT / "host" / name).read_text(encoding="utf-8")
+        types |= set(re.findall(r'moment="([a-z-]+)"', evidence))
     assert {"shot", "twenty", "game-over", "review", "ditch-pass", "edge"} <= types
     assert not undocumented(types), "add these moment types to docs/mqtt.md"
     assert not undocumented(fields), "add these moment fields to docs/mqtt.md"
