@@ -285,12 +285,14 @@ def run_enter(args: Any, out: TextIO) -> int:
     rid = uuid.uuid4().hex[:12]
     if args.new:
         if not args.players:
-            raise CommandError("--new needs --players (and optionally --rules, --match)")
+            raise CommandError("--new needs --players (and optionally --rules, --match or --target)")
         req: dict[str, Any] = {"id": rid, "new": {"players": args.players}}
         if args.rules:
             req["new"]["rules"] = args.rules
         if args.match:
             req["new"]["match"] = args.match
+        if args.target:
+            req["new"]["target"] = args.target
     else:
         line = " ".join(args.line).strip()
         if not line:

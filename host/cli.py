@@ -607,9 +607,10 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--ca-file")
     en.add_argument("--board", required=True, help="the board whose game it is for")
     en.add_argument("--new", action="store_true", help="start a new match on the board instead (--players ...)")
-    en.add_argument("--rules", help="with --new: the rule set (default: the bridge's)")
+    en.add_argument("--rules", help="with --new: the rule set, which names the game (default: the bridge's)")
     en.add_argument("--players", nargs="+", metavar="NAME")
-    en.add_argument("--match")
+    en.add_argument("--match", help="with --new: Pichenotte's match format")
+    en.add_argument("--target", help="with --new: the points a Québec or Flicochet game is played to")
     en.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the answer (default 10)")
     en.set_defaults(func=_bridge_command("run_enter"))
 

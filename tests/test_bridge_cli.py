@@ -49,7 +49,7 @@ def test_bad_settings_are_one_line_naming_their_source(tmp_path: Path) -> None:
     one_line_error(run("bridge", "--mqtt", "http://x"), "--mqtt")
     bad = tmp_path / "b.toml"
     bad.write_text('players = ["Solo"]\nmqtt = "mqtt://127.0.0.1:1"\n')
-    one_line_error(run("bridge", "--config", str(bad)), "2 players")
+    one_line_error(run("bridge", "--config", str(bad)), "2 to 6 players")
     one_line_error(run("bridge", "--mqtt", "mqtt://127.0.0.1:1", "--rules", "chess"), "chess")
 
 
@@ -121,3 +121,33 @@ def test_a_scorer_at_the_bridge_terminal_and_on_a_phone(broker: Broker, tmp_path
     recs = [json.loads(ln) for ln in next(tmp_path.glob("t1/*.jsonl")).read_text().splitlines()[1:]]
     assert [r["in"] for r in recs] == ["shot zone", "hit", "shot Ben hit", "undo"]
     assert statuses[-1] == b"offline", statuses  # stopping says so (the last will covers a crash)
+
+
+def test_enter_new_starts_another_game_on_the_board(broker: Broker, tmp_path: Path) -> None:
+    """`enter --new --rules …` changes a board's game; the rule set names it (Flicochet here, seed 004)."""
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    bridge = subprocess.Popen(
+        [FLICKBOARD, "bridge", "--mqtt", url, "--boards", "t2", "--journals", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert bridge.stdout is not None and "flickboard bridge: mqtt" in bridge.stdout.readline()
+        new = run(
+            "enter", "--mqtt", url, "--board", "t2", "--new", "--rules", "flicochet", "--players", "Ann", "Bob",
+            "--target", "3",
+        )  # fmt: skip
+        assert new.returncode == 0, (new.stdout, new.stderr)
+        bad = run("enter", "--mqtt", url, "--board", "t2", "--new", "--rules", "officiel", "--players", "A", "B",
+                  "--match", "wins:2")  # fmt: skip
+        assert bad.returncode == 1 and "--match is not an option of Québec Pichenottes" in bad.stdout, bad.stdout
+        assert run("enter", "--mqtt", url, "--board", "t2", "flick").returncode == 0
+        board = run("scoreboard", "--mqtt", url, "--board", "t2", "--once", "--plain")
+        assert board.returncode == 0, board.stderr
+        assert "Flicochet · base game · to 3 · red (Ann) vs white (Bob)" in board.stdout, board.stdout
+        assert "Bob (white) to flick" in board.stdout or "1 flick(s)" in board.stdout, board.stdout
+    finally:
+        bridge.terminate()
+        bridge.wait(20)
+    assert "Traceback" not in (bridge.stderr.read() if bridge.stderr else "")
