@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from rules import games
 from rules.pichenotte import RULE_SETS, rule_set
 from rules.pichenotte.engine import ZONE_VALUES
 
@@ -403,38 +404,82 @@ def check_request(body: bytes) -> dict[str, Any]:
             raise BadRequest("a comment is not an entry")
         return {"line": line.strip()}
     new = req["new"]
-    if not isinstance(new, dict) or set(new) - {"rules", "players", "match"}:
-        raise BadRequest('"new" is an object with "players", and optionally "rules" and "match"')
+    if not isinstance(new, dict) or set(new) - {"rules", "players", "match", "target"}:
+        raise BadRequest('"new" is an object with "players", and optionally "rules", "match" or "target"')
+    rules = new.get("rules")
+    if rules is not None and not isinstance(rules, str):
+        raise BadRequest(f'"new": unknown rule set {type(rules).__name__!r} (see /api/rules)')
+    try:
+        game = games.find_rules(rules) if rules else None  # None: the board's current rule set, the bridge checks
+    except games.GameError:
+        shown = (rules or "")[:40]
+        raise BadRequest(f'"new": unknown rule set {shown!r} (see /api/rules; e.g. {", ".join(RULE_SETS)})') from None
     players = new.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise BadRequest('"new": "players" must be a list of names')
-    if len(players) not in (2, 4):
-        raise BadRequest(f'"new": give 2 players (singles) or 4 (doubles), not {len(players)}')
+    counts, said = PLAYER_COUNTS[game or "any"]
+    if len(players) not in counts:
+        raise BadRequest(f'"new": {games.title(game) if game else "a game"} takes {said}, not {len(players)}')
     out: dict[str, Any] = {"players": [p.strip() for p in players]}
-    rules = new.get("rules")
-    if rules is not None:
-        if not isinstance(rules, str) or rules not in RULE_SETS:
-            shown = rules[:40] if isinstance(rules, str) else type(rules).__name__
-            raise BadRequest(f'"new": unknown rule set {shown!r} (known: {", ".join(RULE_SETS)})')
+    if rules:
         out["rules"] = rules
-    match = new.get("match")
-    if match is not None:
-        if not isinstance(match, str):
-            raise BadRequest('"new": "match" must be a string such as games:8 or wins:2')
-        if match.strip():
-            out["match"] = match.strip()
+    for key, example, ours in (
+        ("match", "games:8 or wins:2", game == "pichenotte"),
+        ("target", "31", game != "pichenotte"),
+    ):
+        value = new.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        if not ours:
+            which = (
+                "Pichenotte's match format" if key == "match" else "the points Québec Pichenottes and Flicochet play to"
+            )
+            raise BadRequest(f'"new": "{key}" is {which}, not an option of {games.title(game or "pichenotte")}')
+        if isinstance(value, int) and not isinstance(value, bool) and key == "target":
+            value = str(value)
+        if not isinstance(value, str):
+            raise BadRequest(f'"new": "{key}" must be a string such as {example}')
+        out[key] = value.strip()
     return {"new": out}
 
 
+# game -> (the numbers of players it takes, said in words)
+PLAYER_COUNTS: dict[str, tuple[tuple[int, ...], str]] = {
+    "pichenotte": ((2, 4), "2 players (singles) or 4 (doubles)"),
+    "pichenottes-quebec": ((2, 4), "2 players, or 4 in turn order (partners facing)"),
+    "flicochet": ((2, 3, 4, 5, 6), "2 to 6 players"),
+    "any": ((2, 3, 4, 5, 6), "2 players, 4 (doubles) or, in Flicochet, 2 to 6"),
+}
+
+
 def rules_info() -> dict[str, Any]:
-    """The rule sets as the pages need them: zone values for the end of a game, the free-shot zone."""
-    sets = []
+    """Every game's rule sets as the pages need them (rules/games.py): the game each belongs to, and for
+    Pichenotte the zone values for the end of a game and the free-shot zone. Flicochet's layers combine
+    (`flicochet+double-jack+school`); the combinations listed are the seed's own ones."""
+    sets: list[dict[str, Any]] = []
     for name in RULE_SETS:
         o = rule_set(name)
         allowed = ZONE_VALUES if o.post_values else ZONE_VALUES[:4]
         values: list[int | str] = [*(v for v in allowed if v), 0, "edge"]  # 0: out of bounds; edge: 15 (A-4)
-        sets.append({"name": name, "summary": o.summary, "zone_values": values, "free_shot_zone": o.free_shot_zone})
-    return {"rules": sets, "default": "tournament-2019"}
+        sets.append(
+            {
+                "name": name,
+                "game": "pichenotte",
+                "summary": o.summary,
+                "zone_values": values,
+                "free_shot_zone": o.free_shot_zone,
+            }
+        )
+    for game in ("pichenottes-quebec", "flicochet"):
+        for name, summary in games.rule_sets(game):
+            if "..." in name:  # `flicochet+A+B...`: a pattern, not a rule set
+                continue
+            sets.append({"name": name, "game": game, "summary": summary, "zone_values": [], "free_shot_zone": None})
+    info = [
+        {"name": g, "title": t, "default": d, "players": PLAYER_COUNTS[g][1], "counts": list(PLAYER_COUNTS[g][0])}
+        for g, (t, _seeds, d) in games.GAMES.items()
+    ]
+    return {"rules": sets, "games": info, "default": "tournament-2019"}
 
 
 # ---------------------------------------------------------------- the HTTP side

@@ -27,7 +27,7 @@ import pytest
 from broker import Broker, free_port, mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 from web_cdp import Chromium, Page, png_colours, read_png
-from web_rig import BOARD, Rig, mid_game, screenshots
+from web_rig import BOARD, QUEBEC_MID_GAME, Rig, mid_game, other_game, screenshots, tv_screenshot
 
 from host.config import parse_mqtt_url
 from host.web import WebConfig, start_web
@@ -253,6 +253,48 @@ def test_entries_go_through_the_bridge_and_are_answered(rig: Rig) -> None:
     assert doc["score"]["players"] == ["Cy", "Di"] and doc["score"]["rules"] == "beginner"
 
 
+def test_every_game_can_be_started_and_is_checked_first(rig: Rig) -> None:
+    """The rule sets of every game (rules/games.py) are offered, and a new Québec Pichenottes or Flicochet game goes
+    through the same checked path as a Pichenotte match; what does not fit the game is refused before sending."""
+    rig.synced()
+    status, info = rig.http("GET", "/api/rules")
+    by_name = {r["name"]: r["game"] for r in info["rules"]}
+    assert status == 200 and by_name["officiel"] == by_name["officiel-17-2"] == "pichenottes-quebec"
+    assert (
+        by_name["flicochet"] == by_name["flicochet+double-jack"] == "flicochet" and by_name["beginner"] == "pichenotte"
+    )
+    assert not any("..." in n for n in by_name)
+    assert [g["name"] for g in info["games"]] == ["pichenotte", "pichenottes-quebec", "flicochet"]
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"players": ["Al", "Bo"], "rules": "beginner", "target": "31"}, '"target" is the points'),
+        ({"players": ["Al", "Bo"], "rules": "officiel", "match": "wins:2"}, "not an option of Québec Pichenottes"),
+        ({"players": ["Al", "Bo", "Cy"], "rules": "officiel"}, "Québec Pichenottes takes 2 players, or 4"),
+        ({"players": ["A", "B", "C", "D", "E", "F", "G"], "rules": "flicochet"}, "Flicochet takes 2 to 6 players"),
+        ({"players": ["Al", "Bo"], "rules": "flicochet", "target": 8.5}, '"target" must be a string'),
+        ({"players": ["Al", "Bo"], "rules": "flicochet+nope"}, "unknown rule set 'flicochet+nope'"),
+    ]
+    for new, fragment in cases:
+        status, res = post(rig, {"new": new})
+        assert (status, res["ok"]) == (400, False) and fragment in res["error"], (new, res)
+    assert rig.records() == [] and rig.bridge.inputs["invalid"] == 0
+    status, res = post(rig, {"new": {"players": ["Ana", "Ben"], "rules": "officiel", "target": 21}})
+    assert status == 200 and res["ok"] is True and res["entry"] == 0, res
+    doc = retained(rig.broker, f"flickboard/{BOARD}/scoreboard")
+    assert doc["score"]["game"] == "pichenottes-quebec" and doc["score"]["target"] == 21
+    status, res = post(rig, {"line": "shot"})
+    assert res["ok"] is True and rig.records()[-1]["in"] == "shot"
+    status, res = post(rig, {"line": "shot red"})  # the colour is chosen first (règle 10): refused, no effect
+    assert res["ok"] is False and "chooses a colour" in res["message"]
+    assert rig.synced()["score"]["current"]["shots"] == 1
+    three = ["Cy", "Di", "Ed"]
+    status, res = post(rig, {"new": {"players": three, "rules": "flicochet+double-jack+teams"}})
+    assert status == 200 and res["ok"] is True, res
+    score = retained(rig.broker, f"flickboard/{BOARD}/scoreboard")["score"]
+    assert score["game"] == "flicochet" and score["target"] == 12 and score["players"] == three
+    status, boards = rig.http("GET", "/api/boards")
+    assert boards["boards"][BOARD]["sides"] == ["red", "white"]
+
+
 def test_without_a_bridge_the_answer_is_a_timeout(broker: Broker, tmp_path: Path) -> None:
     rig = Rig(broker, tmp_path, timeout=1)
     try:
@@ -472,3 +514,136 @@ def test_screenshots_of_a_mid_game(browser: Chromium, rig: Rig) -> None:
     tv, enter = screenshots(rig, browser, SHOTS / "mid-game")
     check_png(tv.read_bytes(), 1280, 720)
     check_png(enter.read_bytes(), 360)
+
+
+# ---------------------------------------------------------------- the other games in the browser
+
+
+def tap_line(page: Page, rig: Rig, selector: str, line: str, ok: bool = True) -> None:
+    """Tap a button of the entry page; the line it sent is the journal's last entry, with the bridge's verdict."""
+    n = len(rig.records())
+    page.click(selector)
+    page.wait(f"document.body.dataset.entries === '{n + 1}'")
+    page.wait(f"document.getElementById('answer').dataset.ok === '{str(ok).lower()}'")
+    assert rig.records()[-1]["in"] == line
+
+
+def test_quebec_tv_and_entry_pages(browser: Chromium, rig: Rig) -> None:
+    """Seed 003 on both pages: the colours (règle 10), the dames left, the compteuses won and to bury (règles 11-13),
+    the points to 31; entered piece by piece on the phone, through the bridge into the journal."""
+    rig.bridge.board_state(BOARD, True)
+    rig.bridge.new_game(BOARD, "officiel", ["Ana", "Ben"], None, "31")
+    rig.bridge.submit(BOARD, "shot")  # Ana breaks, nothing goes in: Ben chooses a colour
+    tv = open_page(browser, rig, "tv", 1280, 720)
+    assert "Québec Pichenottes · officiel · partie to 31 · manche 1" in tv.text("#match")
+    assert tv.text("#side0 .colour") == "no colour yet" and "points of 31" in tv.text("#side0 .total")
+    assert "Ben chooses a colour" in tv.text("#flags")
+    phone = open_page(browser, rig, "enter", 360, 740)
+    assert phone.eval("document.getElementById('shot').hidden") and phone.text("#penalties") == ""
+    tap_line(phone, rig, "#questions button[data-line='color red']", "color red")
+    tv.wait("document.querySelector('#side1 .colour').innerText === 'RED'")
+    assert tv.text("#side0 .colour") == "GREEN" and "Ben to shoot" in tv.text("#turn")
+    for sel in ["red", "c5", "red"]:  # a fond, a compteuse, a red to bury it: Ben's c5 is good (règles 11-12)
+        phone.click(f".qshot .pieces:not(.off) button[data-piece='{sel}']")
+        tap_line(phone, rig, "#shot-send", f"shot {sel}")
+    tv.wait("document.querySelector('#side1 .comp.won') !== null")
+    assert tv.text("#side1 .comp.won") == "c5 won" and tv.text("#side1 .dames .n") == "10"
+    # one shot, piece by piece: two reds pocketed, a green knocked off the board, one red tapped back
+    for sel in ["pieces button[data-piece='red']"] * 3 + [".pieces.off button[data-piece='green']"]:
+        phone.click(f".qshot .{sel}" if sel.startswith("pieces") else f".qshot {sel}")
+    assert "red ×3" in phone.text(".qshot .pieces button[data-piece='red']")
+    phone.click(".qshot .chips button[data-index='2']")
+    assert phone.text("#shot-send") == "Send: shot red red off green"
+    tap_line(phone, rig, "#shot-send", "shot red red off green")
+    assert phone.text("#shot-send") == "Send the shot"  # the picks are cleared once the bridge took them
+    tv.wait("document.querySelector('#side1 .dames .n').innerText === '8'")
+    assert "Ana to shoot" in tv.text("#turn")
+    tap_line(phone, rig, "#game button[data-line='shot none']", "shot none")
+    tap_line(phone, rig, "#game button[data-line='foul']", "foul")
+    tv.wait("document.getElementById('turn').innerText.includes('Ana to shoot')")
+    phone.click("#more button[data-line='undo']")
+    tap_line(phone, rig, "#more button[data-line='undo']", "undo")
+    tv.wait("document.getElementById('turn').innerText.includes('Ben to shoot')")
+    before = rig.synced()["score"]
+    phone.type_text("#free-line", "color green")  # no colour is chosen now: refused with the reason, no effect
+    tap_line(phone, rig, "#free button[type='submit']", "color green", ok=False)
+    assert "Refused:" in phone.text("#answer") and "\n" not in phone.text("#answer")
+    assert rig.synced()["score"]["current"] == before["current"]
+    check_png(tv.screenshot(SHOTS / "tv-quebec-live.png"), 1280, 720)
+    check_png(phone.screenshot(SHOTS / "enter-quebec.png", full_page=True), 360)
+    assert phone.eval("document.documentElement.scrollWidth") <= 360
+    assert tv.errors == [] and phone.errors == []
+    tv.close()
+    phone.close()
+
+
+def test_flicochet_tv_and_entry_pages(browser: Chromium, rig: Rig) -> None:
+    """Seed 004 on both pages: discs in hand, on the table and off per team, the jacks, a jack's penalty, the round
+    points and the totals to 12 (Double-Jack); the end of a round entered by tapping discs or typing distances."""
+    rig.bridge.new_game(BOARD, "flicochet+double-jack", ["Cy", "Di"], None, None)
+    tv = open_page(browser, rig, "tv", 1280, 720)
+    assert "Flicochet · double-jack · first to 12 · round 1" in tv.text("#match")
+    assert (
+        tv.text("#side0 .name") == "RED"
+        and "Cy (red) to flick" in tv.text("#turn")
+        and "jack 2 on the table" in tv.text("#turn")
+    )
+    phone = open_page(browser, rig, "enter", 360, 740)
+    tap_line(phone, rig, "#game .flick button[data-line='flick']", "flick")
+    tap_line(phone, rig, "#game button[data-line='off red']", "off red")  # Cy's own disc flew off the table
+    tv.wait("document.querySelector('#side0 .pucks .stat:nth-child(3) .n').innerText === '1'")
+    for _ in range(11):
+        assert rig.bridge.submit(BOARD, "flick").accepted
+    phone.wait("document.querySelectorAll('#game .order').length === 2")
+    tv.wait("document.getElementById('turn').innerText.includes('END OF ROUND')")
+    assert [tv.text(f"#side{i} .pucks .stat .n") for i in (0, 1)] == ["0", "0"]  # nothing in hand
+    for disc in "RWRR":  # one R too many, taken back
+        phone.click(f".order[data-jack='1'] button[data-disc='{disc}']")
+    phone.click(".order[data-jack='1'] button[data-act='order-back']")
+    tap_line(phone, rig, ".order[data-jack='1'] button[data-act='order-send']", "order 1 R W R")
+    dist = "W 3 R 10.5 R 11 R 12 R 13 R 14 W 20 W 21 W 22 W 23 W 24"  # every disc on the table, measured
+    phone.type_text(".order[data-jack='2'] input[name='dist']", dist)
+    tap_line(phone, rig, ".order[data-jack='2'] button[type='submit']", f"dist 2 {dist}")
+    score = rig.synced()["score"]
+    assert score["totals"] == [1, 1] and score["current"]["round"] == 2
+    tv.wait("document.querySelector('#side0 .games .g') !== null")
+    assert tv.text("#side0 .total .n") == "1" and "round points" in tv.text("#side0 .games")
+    tap_line(phone, rig, "#game .flick button[data-line='flick']", "flick")  # Di starts round 2
+    tap_line(phone, rig, "#game button[data-line='jack off 1']", "jack off 1")  # white's flick: +2 to red
+    tv.wait("document.querySelector('#side0 .penalty-pts') !== null")
+    assert tv.text("#side0 .penalty-pts .n") == "+2" and "jack 1 OFF" in tv.text("#turn")
+    assert tv.wait("document.getElementById('toast').dataset.last") == "JACK OFF THE TABLE: +2 to red"
+    phone.type_text("#free-line", "order R")  # not the end of a round: refused, nothing changes
+    tap_line(phone, rig, "#free button[type='submit']", "order R", ok=False)
+    assert rig.synced()["score"]["current"]["penalties"] == [2, 0]
+    check_png(phone.screenshot(SHOTS / "enter-flicochet.png", full_page=True), 360)
+    assert phone.eval("document.documentElement.scrollWidth") <= 360
+    # a new Québec game from the phone's form
+    phone.click("#newgame summary")
+    phone.eval(
+        "document.getElementById('new-game').value = 'pichenottes-quebec';"
+        "document.getElementById('new-game').dispatchEvent(new Event('change'))"
+    )
+    assert phone.text("#new-match-label").startswith("Play to")
+    phone.eval("document.getElementById('new-p1').value = 'Ana'; document.getElementById('new-p2').value = 'Ben'")
+    phone.type_text("#new-match", "21")
+    phone.click("#new-start")
+    phone.click("#new-start")
+    phone.wait("document.getElementById('answer').dataset.ok === 'true'")
+    score = retained(rig.broker, f"flickboard/{BOARD}/scoreboard")["score"]
+    assert score["game"] == "pichenottes-quebec" and score["target"] == 21 and score["players"] == ["Ana", "Ben"]
+    tv.wait("document.body.dataset.game === 'pichenottes-quebec'")
+    assert tv.errors == [] and phone.errors == []
+    tv.close()
+    phone.close()
+
+
+def test_screenshots_of_the_other_games(browser: Chromium, rig: Rig) -> None:
+    """The docs' TV screenshots of a Québec Pichenottes and a Flicochet game (tests/web_rig.py writes docs/img/)."""
+    rig.bridge.board_state(BOARD, True)
+    other_game(rig, "quebec")
+    shot = tv_screenshot(rig, browser, SHOTS / "tv-quebec.png")
+    check_png(shot.read_bytes(), 1280, 720)
+    assert len(QUEBEC_MID_GAME) == rig.synced()["entries"]
+    other_game(rig, "flicochet")
+    check_png(tv_screenshot(rig, browser, SHOTS / "tv-flicochet.png").read_bytes(), 1280, 720)

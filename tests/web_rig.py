@@ -3,7 +3,7 @@
 
 Run as a script, it writes the screenshots of docs/displays.md from a realistic mid-game state:
 
-    .venv/bin/python tests/web_rig.py docs/img        # tv.png and enter.png
+    .venv/bin/python tests/web_rig.py docs/img        # tv.png, enter.png, tv-quebec.png, tv-flicochet.png
 """
 
 from __future__ import annotations
@@ -127,6 +127,56 @@ def mid_game(rig: Rig, seed: int = 4) -> None:
         assert out.accepted, (line, out.message)
 
 
+QUEBEC_MID_GAME = [
+    "shot",  # Ana breaks, nothing goes in
+    "color red",  # Ben chooses (règle 10)
+    "shot red",  # his fond
+    "shot c5",  # a compteuse, to bury
+    "shot red",  # buried: the c5 is his
+    "shot none",
+    "shot green",  # Ana's fond
+    "shot c10",  # her compteuse, still to bury
+]
+FLICOCHET_MID_GAME = [
+    *["flick"] * 12,
+    "order 1 R W R",
+    "order 2 W R",
+    "flick",
+    "flick",
+    "off red",
+    "flick",
+    "jack off 2",
+]
+
+
+def other_game(rig: Rig, game: str) -> None:
+    """A Québec Pichenottes partie (manche 1, a compteuse won by Ben, Ana's still to bury) or a Flicochet game with
+    two jacks (round 2: a red disc knocked off, jack 2 off the table), started on the board as the entry page does."""
+    if game == "quebec":
+        rig.bridge.new_game(BOARD, "officiel", ["Ana", "Ben"], None, "31")
+        lines = QUEBEC_MID_GAME
+    else:
+        rig.bridge.new_game(BOARD, "flicochet+double-jack", ["Cy", "Di"], None, None)
+        lines = FLICOCHET_MID_GAME
+    for line in lines:
+        out = rig.bridge.submit(BOARD, line)
+        assert out.accepted, (line, out.message)
+
+
+def tv_screenshot(rig: Rig, browser: Chromium, path: Path) -> Path:
+    """The TV page at 1280x720, once it shows the board's latest scoreboard."""
+    n = rig.synced()["entries"]
+    page = browser.page()
+    page.viewport(1280, 720)
+    page.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-reduced-motion", "value": "reduce"}])
+    page.goto(f"{rig.url}/tv/{BOARD}")
+    page.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.state === 'live'")
+    page.screenshot(path)
+    assert not page.errors, page.errors
+    page.close()
+    return path
+
+
 def screenshots(rig: Rig, browser: Chromium, out: Path) -> tuple[Path, Path]:
     """The TV page at 1280x720 and the entry page as a 360 px wide phone, full height."""
     tv, enter = out / "tv.png", out / "enter.png"
@@ -158,6 +208,9 @@ def main(argv: list[str]) -> int:
             with Chromium(Path(tmp)) as browser:
                 for p in screenshots(rig, browser, out):
                     print(f"wrote {p}")
+                for game in ("quebec", "flicochet"):
+                    other_game(rig, game)
+                    print(f"wrote {tv_screenshot(rig, browser, out / f'tv-{game}.png')}")
         finally:
             rig.close()
     return 0

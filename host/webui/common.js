@@ -130,6 +130,10 @@ const FB = (() => {
       case "forfeit":
         return `FORFEIT: ${m.side} forfeits the game`;
       case "game-over": {
+        if (m.totals) {
+          const t = m.totals;
+          return `GAME OVER: ${m.winner} wins ${t[0]}–${t[1]}`;
+        }
         const p = m.points || ["?", "?"];
         return `GAME ${m.game} OVER: ${p[0]}–${p[1]}, ` + (m.winner ? `won by ${m.winner}` : "tied");
       }
@@ -145,6 +149,41 @@ const FB = (() => {
         return "A puck stands on edge in the hole";
       case "question":
         return "A question for the players";
+      default:
+        return otherMoment(m);
+    }
+  }
+
+  // Québec Pichenottes and Flicochet moments worth a card (host/scoreboard.py words every one for terminals).
+  function otherMoment(m) {
+    const p = m.points || ["?", "?"];
+    const t = m.totals || ["?", "?"];
+    switch (m.type) {
+      case "shot":
+        if (!m.pocketed) return "";
+        return m.pocketed.length ? `${m.player} pockets ${m.pocketed.join(" ")}` : "";
+      case "colour":
+        return `${m.side} plays ${String(m.colour).toUpperCase()}`;
+      case "compteuse":
+        if (m.outcome === "won") return `COMPTEUSE ${m.value} for ${m.side}`;
+        if (m.outcome === "pending") return `${m.side}: bury the compteuse ${m.value} now`;
+        return `compteuse ${m.value} back to the centre`;
+      case "foul":
+        return `FOUL by ${m.player}`;
+      case "manche-over":
+        return `MANCHE ${m.manche} OVER: ${p[0]}–${p[1]}`;
+      case "tie":
+        return `TIED ${t[0]}–${t[1]}: another manche`;
+      case "jack-off":
+        return `JACK OFF THE TABLE: +${m.penalty} to ${m.to}`;
+      case "jack-place-off":
+        return "The jack left the table while placed";
+      case "off":
+        return `A ${m.side} disc is off the table`;
+      case "round-over":
+        return `ROUND ${m.round} OVER: red ${p[0]}, white ${p[1]}`;
+      case "tied-at-target":
+        return `TIED ${t[0]}–${t[1]} at the target: another round`;
       default:
         return "";
     }

@@ -5,7 +5,23 @@
 (() => {
   const { el, fill } = FB;
   const $ = (id) => document.getElementById(id);
-  const st = { doc: null, status: null, linkUp: null, rules: null, picks: {}, armed: null, busy: false, prefilled: false };
+  const st = {
+    doc: null,
+    status: null,
+    linkUp: null,
+    rules: null,
+    picks: {},
+    armed: null,
+    busy: false,
+    prefilled: false,
+    shot: { pocketed: [], off: [] }, // Québec: the pieces of the shot being entered
+    order: {}, // Flicochet: jack label -> the discs tapped, closest first
+    dist: {}, // Flicochet: the distances typed so far, by line prefix (kept across redraws)
+  };
+  const QUEBEC = "pichenottes-quebec";
+  const FLICOCHET = "flicochet";
+  const PIECES = ["green", "red", "c5", "c10", "chien"];
+  const gameOf = (doc) => (doc && doc.score.game) || "pichenotte";
   const ARM_MS = 4000;
   const DEFAULT_VALUES = [5, 10, 15, 25, 50, 0, "edge"];
 
@@ -85,10 +101,32 @@
     );
   }
 
+  function otherWhere(score) {
+    const cur = score.current;
+    if (!cur) return `to ${score.target}`;
+    if (score.game === QUEBEC) {
+      const cols = score.sides.map((s, i) => `${s.name} ${cur.colours[i] || "?"}`).join(" / ");
+      return `manche ${cur.manche} · to ${score.target} · ${cols} · dames left ${cur.dames_left.map((d) => (d === null ? "-" : d)).join("–")}`;
+    }
+    return `round ${cur.round} · to ${score.target} · in hand ${cur.in_hand[0]}–${cur.in_hand[1]} · ${cur.jacks.length === 1 ? "jack" : "jacks"} ${cur.jacks.join(", ")}`;
+  }
+
   function summary(doc) {
     const score = doc.score;
     const names = FB.sideNames(score);
     const cur = score.current;
+    if (gameOf(doc) !== "pichenotte") {
+      return [
+        el(
+          "div",
+          { class: "score" },
+          el("span", { class: "s0", text: `${names[0]} ${score.totals[0]}` }),
+          " – ",
+          el("span", { class: "s1", text: `${score.totals[1]} ${names[1]}` })
+        ),
+        el("div", { class: "where", text: otherWhere(score) }),
+      ];
+    }
     const where = cur ? `game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game}` : "";
     const twenties = cur ? ` · twenties ${cur.twenties[0]}–${cur.twenties[1]}` : "";
     return [
@@ -103,7 +141,24 @@
     ];
   }
 
+  function otherNow(doc) {
+    const score = doc.score;
+    const cur = score.current;
+    if (score.over) return `Game over: ${score.winner} wins ${score.totals[0]}–${score.totals[1]}. Start a new game below.`;
+    const qs = score.questions || [];
+    if (qs.some((q) => q.kind === "order")) return "End of the round: tap the discs on the table, closest to the jack first.";
+    if (qs.length) return `Answer: ${qs[0].text}`;
+    if (!cur) return "";
+    if (score.game === QUEBEC && cur.to_play) return `${cur.to_play} to shoot${cur.turn_shots ? " again" : ""}: tap what the shot pocketed, then Send.`;
+    if (score.game === FLICOCHET && cur.to_flick) {
+      const i = FB.sideOf(score, cur.to_flick);
+      return `${cur.to_flick}${i >= 0 ? ` (${score.sides[i].name})` : ""} to flick · then any disc or jack off the table.`;
+    }
+    return "Nothing is due.";
+  }
+
   function nowLine(doc) {
+    if (gameOf(doc) !== "pichenotte") return otherNow(doc);
     const score = doc.score;
     const cur = score.current;
     const rs = FB.ruleSet(st.rules, score.rules);
@@ -126,13 +181,13 @@
   function questionCards(doc) {
     const out = [];
     for (const q of doc.score.questions || []) {
-      if (q.kind === "zones") continue;
+      if (q.kind === "zones" || q.kind === "order") continue;
       out.push(
         el(
           "div",
           { class: "card q" },
           el("p", { class: "qtext", text: q.text }),
-          el("div", { class: "grid2" }, ...q.answers.map((a) => lineButton(a, a, { cls: "big" })))
+          el("div", { class: "grid2" }, ...q.answers.map((a) => lineButton(a, a, { cls: `big ${q.kind === "colour" ? a.split(" ")[1] : ""}` })))
         )
       );
     }
@@ -205,7 +260,7 @@
   function provisionalCards(doc) {
     const score = doc.score;
     const cur = score.current;
-    if (!cur || !cur.provisional_twenties.length) return [];
+    if (!cur || !cur.provisional_twenties || !cur.provisional_twenties.length) return [];
     const names = FB.sideNames(score);
     const out = cur.provisional_twenties.map((p) => {
       const other = names.find((n) => n !== p.side);
@@ -238,7 +293,140 @@
     return [el("div", { class: "card attention" }, el("ul", {}, ...items), el("div", { class: "grid2" }, ...buttons))];
   }
 
+  // ---- Québec Pichenottes: what one shot pocketed and knocked off the board, tapped piece by piece
+
+  function shotLine() {
+    const { pocketed, off } = st.shot;
+    if (!pocketed.length && !off.length) return "shot none";
+    return ["shot", ...pocketed, ...(off.length ? ["off", ...off] : [])].join(" ");
+  }
+
+  function quebecCards(doc) {
+    const score = doc.score;
+    const cur = score.current;
+    if (!cur || score.over || !cur.to_play) return [];
+    const chips = [];
+    st.shot.pocketed.forEach((p, k) => chips.push(el("button", { type: "button", class: `chip ${p}`, data: { act: "piece-del", where: "pocketed", index: k }, text: p })));
+    st.shot.off.forEach((p, k) => chips.push(el("button", { type: "button", class: `chip off ${p}`, data: { act: "piece-del", where: "off", index: k }, text: `off ${p}` })));
+    if (!chips.length) chips.push(el("span", { class: "chip empty", text: "nothing yet" }));
+    const count = (where, p) => st.shot[where].filter((x) => x === p).length;
+    const pieceButton = (where, p) => {
+      const n = count(where, p);
+      return el("button", { type: "button", class: `piece ${p}`, data: { act: "piece-add", where, piece: p }, text: n ? `${p} ×${n}` : p });
+    };
+    const empty = !st.shot.pocketed.length && !st.shot.off.length;
+    return [
+      el(
+        "div",
+        { class: "card qshot" },
+        el("h2", { text: `${cur.to_play}'s shot: what went in a pocket?` }),
+        el("div", { class: "pieces" }, ...PIECES.map((p) => pieceButton("pocketed", p))),
+        el("p", { class: "count", text: "Knocked off the board:" }),
+        el("div", { class: "pieces off" }, ...PIECES.map((p) => pieceButton("off", p))),
+        el("div", { class: "chips" }, ...chips),
+        el(
+          "div",
+          { class: "grid2" },
+          el("button", { type: "button", class: "primary big", id: "shot-send", data: { act: "shot-send" }, disabled: empty, text: empty ? "Send the shot" : `Send: ${shotLine()}` }),
+          lineButton("Nothing pocketed", "shot none", { cls: "big" })
+        ),
+        el(
+          "div",
+          { class: "grid2" },
+          el("button", { type: "button", data: { act: "shot-clear" }, disabled: empty, text: "Clear" }),
+          lineButton("Foul (turn passes)", "foul", { cls: "warn" })
+        )
+      ),
+    ];
+  }
+
+  // ---- Flicochet: the flick, what left the table, and the order at the end of a round
+
+  function orderLabel(q) {
+    const m = /^order( \d)?/.exec(q.answers[0] || "");
+    return m && m[1] ? m[1].trim() : "";
+  }
+
+  function flicochetCards(doc) {
+    const score = doc.score;
+    const cur = score.current;
+    if (!cur || score.over) return [];
+    const out = [];
+    if (cur.to_flick) {
+      const i = FB.sideOf(score, cur.to_flick);
+      const jacks = cur.jacks || [];
+      const jackButtons =
+        jacks.length > 1
+          ? jacks.map((j, k) => (j === "table" ? lineButton(`Jack ${k + 1} off`, `jack off ${k + 1}`, { cls: "warn" }) : null)).filter(Boolean)
+          : [lineButton("Jack off", "jack off", { cls: "warn" })];
+      out.push(
+        el(
+          "div",
+          { class: `card flick s${i}` },
+          el("h2", { text: `${cur.to_flick}${i >= 0 ? ` (${score.sides[i].name})` : ""} · flick ${cur.flicks_played + 1}` }),
+          lineButton(`Flick: ${cur.to_flick}`, "flick", { cls: "primary big wide" }),
+          el("p", { class: "count", text: "After the flick, off the table:" }),
+          el("div", { class: "grid3" }, lineButton("Red disc off", "off red", { cls: "red" }), lineButton("White disc off", "off white", { cls: "white" }), ...jackButtons)
+        )
+      );
+    }
+    for (const q of score.questions || []) {
+      if (q.kind !== "order") continue;
+      const label = orderLabel(q);
+      const key = label || "1";
+      const picks = st.order[key] || (st.order[key] = []);
+      const left = [cur.on_table[0] - picks.filter((c) => c === "R").length, cur.on_table[1] - picks.filter((c) => c === "W").length];
+      const chips = picks.map((c, k) => el("button", { type: "button", class: `chip ${c === "R" ? "red" : "white"}`, data: { act: "order-del", jack: key, index: k }, text: `${k + 1}. ${c}` }));
+      if (!chips.length) chips.push(el("span", { class: "chip empty", text: "closest first" }));
+      const prefix = label ? `order ${label}` : "order";
+      out.push(
+        el(
+          "div",
+          { class: "card order", data: { jack: key } },
+          el("h2", { text: `End of round: ${label ? `jack ${label}` : "the jack"}` }),
+          el("p", { class: "qtext", text: "Tap the discs on the table, closest to the jack first (until the first disc of the other colour is enough)." }),
+          el("div", { class: "chips" }, ...chips),
+          el(
+            "div",
+            { class: "grid2" },
+            el("button", { type: "button", class: "big red", data: { act: "order-add", jack: key, disc: "R" }, disabled: left[0] <= 0, text: `Red (${left[0]} left)` }),
+            el("button", { type: "button", class: "big white", data: { act: "order-add", jack: key, disc: "W" }, disabled: left[1] <= 0, text: `White (${left[1]} left)` })
+          ),
+          el(
+            "div",
+            { class: "grid3" },
+            el("button", { type: "button", data: { act: "order-back", jack: key }, disabled: !picks.length, text: "⌫ Back" }),
+            lineButton("No disc on the table", `${prefix} none`),
+            el("button", { type: "button", class: "primary", data: { act: "order-send", jack: key, prefix }, disabled: !picks.length, text: "Send the order" })
+          ),
+          el(
+            "form",
+            { class: "free dist", data: { prefix: label ? `dist ${label}` : "dist" } },
+            el("label", { text: "Or the measured distances (cm):" }),
+            el(
+              "div",
+              { class: "row" },
+              el("input", { name: "dist", maxlength: "150", placeholder: "R 12.5 W 20 R 31", autocapitalize: "characters", spellcheck: "false", value: st.dist[label ? `dist ${label}` : "dist"] || null }),
+              el("button", { type: "submit", text: "Send" })
+            )
+          )
+        )
+      );
+    }
+    const open = new Set((score.questions || []).filter((q) => q.kind === "order").map((q) => orderLabel(q) || "1"));
+    for (const k of Object.keys(st.order)) if (!open.has(k)) delete st.order[k];
+    return out;
+  }
+
+  function gameCards(doc) {
+    const game = gameOf(doc);
+    if (game === QUEBEC) return quebecCards(doc);
+    if (game === FLICOCHET) return flicochetCards(doc);
+    return [];
+  }
+
   function penaltyButtons(doc) {
+    if (gameOf(doc) !== "pichenotte") return [];
     return FB.sideNames(doc.score).map((n) => lineButton(`Penalty ${n} (−20)`, `penalty ${n}`, { confirm: true, cls: "warn" }));
   }
 
@@ -252,7 +440,8 @@
     }
     const newArmed = isArmed("new");
     $("new-start").classList.toggle("armed", newArmed);
-    $("new-start").textContent = newArmed ? "Tap again: start a new match" : "Start a new match";
+    const what = $("new-game").value && $("new-game").value !== "pichenotte" ? "game" : "match";
+    $("new-start").textContent = newArmed ? `Tap again: start a new ${what}` : `Start a new ${what}`;
     const cur = doc && doc.score.current;
     const shot = doc && doc.open_shot;
     const kind = shot ? shot.kind : cur ? cur.shot_kind : null;
@@ -262,17 +451,73 @@
       b.classList.toggle("primary", fits);
     }
     $("declare-this").hidden = !shot;
+    const game = gameOf(doc);
+    $("shot").hidden = game !== "pichenotte";
+    $("more-title").textContent = game === "pichenotte" ? "Penalty, undo" : "Undo, any entry";
+    document.body.dataset.game = game;
+  }
+
+  // ---- the new match or game form: any of the games (/api/rules lists them and their rule sets)
+
+  function formGame() {
+    return $("new-game").value || "pichenotte";
+  }
+
+  function setFormGame(game) {
+    const info = st.rules;
+    if (!info) return;
+    $("new-game").value = game;
+    const sel = $("new-rules");
+    const sets = info.rules.filter((r) => (r.game || "pichenotte") === game && !(game === FLICOCHET && r.name !== FLICOCHET));
+    fill(sel, ...sets.map((r) => el("option", { value: r.name, text: r.name })));
+    const g = (info.games || []).find((x) => x.name === game);
+    if (g) sel.value = g.default;
+    const variants = $("new-variants");
+    const layers = info.rules.filter((r) => r.game === FLICOCHET && r.name.startsWith("flicochet+"));
+    fill(
+      variants,
+      ...layers.map((r) => {
+        const v = r.name.slice("flicochet+".length);
+        return el("label", { class: "check" }, el("input", { type: "checkbox", value: v, id: `new-v-${v}` }), ` ${v}`);
+      })
+    );
+    const fl = game === FLICOCHET;
+    variants.hidden = !fl;
+    sel.hidden = fl;
+    $("new-rules-label").textContent = fl ? "Variants (combine any)" : "Rules";
+    $("new-p5").hidden = $("new-p6").hidden = !fl;
+    $("new-players-label").textContent = g ? `Players: ${g.players}` : "Players";
+    const target = game !== "pichenotte";
+    $("new-match-label").textContent = target ? "Play to (points; blank: the rules')" : "Match format";
+    $("new-match").placeholder = target ? (fl ? "8 (12 with two jacks)" : "31") : "the rule set's (e.g. games:8, wins:2)";
+    $("new-start").dataset.game = game;
+  }
+
+  function formRules() {
+    if (formGame() !== FLICOCHET) return $("new-rules").value || undefined;
+    const layers = [...document.querySelectorAll("#new-variants input:checked")].map((c) => c.value);
+    return [FLICOCHET, ...layers].join("+");
   }
 
   function prefill(doc) {
-    const sel = $("new-rules");
-    if (st.rules && !sel.options.length) {
-      for (const r of st.rules.rules) sel.append(el("option", { value: r.name, text: r.name }));
-      sel.value = st.rules.default;
+    const gsel = $("new-game");
+    if (st.rules && !gsel.options.length) {
+      const gamesList = st.rules.games || [{ name: "pichenotte", title: "Pichenotte" }];
+      for (const g of gamesList) gsel.append(el("option", { value: g.name, text: g.title }));
+      setFormGame("pichenotte");
     }
-    if (!doc || st.prefilled || !sel.options.length) return;
+    if (!doc || st.prefilled || !gsel.options.length) return;
     st.prefilled = true;
-    sel.value = doc.score.rules;
+    const game = gameOf(doc);
+    setFormGame(game);
+    if (game === FLICOCHET) {
+      for (const v of doc.score.variants || []) {
+        const box = $(`new-v-${v}`);
+        if (box) box.checked = true;
+      }
+    } else {
+      $("new-rules").value = doc.score.rules;
+    }
     doc.score.players.forEach((p, k) => {
       const inp = $(`new-p${k + 1}`);
       if (inp && !inp.value) inp.value = p;
@@ -291,7 +536,7 @@
     prefill(doc);
     refreshStatic(doc);
     if (!doc) {
-      for (const id of ["summary", "now", "questions", "zones", "provisional", "review", "penalties"]) fill($(id));
+      for (const id of ["summary", "now", "questions", "zones", "provisional", "review", "penalties", "game"]) fill($(id));
       return;
     }
     fill($("summary"), ...summary(doc));
@@ -301,6 +546,7 @@
     fill($("provisional"), ...provisionalCards(doc));
     fill($("review"), ...reviewCards(doc));
     fill($("penalties"), ...penaltyButtons(doc));
+    fill($("game"), ...gameCards(doc));
   }
 
   // ---- input
@@ -312,6 +558,33 @@
     if (d.line) {
       if (d.confirm) armedOrSend(d.line, () => sendLine(d.line));
       else sendLine(d.line);
+      return;
+    }
+    if (d.act && d.act.startsWith("piece-") || d.act === "shot-send" || d.act === "shot-clear") {
+      if (d.act === "piece-add") st.shot[d.where].push(d.piece);
+      else if (d.act === "piece-del") st.shot[d.where].splice(Number(d.index), 1);
+      else if (d.act === "shot-clear") st.shot = { pocketed: [], off: [] };
+      else if (d.act === "shot-send") {
+        sendLine(shotLine()).then((res) => {
+          if (res && res.ok) st.shot = { pocketed: [], off: [] };
+          render();
+        });
+      }
+      render();
+      return;
+    }
+    if (d.act && d.act.startsWith("order-")) {
+      const picks = st.order[d.jack] || (st.order[d.jack] = []);
+      if (d.act === "order-add") picks.push(d.disc);
+      else if (d.act === "order-del") picks.splice(Number(d.index), 1);
+      else if (d.act === "order-back") picks.pop();
+      else if (d.act === "order-send") {
+        sendLine(`${d.prefix} ${picks.join(" ")}`).then((res) => {
+          if (res && res.ok) delete st.order[d.jack];
+          render();
+        });
+      }
+      render();
       return;
     }
     const side = d.side;
@@ -331,6 +604,23 @@
     render();
   });
 
+  // The distances form is drawn with the order card, so its submit is caught here.
+  $("game").addEventListener("submit", (ev) => {
+    const form = ev.target.closest("form.dist");
+    if (!form) return;
+    ev.preventDefault();
+    const inp = form.querySelector("input");
+    const text = inp.value.trim();
+    if (!text) return;
+    sendLine(`${form.dataset.prefix} ${text}`).then((res) => {
+      if (res && res.ok) delete st.dist[form.dataset.prefix];
+    });
+  });
+  $("game").addEventListener("input", (ev) => {
+    const form = ev.target.closest("form.dist");
+    if (form) st.dist[form.dataset.prefix] = ev.target.value;
+  });
+
   $("free").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const inp = $("free-line");
@@ -341,13 +631,19 @@
     });
   });
 
+  $("new-game").addEventListener("change", () => {
+    setFormGame(formGame());
+    render();
+  });
+
   $("new-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const players = [1, 2, 3, 4].map((k) => $(`new-p${k}`).value.trim()).filter(Boolean);
-    const req = { players, rules: $("new-rules").value || undefined };
-    const match = $("new-match").value.trim();
-    if (match) req.match = match;
-    armedOrSend("new", () => send({ new: req }, "a new match"));
+    const game = formGame();
+    const players = [1, 2, 3, 4, 5, 6].map((k) => $(`new-p${k}`)).filter((inp) => !inp.hidden).map((inp) => inp.value.trim()).filter(Boolean);
+    const req = { players, rules: formRules() };
+    const extra = $("new-match").value.trim();
+    if (extra) req[game === "pichenotte" ? "match" : "target"] = extra;
+    armedOrSend("new", () => send({ new: req }, game === "pichenotte" ? "a new match" : "a new game"));
   });
 
   FB.follow(st, render);

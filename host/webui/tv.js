@@ -46,6 +46,120 @@
     );
   }
 
+  // ---- Québec Pichenottes (seed 003) and Flicochet (seed 004): their own panels and turn line
+
+  const stat = (label, value, cls) =>
+    el("div", { class: "stat" + (cls ? ` ${cls}` : "") }, el("span", { class: "n", text: value }), el("span", { class: "l", text: label }));
+
+  function roundChips(score, i, name, label) {
+    const rounds = (score.rounds || []).filter((r) => r.points).slice(-8);
+    const won = (r) => r.points[i] > r.points[1 - i];
+    return el(
+      "div",
+      { class: "games" },
+      el("span", { class: "l", text: label }),
+      ...rounds.map((r) => el("span", { class: won(r) ? "g won" : "g", text: r.points[i], title: `${r.number}` }))
+    );
+  }
+
+  function quebecPanel(score, i, up) {
+    const side = score.sides[i];
+    const cur = score.current;
+    const colour = cur ? cur.colours[i] : null;
+    const players = side.players.length > 1 ? side.players.join(" + ") : "";
+    const mine = cur ? cur.compteuses.filter((c) => c.side === side.name) : [];
+    const comp = mine.map((c) =>
+      el("span", { class: `comp ${c.where}`, text: c.where === "won" ? `c${c.value} won` : c.where === "pending" ? `c${c.value} TO BURY` : `c${c.value}` })
+    );
+    return el(
+      "section",
+      { class: `side s${i}` + (up ? " up" : ""), id: `side${i}`, data: { game: "quebec" } },
+      el(
+        "div",
+        { class: "head" },
+        el("h2", { class: "name", text: side.name }),
+        el("span", { class: `colour ${colour || "none"}`, text: colour ? colour.toUpperCase() : "no colour yet" }),
+        up ? el("span", { class: "tag", text: "TO SHOOT" }) : null
+      ),
+      players ? el("div", { class: "players", text: players }) : null,
+      el(
+        "div",
+        { class: "row1" },
+        el("div", { class: "total" }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: `points of ${score.target}` })),
+        cur && cur.dames_left[i] !== null
+          ? el("div", { class: "twenties dames" }, el("span", { class: "n", text: cur.dames_left[i] }), el("span", { class: "l", text: "dames left" }))
+          : null
+      ),
+      el("div", { class: "comps" }, el("span", { class: "l", text: "compteuses" }), ...(comp.length ? comp : [el("span", { class: "g", text: "none yet" })])),
+      roundChips(score, i, side.name, "manche points")
+    );
+  }
+
+  function flicochetPanel(score, i, up) {
+    const side = score.sides[i];
+    const cur = score.current;
+    const players = side.players.join(" + ");
+    const pen = cur ? cur.penalties[i] : 0;
+    const knocked = cur ? cur.knocked_off_by_opponent[i] : 0;
+    return el(
+      "section",
+      { class: `side s${i} team-${side.name}` + (up ? " up" : ""), id: `side${i}`, data: { game: "flicochet" } },
+      el("div", { class: "head" }, el("h2", { class: "name", text: side.name.toUpperCase() }), up ? el("span", { class: "tag", text: "TO FLICK" }) : null),
+      el("div", { class: "players", text: players }),
+      el(
+        "div",
+        { class: "row1" },
+        el("div", { class: "total" }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: `points of ${score.target}` })),
+        pen ? el("div", { class: "twenties penalty-pts" }, el("span", { class: "n", text: `+${pen}` }), el("span", { class: "l", text: "jack penalty" })) : null
+      ),
+      cur ? el("div", { class: "pucks" }, stat("in hand", cur.in_hand[i]), stat("on table", cur.on_table[i]), stat("off", cur.off_table[i])) : null,
+      knocked ? el("div", { class: "l", text: `${knocked} knocked off by the other side` }) : null,
+      roundChips(score, i, side.name, "round points")
+    );
+  }
+
+  function jacksText(cur) {
+    const jacks = cur.jacks || [];
+    const where = { table: "on the table", off: "OFF", unplaced: "to place" };
+    if (jacks.length === 1) return `jack ${where[jacks[0]] || jacks[0]}`;
+    return jacks.map((j, k) => `jack ${k + 1} ${where[j] || j}`).join(" · ");
+  }
+
+  function otherTurnLine(doc) {
+    const score = doc.score;
+    const cur = score.current;
+    if (score.over) {
+      return el("div", { class: "over" }, el("b", { text: "GAME OVER" }), ` ${score.winner} wins ${score.totals[0]}–${score.totals[1]}`);
+    }
+    if (!cur) return el("div", { text: "" });
+    if (score.game === "pichenottes-quebec") {
+      if (cur.to_play) {
+        const again = cur.turn_shots ? " again" : "";
+        return el("div", {}, el("b", { text: `${cur.to_play} to shoot${again}` }), ` · manche ${cur.manche}, break by ${cur.breaker}`);
+      }
+      return el("div", {}, el("b", { text: `Manche ${cur.manche}` }));
+    }
+    const jacks = ` · ${jacksText(cur)}`;
+    if (cur.to_place_jack) return el("div", {}, el("b", { text: `${cur.to_place_jack} places the jack` }), jacks);
+    if (cur.to_flick) {
+      const team = FB.sideOf(score, cur.to_flick);
+      const name = team >= 0 ? ` (${score.sides[team].name})` : "";
+      return el("div", {}, el("b", { text: `${cur.to_flick}${name} to flick` }), ` · flick ${cur.flicks_played + 1}${jacks}`);
+    }
+    return el("div", {}, el("b", { text: "END OF ROUND: measure" }), ` · the discs by distance to the jack${jacks}`);
+  }
+
+  function otherTop(score) {
+    const cur = score.current;
+    if (score.game === "pichenottes-quebec") {
+      const where = cur ? ` · manche ${cur.manche} · shot ${cur.shots + 1}` : "";
+      return `Québec Pichenottes · ${score.rules} · partie to ${score.target}${where}`;
+    }
+    const variants = (score.variants || []).join(", ") || "base game";
+    const where = cur ? ` · round ${cur.round}` : "";
+    return `Flicochet · ${variants} · first to ${score.target}${where}`;
+  }
+
   function turnLine(doc) {
     const score = doc.score;
     const cur = score.current;
@@ -112,6 +226,18 @@
     }
     const score = doc.score;
     const cur = score.current;
+    const game = score.game || "pichenotte";
+    document.body.dataset.game = game;
+    if (game !== "pichenotte") {
+      const upName = cur ? cur.to_play || cur.to_flick || cur.to_place_jack : null;
+      const up = upName && !score.over ? FB.sideOf(score, upName) : -1;
+      const panel = game === "flicochet" ? flicochetPanel : quebecPanel;
+      $("match").textContent = otherTop(score);
+      fill($("sides"), panel(score, 0, up === 0), panel(score, 1, up === 1));
+      fill($("turn"), otherTurnLine(doc));
+      fill($("flags"), ...flags(doc));
+      return;
+    }
     const upName = cur && cur.to_shoot ? cur.to_shoot : score.shootout ? score.shootout.to_shoot : null;
     const up = upName ? FB.sideOf(score, upName) : -1;
     const where = cur ? ` · game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game}` : "";
@@ -138,6 +264,7 @@
   FB.follow(st, render, (m) => {
     const text = FB.momentText(m);
     if (!text) return;
+    $("toast").dataset.last = text; // the latest moment, even while earlier cards are still on screen
     toasts.push({ text, kind: m.type });
     if (toasts.length > 5) toasts.splice(0, toasts.length - 5);
     showToast();
