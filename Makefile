@@ -188,3 +188,28 @@ flash: firmware board-tools
 	  reset || \
 	  { echo "mpremote could not write to the board on $(PORT): is another program (a serial monitor, Thonny, the bridge) using it, or is the board stuck in a loop? See 'Troubleshooting' in docs/firmware.md."; exit 1; }; \
 	echo "==> done: the board restarts; watch it with '$(BIN)/mpremote connect $(PORT) repl'"
+
+# ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
+.PHONY: soak fuzz
+
+SOAK_SEEDS ?= 3
+FUZZ_ARGS  ?=
+FUZZ_STAMP := $(VENV)/.flickboard-fuzz
+
+# Every fault of tests/faults.py on SOAK_SEEDS whole games each, with real Mosquitto, ptys and MicroPython; writes the
+# table of faults x events x lost x duplicated into docs/reliability.md, and fails if any event was lost or doubled.
+soak: setup system
+	@echo "==> soak: seven faults, $(SOAK_SEEDS) whole games each; the table goes into docs/reliability.md"
+	@$(BIN)/python tests/soak.py --seeds $(SOAK_SEEDS)
+
+# The fuzz targets of tests/fuzz/targets.py, coverage-guided with atheris: 100,000 decoder inputs, 10,000 session
+# input sequences, 20,000 of each other target (FUZZ_ARGS="--runs-decoder N ..." to change). Without atheris the same
+# targets run unguided, and the report says so.
+fuzz: setup system $(FUZZ_STAMP)
+	@$(BIN)/python tests/fuzz/run.py $(FUZZ_ARGS)
+
+$(FUZZ_STAMP): pyproject.toml | $(STAMP)
+	@echo "==> installing atheris (the fuzzer) into $(VENV)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,fuzz]' || \
+	  echo "atheris could not be installed for this Python or machine: make fuzz runs without coverage guidance."
+	@touch $@
