@@ -204,6 +204,23 @@ class Template:
             return obj[i]
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.In):
             return self._node(n.left, env) in self._node(n.comparators[0], env)
+        if (  # `x.key is defined`: the key is there (its object must be)
+            isinstance(n, ast.Compare)
+            and isinstance(n.ops[0], ast.Is)
+            and isinstance(n.comparators[0], ast.Name)
+            and n.comparators[0].id == "defined"
+            and isinstance(n.left, ast.Attribute)
+        ):
+            obj = self._node(n.left.value, env)
+            assert isinstance(obj, dict), f".{n.left.attr} of a {type(obj).__name__} in {self.text}"
+            return n.left.attr in obj
+        if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.And):  # Jinja's `and`: the first falsy value, or the last
+            value: Any = None
+            for v in n.values:
+                value = self._node(v, env)
+                if not value:
+                    return value
+            return value
         raise AssertionError(f"unsupported expression {ast.dump(n)} in {self.text}")
 
 
@@ -223,7 +240,10 @@ def test_the_template_renderer_is_strict() -> None:
     assert render("{{ value_json.a.b[-1] }}", doc) == "2"
     assert render("{% if value_json.n %}yes{% elif value_json.t in ['x'] %}x{% else %}no{% endif %}", doc) == "x"
     assert render("{{ value_json.n }}", doc) == "None"
-    for bad in ("{{ value_json.c }}", "{{ value_json.a.items }}", "{{ value_json.a.b[2] }}", "{{ value_json.n.x }}"):
+    assert render("{% if value_json.a is defined and value_json.a.c is defined %}y{% else %}n{% endif %}", doc) == "n"
+    assert render("{% if value_json.n and value_json.n.x is defined %}y{% else %}n{% endif %}", doc) == "n"
+    bad_ones = ("{{ value_json.c }}", "{{ value_json.a.items }}", "{{ value_json.a.b[2] }}", "{{ value_json.n.x }}")
+    for bad in (*bad_ones, "{% if value_json.c.d is defined %}{% endif %}"):
         with pytest.raises(AssertionError):
             Template(bad).render(doc)
 
@@ -265,7 +285,10 @@ def expected_topics(prefix: str, board: str) -> set[str]:
     return (
         {f"{prefix}/sensor/{node}/{k}/config" for k in SENSOR_KEYS}
         | {f"{prefix}/binary_sensor/{node}/board/config", f"{prefix}/event/{node}/moment/config"}
-        | {f"{prefix}/device_automation/{node}/{k}/config" for k in ("twenty", "ditch", "game_over", "match_over")}
+        | {
+            f"{prefix}/device_automation/{node}/{k}/config"
+            for k in ("twenty", "ditch", "game_over", "match_over", "manche_over", "round_over")
+        }
     )
 
 
@@ -808,3 +831,89 @@ def test_docs_integrations_names_everything_published() -> None:
         words |= set(state) | {k for seg in state.get("seg", []) for k in seg}
     missing = sorted(w for w in words if f"`{w}`" not in doc)
     assert not missing, f"add these to docs/integrations.md: {missing}"
+
+
+# ---------------------------------------------------------------- Québec Pichenottes and Flicochet
+
+QUEBEC_MANCHE = ["shot", "color red", "shot red", "shot c5", "shot" + " red" * 11, "shot none"]  # Ben: 12 + c5
+
+
+def test_quebec_and_flicochet_documents_drive_every_integration(broker: Broker, tmp_path: Path) -> None:
+    """The other two games through a real bridge: Home Assistant's templates render their documents (no twenties,
+    no games won: None), AWTRIX shows the points to the target and notifies a manche, a round and the game, and
+    WLED flashes the side that won a manche or round. Seed 003 règle 12 (the manche: 1 per opponent dame left) and
+    seed 004 PLAYING 3 (a round: the discs closer than the opponent's closest)."""
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#", "clock/#", "lamp/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(
+        broker,
+        lambda r: HomeAssistant(r.publish, r.boards),
+        lambda r: Awtrix(r.publish, r.boards, "clock", lifetime=60),
+        lambda r: Wled(r.publish, r.boards, "lamp", seconds=0.3),
+    )
+    app_topic = "clock/custom/flickboard_t1"
+    try:
+        configs = wait_configs(spy, "homeassistant", "t1")
+        sensor = {t.split("/")[3]: c for t, c in configs.items() if "/sensor/" in t}
+
+        def values(doc: dict[str, Any]) -> dict[str, str]:
+            return {k: render(c["value_template"], json.dumps(doc).encode()) for k, c in sensor.items()}
+
+        mark = spy.mark()
+        running.bridge.new_game("t1", "officiel", ["Ana", "Ben"], None, "31")
+        enter(running, *QUEBEC_MANCHE)
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["entries"] == 6, since=mark)
+        quebec = [d for d in docs(spy) if d["score"].get("game") == "pichenottes-quebec"]
+        first, last = values(quebec[0]), values(quebec[-1])
+        assert first == {
+            **{f"points_{n}": "0" for n in (1, 2)},
+            **{f"{k}_{n}": "None" for n in (1, 2) for k in ("games_won", "last_game", "twenties")},
+            "game": "1",  # the manche
+            "shooter": "Ana",
+            "shot_kind": "None",
+            "state": "in progress",
+        }
+        assert (last["points_2"], last["last_game_2"], last["last_game_1"], last["game"]) == ("17", "17", "0", "2")
+        assert last["shooter"] == "Ben"  # the break goes round the table (règle 7)
+        _, note, _ = spy.wait(lambda t, p: t == "clock/notify" and b"MANCHE" in p, since=mark)
+        assert json.loads(note) == {"text": "MANCHE 1: Ana 0-17 Ben", "color": YELLOW, "duration": 6}
+        app = json.loads(spy.wait(lambda t, p: t == app_topic and b'"17"' in p, since=mark)[1])
+        assert check_app(app) == "0:17" and app["progress"] == 55 and app["progressC"] == YELLOW  # 17 of 31
+        flash = spy.wait(lambda t, p: t == "lamp/api" and b"seg" in p, since=mark)[1]
+        assert json.loads(flash)["seg"][0]["col"][0] == list(SIDE_COLORS[1])  # Ben's manche
+        event = configs["homeassistant/event/flickboard_t1/moment/config"]
+        manche = next(p for p in spy.on("flickboard/t1/events", mark) if json.loads(p)["type"] == "manche-over")
+        assert json.loads(render(event["value_template"], manche))["event_type"] == "manche-over"
+
+        mark = spy.mark()
+        running.bridge.new_game("t1", "flicochet", ["Cy", "Di"], None, "2")
+        enter(running, *["flick"] * 12, "order R R W")  # red's two discs are closest: 2 points, the game
+        names = "homeassistant/sensor/flickboard_t1/points_1/config"
+        spy.wait(lambda t, p: t == names and json.loads(p)["name"] == "red points", since=mark)  # re-announced
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["score"]["over"], since=mark)
+        end = values(docs(spy)[-1])
+        assert (end["points_1"], end["last_game_1"], end["state"], end["twenties_1"]) == (
+            "2",
+            "2",
+            "over: red wins",
+            "None",
+        )
+        spy.wait(lambda _t, _p: len(spy.on("clock/notify", mark)) >= 2, since=mark)
+        notes = [json.loads(p) for p in spy.on("clock/notify", mark)]
+        for n in notes:
+            check_notification(n)
+        red = hex_color((255, 40, 40))
+        assert notes[0] == {"text": "ROUND 1: red 2-0 white", "color": red, "duration": 6}
+        assert notes[1] == {"text": "red WINS 2-0", "color": red, "rainbow": True, "duration": 10}
+        final = json.loads(spy.wait(lambda t, p: t == app_topic and b"wins" in p, since=mark)[1])
+        assert check_app(final) == "red wins 2:0" and final["text"][1]["c"] == red[1:]
+        spy.wait(lambda t, p: t == "lamp/api" and json.loads(p).get("ps") == SCRATCH_SLOT, since=mark)
+        states = [json.loads(p) for p in spy.on("lamp/api", mark)]
+        for s in states:
+            check_wled_state(s)
+        assert [s["seg"][0]["col"][0] for s in states if "seg" in s][:2] == [[255, 40, 40]] * 2  # round, game
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+    assert runner.bad == 0 and runner.failures == 0

@@ -1,5 +1,6 @@
 """AWTRIX 3 (a 32x8 pixel clock, e.g. the Ulanzi TC001): a custom app per board with the score, and a
-notification on a twenty, a game's end and the match's end.
+notification on a twenty, a game's end and the match's end (in Québec Pichenottes and Flicochet: a manche's or
+a round's end and the game's end; their progress bar is the leader's way to the target).
 
 The app is `<prefix>/custom/flickboard_<board>`: the match points of each side in its colour, a progress bar
 of the game's shots in the colour of the side to shoot, and a `lifetime`, so the clock drops the app when
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .common import SIDE_COLORS, WHITE, Boards, Integration, Publish, hex_color
+from .common import SIDE_COLORS, TEAM_COLORS, WHITE, Boards, Integration, Publish, hex_color
 
 DEFAULT_LIFETIME = 120  # seconds
 
@@ -59,16 +60,17 @@ class Awtrix(Integration):
     def app(self, doc: dict[str, Any]) -> dict[str, Any]:
         score = doc["score"]
         sides = [s["name"] for s in score["sides"]]
+        colors = TEAM_COLORS if score.get("game") == "flicochet" else SIDE_COLORS
         a, b = (f"{p:g}" for p in score["totals"])
         text: list[dict[str, Any]] = []
         if score["over"]:
             winner = score.get("winner")
-            color = SIDE_COLORS[sides.index(winner)] if winner in sides else WHITE
+            color = colors[sides.index(winner)] if winner in sides else WHITE
             text.append({"t": f"{winner} wins " if winner else "over ", "c": hex_color(color, False)})
         text += [
-            {"t": a, "c": hex_color(SIDE_COLORS[0], False)},
+            {"t": a, "c": hex_color(colors[0], False)},
             {"t": ":", "c": hex_color(WHITE, False)},
-            {"t": b, "c": hex_color(SIDE_COLORS[1], False)},
+            {"t": b, "c": hex_color(colors[1], False)},
         ]
         app: dict[str, Any] = {
             "text": text,
@@ -82,6 +84,13 @@ class Awtrix(Integration):
             shooter_side = next((i for i, s in enumerate(score["sides"]) if shooter in s["players"]), None)
             app["progress"] = round(100 * current.get("shots_played", 0) / current["shots_per_game"])
             app["progressC"] = hex_color(WHITE if shooter_side is None else SIDE_COLORS[shooter_side])
+            app["progressBC"] = "#202020"
+        elif isinstance(current, dict) and isinstance(score.get("target"), int) and score["target"] > 0:
+            # Québec Pichenottes, Flicochet: the leader's way to the target, in the colour of the side to play
+            player = current.get("to_play") or current.get("to_flick")
+            side = next((i for i, s in enumerate(score["sides"]) if player in s["players"]), None)
+            app["progress"] = min(100, round(100 * max(score["totals"]) / score["target"]))
+            app["progressC"] = hex_color(WHITE if side is None else colors[side])
             app["progressBC"] = "#202020"
         return app
 
@@ -114,6 +123,28 @@ class Awtrix(Integration):
         if t == "twenty" or (t == "shootout-shot" and m.get("in") is True):
             side = m.get("side")
             return {"text": f"TWENTY {side}", "color": hex_color(self.boards.side_color(board, side)), "duration": 5}
+        if t == "game-over" and "totals" in m:  # Québec Pichenottes, Flicochet: the game is the whole match
+            winner = m.get("winner")
+            tot = m.get("totals")
+            pts = tot if isinstance(tot, list) and len(tot) == 2 else ["?", "?"]
+            return {
+                "text": f"{winner} WINS {pts[0]}-{pts[1]}",
+                "color": hex_color(self.boards.side_color(board, winner)),
+                "rainbow": True,
+                "duration": 10,
+            }
+        if t in ("manche-over", "round-over"):
+            sides = self.boards.sides(board) or ["?", "?"]
+            points = m.get("points")
+            pts = points if isinstance(points, list) and len(points) == 2 else ["?", "?"]
+            what = "MANCHE" if t == "manche-over" else "ROUND"
+            number = m.get("manche") if t == "manche-over" else m.get("round")
+            winner = self.boards.round_winner(board, points)
+            return {
+                "text": f"{what} {number}: {sides[0]} {pts[0]}-{pts[1]} {sides[1]}",
+                "color": hex_color(self.boards.side_color(board, winner)),
+                "duration": 6,
+            }
         if t == "game-over":
             sides = self.boards.sides(board) or ["?", "?"]
             points = m.get("points")

@@ -17,6 +17,8 @@ Publish = Callable[[str, bytes, bool], None]
 
 SIDE_COLORS = ((0, 255, 255), (255, 255, 0))  # side 1 cyan, side 2 yellow: told apart by most colour vision
 WHITE = (255, 255, 255)
+TEAM_COLORS = ((255, 40, 40), WHITE)  # Flicochet's teams are red and white: shown in their own colours
+GAMES = ("pichenotte", "pichenottes-quebec", "flicochet")
 
 
 def hex_color(rgb: tuple[int, int, int], hash_sign: bool = True) -> str:
@@ -68,13 +70,23 @@ def read_scoreboard(payload: bytes) -> dict[str, Any]:
         raise BadDocument("score.sides is not two sides")
     if not all(isinstance(s.get("name"), str) and isinstance(s.get("players"), list) for s in sides):
         raise BadDocument("a side without a name or players")
-    if not (_pair(score.get("totals")) and _pair(score.get("games_won"))):
-        raise BadDocument("score.totals or score.games_won is not a pair of numbers")
-    if not isinstance(score.get("games"), list) or not isinstance(score.get("over"), bool):
-        raise BadDocument("score.games or score.over is missing")
+    game = score.get("game", "pichenotte")
+    if game not in GAMES:
+        raise BadDocument(f"score.game {str(game)[:40]!r} is not a game this flickboard knows")
+    if not _pair(score.get("totals")) or not isinstance(score.get("over"), bool):
+        raise BadDocument("score.totals is not a pair of numbers, or score.over is missing")
     current = score.get("current")
-    if current is not None and not (isinstance(current, dict) and _pair(current.get("twenties"))):
-        raise BadDocument("score.current is not a game in progress")
+    if game == "pichenotte":
+        if not _pair(score.get("games_won")) or not isinstance(score.get("games"), list):
+            raise BadDocument("score.games_won is not a pair of numbers, or score.games is missing")
+        if current is not None and not (isinstance(current, dict) and _pair(current.get("twenties"))):
+            raise BadDocument("score.current is not a game in progress")
+    else:  # Québec Pichenottes (manches) and Flicochet (rounds), played to a target
+        target = score.get("target")
+        if not isinstance(score.get("rounds"), list) or not isinstance(target, int) or isinstance(target, bool):
+            raise BadDocument("score.rounds or score.target is missing")
+        if current is not None and not isinstance(current, dict):
+            raise BadDocument("score.current is not a round in progress")
     if not isinstance(doc.get("needs_review"), bool) or not isinstance(doc.get("board_link"), dict):
         raise BadDocument("needs_review or board_link is missing")
     return doc
@@ -110,9 +122,22 @@ class Boards:
         sides = self.sides(board) or []
         return sides.index(name) if name in sides else None
 
+    def colors(self, board: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """The two sides' colours: cyan and yellow, or Flicochet's red and white teams."""
+        doc = self.docs.get(board)
+        return TEAM_COLORS if doc is not None and doc["score"].get("game") == "flicochet" else SIDE_COLORS
+
     def side_color(self, board: str, name: object) -> tuple[int, int, int]:
         i = self.side_index(board, name)
-        return WHITE if i is None else SIDE_COLORS[i]
+        return WHITE if i is None else self.colors(board)[i]
+
+    def round_winner(self, board: str, points: object) -> str | None:
+        """The side with more points in a manche or round (None: a tie, or no points)."""
+        sides = self.sides(board)
+        if sides is None or not isinstance(points, list) or not _pair(points):
+            return None
+        a, b = float(points[0]), float(points[1])
+        return None if a == b else sides[0 if a > b else 1]
 
 
 class Integration:

@@ -24,13 +24,19 @@ from host.links import BRIDGE_STATUS_TOPIC
 from .common import Boards, Integration, Publish, version
 
 DEFAULT_PREFIX = "homeassistant"
-MOMENT_EVENTS = ("twenty", "ditch", "ditch-pass", "edge", "penalty", "game-over", "match-over", "review")
+MOMENT_EVENTS = (
+    *("twenty", "ditch", "ditch-pass", "edge", "penalty", "game-over", "match-over", "review"),
+    *("manche-over", "compteuse", "foul"),  # Québec Pichenottes
+    *("round-over", "jack-off"),  # Flicochet
+)
 # device trigger key -> (moment type, HA trigger type, HA trigger subtype): shown as "<subtype> <type>"
 TRIGGERS = {
     "twenty": ("twenty", "scored", "twenty"),
     "ditch": ("ditch", "ditched", "puck"),
     "game_over": ("game-over", "over", "game"),
     "match_over": ("match-over", "over", "match"),
+    "manche_over": ("manche-over", "over", "manche"),
+    "round_over": ("round-over", "over", "round"),
 }
 
 _CURRENT = "value_json.score.current"
@@ -45,13 +51,25 @@ def _value(expr: str) -> str:
     return "{{ " + expr + " }}"
 
 
+def _first(*choices: tuple[str, str]) -> str:
+    """The first (key, expression) whose key the document has: each game names its things its own way (the
+    game in progress is Pichenotte's `game`, Québec's `manche`, Flicochet's `round`), so a template reads the one
+    that is there and renders None when none is."""
+    parts = [f"{{% {'if' if k == 0 else 'elif'} {test} %}}{_value(expr)}" for k, (test, expr) in enumerate(choices)]
+    return "".join(parts) + "{% else %}None{% endif %}"
+
+
+def _cur(key: str) -> tuple[str, str]:
+    return f"{_CURRENT} and {_CURRENT}.{key} is defined", f"{_CURRENT}.{key}"
+
+
 STATE_TEMPLATE = (
     "{% if value_json.score.over %}"
     "{% if value_json.score.winner %}over: {{ value_json.score.winner }} wins{% else %}over{% endif %}"
     "{% elif value_json.needs_review %}needs review"
     "{% elif value_json.waiting %}waiting for an entry"
     "{% elif value_json.score.questions %}question"
-    "{% elif value_json.score.shootout %}shoot-out"
+    "{% elif value_json.score.shootout is defined and value_json.score.shootout %}shoot-out"
     "{% else %}in progress{% endif %}"
 )
 EVENT_TEMPLATE = (
@@ -116,7 +134,7 @@ class HomeAssistant(Integration):
             "identifiers": [f"flickboard_{board}"],
             "name": f"Flickboard {board}",
             "manufacturer": "Flickboard",
-            "model": "Pichenotte scoring board",
+            "model": "Flickboard scoring board",
             "sw_version": version(),
         }
 
@@ -158,23 +176,30 @@ class HomeAssistant(Integration):
                 unit_of_measurement="points",
                 icon="mdi:scoreboard",
             )
-            sensor(f"games_won_{n}", f"{side} games won", _value(f"value_json.score.games_won[{i}]"), icon="mdi:trophy")
+            games_won = "value_json.score.games_won"
+            sensor(
+                f"games_won_{n}",
+                f"{side} games won",
+                _first((f"{games_won} is defined", f"{games_won}[{i}]")),
+                icon="mdi:trophy",
+            )
+            games, rounds = "value_json.score.games", "value_json.score.rounds"
             sensor(
                 f"last_game_{n}",
                 f"{side} last game",
-                _when("value_json.score.games", _value(f"value_json.score.games[-1].points[{i}]")),
+                _first(
+                    (f"{games} is defined and {games}", f"{games}[-1].points[{i}]"),
+                    (f"{rounds} is defined and {rounds} and {rounds}[-1].points", f"{rounds}[-1].points[{i}]"),
+                ),
                 unit_of_measurement="points",
                 icon="mdi:scoreboard-outline",
             )
-            sensor(
-                f"twenties_{n}",
-                f"{side} twenties",
-                _when(_CURRENT, _value(f"{_CURRENT}.twenties[{i}]")),
-                icon="mdi:bullseye-arrow",
-            )
-        sensor("game", "Game", _when(_CURRENT, _value(f"{_CURRENT}.game")), icon="mdi:counter")
-        sensor("shooter", "Shooter", _when(_CURRENT, _value(f"{_CURRENT}.to_shoot")), icon="mdi:account-arrow-right")
-        sensor("shot_kind", "Shot kind", _when(_CURRENT, _value(f"{_CURRENT}.shot_kind")), icon="mdi:target")
+            tw = _cur("twenties")
+            sensor(f"twenties_{n}", f"{side} twenties", _first((tw[0], f"{tw[1]}[{i}]")), icon="mdi:bullseye-arrow")
+        sensor("game", "Game", _first(_cur("game"), _cur("manche"), _cur("round")), icon="mdi:counter")
+        shooter = _first(_cur("to_shoot"), _cur("to_play"), _cur("to_flick"))
+        sensor("shooter", "Shooter", shooter, icon="mdi:account-arrow-right")
+        sensor("shot_kind", "Shot kind", _first(_cur("shot_kind")), icon="mdi:target")
         sensor("state", "State", STATE_TEMPLATE, icon="mdi:information-outline")
         entity(
             "binary_sensor",

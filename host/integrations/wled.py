@@ -1,4 +1,6 @@
 """WLED: on a twenty, a few seconds of an effect in the scoring side's colour, then the lamp's own look again.
+Québec Pichenottes and Flicochet have no twenties: the lamp flashes at the end of a manche or a round in the
+colour of the side that won it (white for a tie), and at the end of the game in the winner's colour.
 
 Everything goes to the lamp's JSON API topic, `<topic>/api`, as JSON API state objects
 (https://kno.wled.ge/interfaces/mqtt/ and https://kno.wled.ge/interfaces/json-api/). The way back is a timed
@@ -72,6 +74,10 @@ class Wled(Integration):
         t = moment["type"]
         if t == "twenty" or (t == "shootout-shot" and moment.get("in") is True):
             self.flash(self.boards.side_color(board, moment.get("side")))
+        elif t in ("manche-over", "round-over"):  # Québec Pichenottes, Flicochet: the side that won it
+            self.flash(self.boards.side_color(board, self.boards.round_winner(board, moment.get("points"))))
+        elif t == "game-over" and "totals" in moment:  # their game's end (a Pichenotte game's end is not a cheer)
+            self.flash(self.boards.side_color(board, moment.get("winner")))
 
     def flash(self, rgb: tuple[int, int, int]) -> None:
         if self.until is None and self.preset is None:
