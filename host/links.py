@@ -40,6 +40,7 @@ import importlib
 import logging
 import os
 import re
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -426,6 +427,7 @@ class MqttLink:
         c.on_disconnect = self._on_disconnect
         c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
+        c.on_socket_open = _no_delay
         self.client = c
 
     # -- life cycle
@@ -604,6 +606,14 @@ class MqttLink:
                     self.on_board(board, online)
                 except Exception:
                     _callback_failed("mqtt: on_board callback failed for %s", board)
+
+
+def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
+    """Send each small packet at once (TCP_NODELAY). Otherwise an ack, a PUBACK and a scoreboard written back to
+    back wait for the broker's delayed TCP acknowledgement (Nagle's algorithm): tens of ms per event
+    (docs/performance.md)."""
+    with contextlib.suppress(OSError, AttributeError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _callback_failed(what: str, *args: object) -> None:

@@ -145,6 +145,16 @@ def _b(x):
     return bytes(x)
 
 
+def _no_delay(s):
+    """Send each small packet at once (TCP_NODELAY): otherwise a PUBLISH written while the previous one is not yet
+    acknowledged by TCP waits for the broker's delayed acknowledgement, tens of ms (Nagle's algorithm). The unix
+    port has no constants for it: the Linux values are used there."""
+    try:
+        s.setsockopt(getattr(socket, "IPPROTO_TCP", 6), getattr(socket, "TCP_NODELAY", 1), 1)
+    except (OSError, AttributeError, TypeError, ValueError):
+        pass
+
+
 def _errno(e):
     try:
         return e.args[0] if isinstance(e.args[0], int) else -1
@@ -404,6 +414,7 @@ class MQTTClient:
         except OSError as e:
             self._fail("socket(): %d" % _errno(e), now)
             return
+        _no_delay(s)
         self._sock = s
         self._rlen = 0
         self._skip = 0
