@@ -81,9 +81,9 @@ demo-live: setup
 
 lint: setup
 	@echo "==> ruff"
-	@$(BIN)/ruff check host rules tests
-	@$(BIN)/ruff format --check host rules tests >/dev/null || { $(BIN)/ruff format --diff host rules tests | head -40; \
-	  echo "Formatting differs: run '$(BIN)/ruff format host rules tests'."; exit 1; }
+	@$(BIN)/ruff check host rules tests bench
+	@$(BIN)/ruff format --check host rules tests bench >/dev/null || { $(BIN)/ruff format --diff host rules tests bench | head -40; \
+	  echo "Formatting differs: run '$(BIN)/ruff format host rules tests bench'."; exit 1; }
 
 typecheck: setup
 	@echo "==> mypy (host, rules)"
@@ -213,3 +213,13 @@ $(FUZZ_STAMP): pyproject.toml | $(STAMP)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,fuzz]' || \
 	  echo "atheris could not be installed for this Python or machine: make fuzz runs without coverage guidance."
 	@touch $@
+
+# ---- performance figures (docs/performance.md) ---------------------------------------------------------------------
+
+.PHONY: bench
+
+# Measures every figure beside its floor, writes bench/results.json and prints the table of docs/performance.md.
+# A few minutes on two cores; BENCH_ARGS=--quick runs each figure small, BENCH_ARGS="--only latency,scale" some.
+bench: setup
+	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM)
+	@$(BIN)/python -m bench.run $(BENCH_ARGS)

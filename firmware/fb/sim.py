@@ -14,7 +14,9 @@ A scenario is JSON:
      "end_ms": 2000,                               stop after this much simulated time (null: run on)
      "mqtt": {"host": "127.0.0.1", "port": 1883},  optional: also publish to a broker (use --realtime)
      "holds": [{"at_ms": 500, "name": "shot-1"}],  optional, sorted by at_ms: pause points (needs control)
-     "control": "/abs/dir"}                        optional: the directory of the hold files
+     "control": "/abs/dir",                        optional: the directory of the hold files
+     "stamps": "/abs/file"}                        optional: for benchmarks, "SEQ WALL_US" per reliable message,
+                                                   the wall clock (µs) when the main loop pass that sent it began
 Times are simulated: without --realtime the board runs as fast as it can, in steps of step_us.
 
 Holds let a driver on the host run a game in lock-step with the board. When simulated time reaches a hold,
@@ -90,6 +92,7 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     holds = scenario.get("holds", []) if control else []
     next_hold = 0
     t = 0
+    stamps = open(scenario["stamps"], "w") if scenario.get("stamps") else None
     try:
         while (end_us is None or t <= end_us) and not app.dispatcher.reboot_requested:
             while next_hold < len(holds) and t >= int(holds[next_hold]["at_ms"] * 1000):
@@ -98,13 +101,28 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
             if app.dispatcher.reboot_requested:
                 break
             board.run_until(t)
-            app.step()
+            if stamps is None:
+                app.step()
+            else:
+                _stamped_step(app, stamps)
             t += step_us
             if sleep is not None:
                 sleep(step_us / 1000000)
     finally:
         board.close()
+        if stamps is not None:
+            stamps.close()
     return app
+
+
+def _stamped_step(app, stamps):
+    """One main loop pass; each reliable message it sent is written to `stamps` with the pass's start time."""
+    seq = app.enc.seq
+    t0 = time.time_ns() // 1000
+    app.step()
+    while seq < app.enc.seq:
+        seq += 1
+        stamps.write("%d %d\n" % (seq, t0))
 
 
 def _exists(path):

@@ -1,0 +1,122 @@
+"""Shared pieces of the benchmarks: statistics, the machine's state, and the board event streams they feed.
+
+Every figure is reported beside its floor (the same measurement without the part under test), as medians, p99
+and ratios: single absolute times on a shared machine say little.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import statistics
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from fb import proto  # the board's encoder, under CPython: lines exactly as a board writes them (see __init__)
+
+from host.session import Fold
+from rules.pichenotte import Pichenotte
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = "tournament-2019"
+PLAYERS = ("Ana", "Ben")
+MATCH = "games:1000"
+
+
+def percentile(samples: list[float], q: float) -> float:
+    """The q-th percentile (0-100) by the nearest-rank method: a value that was really measured."""
+    if not samples:
+        raise ValueError("no samples")
+    s = sorted(samples)
+    k = max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))
+    return s[k]
+
+
+def summary(samples: Iterable[float], digits: int = 3) -> dict[str, Any]:
+    s = list(samples)
+    return {
+        "n": len(s),
+        "p50": round(statistics.median(s), digits),
+        "p99": round(percentile(s, 99), digits),
+        "max": round(max(s), digits),
+        "mean": round(statistics.fmean(s), digits),
+    }
+
+
+def ratio(a: float, b: float) -> float | None:
+    return round(a / b, 2) if b else None
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on, and how busy it was."""
+    return {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def rss_kib(pid: int | str = "self") -> tuple[int, int]:
+    """(current RSS, peak RSS) of a process in KiB, from /proc."""
+    cur = peak = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                cur = int(line.split()[1])
+            elif line.startswith("VmHWM:"):
+                peak = int(line.split()[1])
+    return cur, peak
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def new_game() -> Pichenotte:
+    return Pichenotte.create(RULES, list(PLAYERS), match=MATCH)
+
+
+def twenty_stream(n: int) -> list[tuple[str, dict[str, Any]]]:
+    """`n` board events that the rules take without a person: each shot is a puck leaving the baseline in the
+    quadrant of the player whose turn it is, then a puck through the twenty hole. The fold applies every one of
+    them (a `begin`, a provisional twenty, an `end`): the engine does its full work for each event."""
+    game = new_game()
+    fold = Fold(game, game.start())
+    starts = [{"n": "baseline", "q": 1, "seg": 2}, {"n": "baseline", "q": 3, "seg": 10}]  # the two singles seats
+    out: list[tuple[str, dict[str, Any]]] = []
+    while len(out) < n:
+        for start in starts:  # the seat whose turn it is: the one the rules take without a review
+            trial = fold.copy()
+            trial.event(len(out) + 1, "shot_start", start)
+            if not trial.review and not trial.queue:
+                break
+        else:
+            raise RuntimeError(f"the twenty stream stalled after {len(out)} events: {trial.review or trial.waiting}")
+        trial.event(len(out) + 2, "pass", {"n": "hole", "dur_us": 800})
+        if trial.review or trial.queue:
+            raise RuntimeError(f"the twenty stream stalled after {len(out)} events: {trial.review or trial.waiting}")
+        fold = trial
+        out += [("shot_start", start), ("pass", {"n": "hole", "dur_us": 800})]
+    return out[:n]
+
+
+def board_lines(events: list[tuple[str, dict[str, Any]]], board: str, boot: int = 1) -> list[str]:
+    """Serial protocol lines for a board's boot: hello, then one line per event, 5 ms apart on the board clock."""
+    enc = proto.Encoder(board, boot)
+    sensors = [{"name": "hole", "kind": "beam"}, {"name": "baseline", "kind": "hall", "count": 16}]
+    lines = [enc.hello(0, "bench", "pico_w", sensors, "power")]
+    for i, (kind, fields) in enumerate(events):
+        f = {k: v for k, v in fields.items() if k != "n"}
+        lines.append(enc.event(kind, fields["n"], 5000 * (i + 1), f))
+    return lines
+
+
+def payload(line: str) -> bytes:
+    """The bare JSON of a serial line: the MQTT payload of the same message."""
+    return line[len(proto.PREFIX) : line.rindex("|")].encode()

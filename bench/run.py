@@ -1,0 +1,227 @@
+"""`make bench`: measure every figure, write bench/results.json and print the table of docs/performance.md.
+
+    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale] [--out FILE]
+
+`--quick` runs each figure small (a minute in all); the full run takes a few minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from broker import mosquitto
+
+from . import firmware_bench, host_bench, latency, scale
+from .common import ROOT, machine
+
+FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale")
+NODELAY = "set_tcp_nodelay true"  # mosquitto.conf: send each small packet at once (docs/performance.md)
+
+
+def run_latency(quick: bool, tmp: Path) -> dict[str, Any]:
+    n = 300 if quick else 2000
+    with mosquitto(NODELAY) as b:
+        out = latency.latency(b, tmp / "nodelay", n)
+    with mosquitto() as b:  # the broker's defaults, for comparison
+        out["broker_defaults"] = latency.latency(b, tmp / "defaults", n, vias=("mqtt",))
+    return out
+
+
+def run_host(quick: bool, tmp: Path) -> dict[str, Any]:
+    boards, per = (5, 400) if quick else (10, 1000)
+    out = {"disk": host_bench.throughput(boards, per, workdir=str(ROOT))}
+    if os.path.isdir("/dev/shm"):  # memory-backed: fsync costs nothing there, what is left is the bridge's own work
+        out["memory_fs"] = host_bench.throughput(boards, per, workdir="/dev/shm")
+    return out
+
+
+def run_replay(quick: bool, tmp: Path) -> dict[str, Any]:
+    return host_bench.replay(100 if quick else 1000)
+
+
+def run_firmware(quick: bool, tmp: Path) -> dict[str, Any]:
+    n, growth = (1000, 2000) if quick else (5000, 10000)
+    out = {
+        "hole_beam_64k": firmware_bench.cost(n, growth, "64k", "hole"),
+        "whole_profile_128k": firmware_bench.cost(n, growth, "128k", None),
+    }
+    if not quick:
+        out["smallest_heap_hole_beam"] = firmware_bench.smallest_heap(("64k", "56k", "48k"), only="hole")
+        out["smallest_heap_whole_profile"] = firmware_bench.smallest_heap(("128k", "96k", "80k", "64k"), only=None)
+    return out
+
+
+def run_detection(quick: bool, tmp: Path) -> dict[str, Any]:
+    return firmware_bench.detection_floor(trials=50 if quick else 500)
+
+
+def run_scale(quick: bool, tmp: Path) -> dict[str, Any]:
+    with mosquitto(NODELAY) as b:
+        if quick:
+            return scale.scale(b, tmp, boards=20, events=20, rate=2.0, processes=2)
+        return scale.scale(b, tmp, boards=100, events=60, rate=1.0, processes=4)
+
+
+RUNNERS: dict[str, Callable[[bool, Path], dict[str, Any]]] = {
+    "latency": run_latency,
+    "host": run_host,
+    "replay": run_replay,
+    "firmware": run_firmware,
+    "detection": run_detection,
+    "scale": run_scale,
+}
+
+
+def _ok(value: float | None, target: float, below: bool = True) -> str:
+    if value is None:
+        return "no"
+    return "yes" if (value <= target if below else value >= target) else "**no**"
+
+
+def table(r: dict[str, Any]) -> str:
+    """The markdown table of docs/performance.md."""
+    rows = ["| # | figure | measured | beside it | target | met |", "|---|---|---|---|---|---|"]
+    lat = r.get("latency")
+    if lat:
+        floor = lat["mqtt_qos1_round_trip"]["round_trip_ms"]
+        for via in ("mqtt", "serial"):
+            if via in lat:
+                m = lat[via]["latency_ms"]
+                rows.append(
+                    f"| 1 | sensor → scoreboard over {via}, {lat[via]['events']} events, lost {lat[via]['lost']} "
+                    f"| p50 {m['p50']} ms, p99 {m['p99']} ms | MQTT QoS 1 round trip p50 {floor['p50']} ms, "
+                    f"p99 {floor['p99']} ms (×{lat[via]['p99_over_floor_p99']}) | p99 ≤ 10 ms "
+                    f"| {_ok(m['p99'], 10)} |"
+                )
+        if "broker_defaults" in lat:
+            m = lat["broker_defaults"]["mqtt"]["latency_ms"]
+            rows.append(
+                f"| 1 | the same over mqtt, Mosquitto without `set_tcp_nodelay` | p50 {m['p50']} ms, p99 {m['p99']} ms "
+                f"| (the line above) | – | – |"
+            )
+    host = r.get("host")
+    if host:
+        d = host["disk"]
+        rows.append(
+            f"| 2 | bridge with the fsync'd journal, {d['boards']} boards, {d['events']} events "
+            f"| {d['events_per_s']} events/s (first tenth {d['events_per_s_first_tenth']}, last "
+            f"{d['events_per_s_last_tenth']}) | journal appends alone {d['journal_alone_appends_per_s']}/s "
+            f"(×{d['ratio_to_journal_alone']}) | ≥ 5,000/s | {_ok(d['events_per_s'], 5000, below=False)} |"
+        )
+        if "memory_fs" in host:
+            m = host["memory_fs"]
+            rows.append(
+                f"| 2 | the same on a memory file system (no disk wait) | {m['events_per_s']} events/s "
+                f"| journal alone {m['journal_alone_appends_per_s']}/s | – | – |"
+            )
+        rows.append(
+            f"| 2 | bridge memory | RSS {d['rss_start_kib']} → {d['rss_end_kib']} KiB, "
+            f"+{d['rss_growth_kib_per_1000_events']} KiB per 1,000 events | – | flat | "
+            f"{_ok(d['rss_growth_kib_per_1000_events'], 100)} |"
+        )
+    rp = r.get("replay")
+    if rp:
+        rows.append(
+            f"| 3 | replay: {rp['games']} games, {rp['entries']} entries, to the game state "
+            f"| {rp['rebuild_s_best']} s | reading and checking the file alone {rp['read_and_verify_alone_s']} s "
+            f"(×{rp['ratio_to_read_alone']}) | ≤ 1 s | {_ok(rp['rebuild_s_best'], 1)} |"
+        )
+    fw = r.get("firmware")
+    if fw:
+        h = fw["hole_beam_64k"]
+        w = fw["whole_profile_128k"]
+        rows.append(
+            f"| 4 | firmware, one event capture → detector → encoder → outbox (MicroPython unix port) "
+            f"| {h['us_per_event']} µs | an idle main loop pass {h['us_per_idle_loop_pass']} µs "
+            f"(whole profile {w['us_per_idle_loop_pass']} µs) | – | – |"
+        )
+        rows.append(
+            f"| 4 | bytes allocated per event / per idle pass | {h['bytes_allocated_per_event']} B "
+            f"/ {h['bytes_allocated_per_idle_pass']} B | – | – | – |"
+        )
+        rows.append(
+            f"| 4 | heap growth over {h['growth_events']} events | {h['heap_growth_bytes']} B "
+            f"| live heap {h['heap_live_bytes']} B of {h['heap_total_bytes']} | 0 | {_ok(h['heap_growth_bytes'], 0)} |"
+        )
+        rows.append(
+            f"| 4 | live heap (modules + app) | hole beam {h['heap_live_peak_bytes']} B; whole profile "
+            f"{w['heap_live_peak_bytes']} B | modules alone {h['heap_modules_bytes']} B | fits 64 KiB "
+            f"| {_ok(h['heap_live_peak_bytes'], 65536)} |"
+        )
+        if "smallest_heap_hole_beam" in fw:
+            rows.append(
+                f"| 4 | smallest heap that runs it | hole beam {fw['smallest_heap_hole_beam']}, whole profile "
+                f"{fw['smallest_heap_whole_profile']} | – | – | – |"
+            )
+    det = r.get("detection")
+    if det:
+        f = det["glitch_filter_min_pulse_us"]
+        parts = ", ".join(
+            f"filter {k} µs → {v['shortest_always_detected_us']} µs"
+            for k, v in sorted(f.items(), key=lambda kv: int(kv[0]))
+        )
+        polls = ", ".join(
+            f"every {int(k) // 1000} ms → {v['shortest_always_detected_us'] or 'none of the widths'}"
+            for k, v in sorted(det["polled_every_us"].items(), key=lambda kv: int(kv[0]))
+        )
+        best = det["shortest_always_detected_us_default_filter"]
+        rows.append(
+            f"| 5 | shortest beam break detected in every one of {det['trials_per_width']} tries (edges ±"
+            f"{det['irq_latency_jitter_us']} µs) | {best} µs with the default 200 µs filter ({parts}) "
+            f"| a loop polling the pin: {polls} | ≤ 500 µs | {_ok(best, 500)} |"
+        )
+    sc = r.get("scale")
+    if sc:
+        m = sc["latency_ms"] or {}
+        rows.append(
+            f"| 6 | {sc['boards']} boards, one broker, one bridge, {sc['events']} events "
+            f"| p50 {m.get('p50')} ms, p99 {m.get('p99')} ms, lost {sc['lost']} "
+            f"| bridge CPU {sc['bridge_cpu_percent_of_one_core']} % of a core, RSS {sc['bridge_rss_peak_kib']} KiB "
+            f"| lost 0 | {_ok(sc['lost'], 0)} |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small runs (a minute in all)")
+    ap.add_argument("--only", help="comma-separated figures: " + ",".join(FIGURES))
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    args = ap.parse_args(argv)
+    chosen = args.only.split(",") if args.only else list(FIGURES)
+    unknown = set(chosen) - set(FIGURES)
+    if unknown:
+        ap.error(f"unknown figure {sorted(unknown)[0]!r}: choose from {', '.join(FIGURES)}")
+    results: dict[str, Any] = {
+        "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "quick": args.quick,
+        "machine_before": machine(),
+        "seconds": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="flickboard-bench-") as tmp:
+        for name in chosen:
+            print(f"==> {name}", file=sys.stderr, flush=True)
+            t0 = time.monotonic()
+            results[name] = RUNNERS[name](args.quick, Path(tmp) / name)
+            results["seconds"][name] = round(time.monotonic() - t0, 1)
+    results["machine_after"] = machine()
+    Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
+    print(table(results))
+    print(
+        f"\n(written to {args.out}; load average before {results['machine_before']['load_avg_1_5_15']}, "
+        f"after {results['machine_after']['load_avg_1_5_15']})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

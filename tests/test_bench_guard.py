@@ -1,0 +1,116 @@
+"""The performance figures of `make bench` (docs/performance.md), small and fast, so that a regression shows here.
+
+Bounds are generous on purpose (a shared, busy machine): they catch a pipeline that loses events, stalls, allocates
+where it must not, or stops detecting pulses, not a few percent of speed. The real numbers come from `make bench`.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from broker import mosquitto
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench import firmware_bench, host_bench, latency  # noqa: E402
+from bench.run import NODELAY, table  # noqa: E402
+from host.links import MqttLink  # noqa: E402
+
+
+def renders(figure: str, result: dict[str, Any]) -> None:
+    """The markdown table of `make bench` shows the figure: a header, a rule and at least one row of numbers."""
+    rows = table({figure: result}).splitlines()
+    assert len(rows) >= 3 and all(row.startswith("| ") for row in rows), rows
+    assert "None" not in "".join(rows[2:]), rows
+
+
+def test_sensor_to_scoreboard_over_mqtt_and_serial_loses_nothing(tmp_path: Path) -> None:
+    """Figure 1: the simulated board (real firmware, MicroPython) -> bridge process -> retained scoreboard."""
+    with mosquitto(NODELAY) as b:
+        r = latency.latency(b, tmp_path, events=120, spacing_ms=10)
+    renders("latency", r)
+    assert r["mqtt_qos1_round_trip"]["round_trip_ms"]["n"] == 120
+    for via in ("mqtt", "serial"):
+        assert r[via]["events"] == 120 and r[via]["lost"] == 0, r[via]
+        assert r[via]["latency_ms"]["n"] == 120
+        assert 0 < r[via]["latency_ms"]["p50"] < 100, r[via]
+        assert r[via]["latency_ms"]["p99"] < 500, r[via]
+
+
+def test_every_mqtt_connection_sends_small_packets_at_once(tmp_path: Path) -> None:
+    """The bridge's and the board's MQTT sockets set TCP_NODELAY: without it each event waits tens of ms for a
+    delayed TCP acknowledgement (docs/performance.md, figure 1)."""
+    sys.path.insert(0, str(ROOT / "firmware"))
+    from fb.mqtt_link import Link
+
+    with mosquitto() as b:
+        link = MqttLink(b.url, "nodelay-bridge", None, lambda board, payload: None)
+        link.start()
+        try:
+            assert link.wait_ready(10)
+            sock = link.client.socket()
+            assert sock is not None
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        finally:
+            link.stop()
+        board = Link("nodelay", b.host, b.port, keepalive=10)
+        deadline = time.monotonic() + 10
+        while board.client._sock is None and time.monotonic() < deadline:
+            board.poll(int(time.monotonic() * 1000) & 0x3FFFFFFF)
+            time.sleep(0.01)
+        assert board.client._sock is not None, "the board's client never opened a socket"
+        assert board.client._sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        board.client.disconnect()
+
+
+def test_bridge_with_the_durable_journal_takes_every_event(tmp_path: Path) -> None:
+    """Figure 2: several boards' events through one in-process bridge, each journaled (fsync), folded and acked."""
+    r = host_bench.throughput(boards=3, per_board=150, workdir=str(tmp_path))
+    renders("host", {"disk": r})
+    assert r["events"] == 3 * 151
+    assert r["journaled"] == r["events"] and r["acks_sent"] == r["events"], r
+    assert r["events_applied_by_rules"] == r["events"] and r["boards_held_for_review"] == 0, r
+    assert r["events_per_s"] > 50, r
+    assert r["journal_alone_appends_per_s"] > 50, r
+
+
+def test_replay_rebuilds_the_same_state(tmp_path: Path) -> None:
+    """Figure 3, small: a journal of 20 games rebuilt gives what the live session had."""
+    r = host_bench.replay(20, workdir=str(tmp_path), repeats=1)
+    renders("replay", r)
+    assert r["same_totals_as_live"] is True
+    assert r["games_finished_in_state"] == 20
+    assert r["rebuild_s_best"] < 30, r
+
+
+def test_firmware_event_path_in_64k_heap() -> None:
+    """Figure 4, small: the app under MicroPython in 64 KiB; the idle loop allocates nothing, the heap does not
+    grow, nothing is dropped."""
+    r = firmware_bench.cost(events=500, growth=2000, heapsize="64k", only="hole")
+    renders("firmware", {"hole_beam_64k": r, "whole_profile_128k": r})
+    assert r["dropped"] == 0
+    assert r["events_sent"] == 1 + 200 + 500 + 2 + 1000 + 2000 + 1, "hello, every event once, the first heartbeat"
+    assert r["bytes_allocated_per_idle_pass"] == 0, r
+    assert 0 < r["bytes_allocated_per_event"] < 16384, r
+    assert r["heap_growth_after_first_500_bytes"] <= 0, r
+    assert r["heap_live_peak_bytes"] < 64 * 1024
+    assert 0 < r["us_per_event"] < 20000, r
+
+
+def test_detection_floor_with_the_default_glitch_filter() -> None:
+    """Figure 5, small: with the default 200 µs filter every pulse from 300 µs up is a pass, every one up to 150 µs
+    is rejected; a 16 ms polling loop misses most short breaks."""
+    r = firmware_bench.detection_floor(widths=(50, 150, 300, 500, 1000), filters=(200,), trials=30)
+    renders("detection", r)
+    row = r["glitch_filter_min_pulse_us"]["200"]["detected_of_trials"]
+    assert row["50"] == 0 and row["150"] == 0, row
+    assert row["300"] == row["500"] == row["1000"] == 30, row
+    assert r["shortest_always_detected_us_default_filter"] == 300
+    polled = r["polled_every_us"]["16000"]["detected_of_trials"]
+    assert polled["1000"] < 30, polled
