@@ -128,13 +128,15 @@ def mid_game(rig: Rig, seed: int = 4) -> None:
 
 
 QUEBEC_MID_GAME = [
-    "shot",  # Ana breaks, nothing goes in
+    "shot",  # manche 1: Ana breaks, nothing goes in
     "color red",  # Ben chooses (règle 10)
     "shot red",  # his fond
     "shot c5",  # a compteuse, to bury
-    "shot red",  # buried: the c5 is his
-    "shot none",
-    "shot green",  # Ana's fond
+    "shot red red red red red red red red red red red",  # the c5 is buried, and every red is in
+    "shot none",  # the manche is his: 12 green dames left and his c5, 17-0 (règle 12)
+    "shot",  # manche 2: Ben breaks
+    "color green",  # Ana chooses
+    "shot green",  # her fond
     "shot c10",  # her compteuse, still to bury
 ]
 FLICOCHET_MID_GAME = [

@@ -53,6 +53,7 @@
 
   function roundChips(score, i, name, label) {
     const rounds = (score.rounds || []).filter((r) => r.points).slice(-8);
+    if (!rounds.length) return null;
     const won = (r) => r.points[i] > r.points[1 - i];
     return el(
       "div",
