@@ -416,9 +416,9 @@ class FaultRig:
         late = Watcher(self.broker.port, self.board_id)
         try:
             n = len(self.records())
-            assert late.wait(lambda w: w.scoreboard is not None and w.scoreboard["entries"] == n), (
-                f"no final retained scoreboard\n{self.bridge.output()[-3000:]}"
-            )
+            seen = late.wait(lambda w: w.scoreboard is not None and w.scoreboard["entries"] == n)
+            got = None if late.scoreboard is None else late.scoreboard["entries"]
+            assert seen, f"no retained scoreboard of {n} entries (got {got})\n{self.bridge.output()[-3000:]}"
             assert late.scoreboard is not None
             return late.scoreboard
         finally:
@@ -679,7 +679,9 @@ def outbox_overflow(broker: Broker, tmp: Path, seed: int, lines: int | None) -> 
     assert rig.relay is not None
     try:
         rig.wait_processed(rig.hold("burst"))  # the hello is in
-        before = rig.final()["score"]
+        with rig.watcher.cond:
+            assert rig.watcher.scoreboard is not None
+            before = rig.watcher.scoreboard["score"]
         rig.relay.unplug()
         rig.go("burst")
         high = rig.hold("after")
@@ -714,3 +716,80 @@ SCENARIOS: dict[str, Callable[..., Outcome]] = {
 
 def as_json(o: Outcome) -> str:
     return json.dumps(o.__dict__)
+
+
+# ---- bad input on the wire ---------------------------------------------------------------------------------------
+
+
+class PtyBoard:
+    """A board's USB port played by the test itself: whatever bytes it writes reach the bridge as if from a board;
+    what the bridge sends back (acks, pings) is read and kept (`commands`), so the port never fills up."""
+
+    def __init__(self, link: Path) -> None:
+        import tty
+
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self.slave)
+        link.unlink(missing_ok=True)
+        link.symlink_to(os.ttyname(self.slave))
+        self.link = link
+        self.lock = threading.Lock()
+        self.commands: list[bytes] = []
+        self._stop = False
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        buf = b""
+        while not self._stop:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            buf += data
+            *lines, buf = buf.split(b"\n")
+            with self.lock:
+                self.commands += lines
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self.master, view)
+            view = view[n:]
+
+    def opened(self, timeout: float = 20) -> bool:
+        """Wait for the bridge's ping, sent once it has opened the port (bytes written before may be flushed)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if any(b'"ping"' in c for c in self.commands):
+                    return True
+            time.sleep(0.01)
+        return False
+
+    def acked(self) -> int:
+        """The highest seq the bridge has acked."""
+        best = 0
+        with self.lock:
+            for ln in self.commands:
+                if b'"ack"' in ln:
+                    body = ln.split(b"|")[1]
+                    best = max(best, int(json.loads(body)["s"]))
+        return best
+
+    def close(self) -> None:
+        self._stop = True
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process, KiB (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for process {pid}")

@@ -6,21 +6,29 @@ tests/test_bridge_e2e.py; `make soak` runs all seven faults on many games and wr
 
 from __future__ import annotations
 
+import random
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from broker import Broker, mosquitto, start_mosquitto
+from e2e import BridgeProc, Watcher, bridge_args, proto
 from faults import (
     BURST,
     Outcome,
+    PtyBoard,
     broker_restart,
     duplicates,
     network_drop,
     outbox_overflow,
     reordered,
+    rss_kib,
 )
+
+from host import journal
 
 LINES = 8  # the first entries of a random legal game: a handful of sensor shots
 
@@ -84,3 +92,65 @@ def test_outbox_overflow_is_a_gap_and_a_review(broker: Broker, tmp_path: Path) -
     assert out.declared_lost == BURST - 4 and out.lost == 0 and out.duplicated == 0, out
     assert out.journaled == out.events - out.declared_lost, out
     assert out.needs_review and out.score_ok, out
+
+
+FLOOD = 10_000
+
+
+def test_floods_garbage_oversize_and_slow_drip_keep_memory_bounded_and_the_bridge_serving(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """On the serial port of a real bridge process: a line dripped one byte every 5 ms, a megabyte of binary
+    garbage, a 2 MB line with no end, then 10,000 events sent within about a second. Every event is journaled once
+    and acked, the garbage is counted and dropped, memory stays bounded, and the bridge still answers an entry."""
+    port = PtyBoard(tmp_path / "usb-flood")
+    args = ["--serial", str(port.link), "--mqtt", broker.url, "--boards", "sim1", *bridge_args(tmp_path / "j")]
+    bridge = BridgeProc(args, tmp_path)
+    watcher = Watcher(broker.port, "sim1")
+    enc = proto.Encoder("sim1", 5, 0)
+    try:
+        assert port.opened(), bridge.output()
+        port.write((enc.hello(0, "1.0", "pico_w", [], "power") + "\n").encode())
+        assert watcher.wait(lambda w: w.processed() >= 1), bridge.output()
+        assert bridge.proc is not None
+        before = rss_kib(bridge.proc.pid)
+        for b in (enc.event("pass", "ditch1", 1000, {"dur_us": 4000}) + "\n").encode():
+            port.write(bytes([b]))  # a slow drip: one byte at a time
+            time.sleep(0.005)
+        rnd = random.Random(1)
+        port.write(bytes(rnd.getrandbits(8) for _ in range(1 << 20)) + b"\n")  # binary garbage
+        port.write(b"FB1|" + b"x" * (2 << 20) + b"\n")  # a line that never ends (2 MB)
+        t0 = time.monotonic()
+        lines = [enc.event("pass", f"ditch{1 + i % 4}", 2000 + i, {"dur_us": 3000}) for i in range(FLOOD)]
+        during: list[dict[str, object]] = []
+        for i in range(0, FLOOD, 100):  # 100 lines every 10 ms: 10,000 in about a second
+            port.write(("\n".join(lines[i : i + 100]) + "\n").encode())
+            if i == FLOOD // 2:  # a scorer's entry in the middle of the flood is answered
+                threading.Thread(target=lambda: during.append(watcher.enter("declare")), daemon=True).start()
+            time.sleep(max(0.0, t0 + (i + 100) / FLOOD - time.monotonic()))
+        sent_in = time.monotonic() - t0
+        deadline = time.monotonic() + 180
+        while port.acked() < FLOOD + 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert port.acked() == FLOOD + 2, f"acked {port.acked()} of {FLOOD + 2}\n{bridge.output()[-2000:]}"
+        grown = rss_kib(bridge.proc.pid) - before
+        assert watcher.wait(lambda w: len(during) == 1, 30) and "no result" not in str(during[0]["message"]), during
+        answer = watcher.enter("reviewed after the flood")
+        assert answer["ok"], answer
+        assert watcher.wait(lambda w: w.health is not None and w.health["protocol"]["counters"]["new"] >= FLOOD + 2)
+        health = watcher.health
+        assert health is not None
+    finally:
+        watcher.close()
+        bridge.stop()
+        port.close()
+    recs = [
+        r for r in journal.read(str(next((tmp_path / "j" / "sim1").glob("*.jsonl")))).records if r["src"] == "board"
+    ]
+    assert [r["s"] for r in recs] == list(range(1, FLOOD + 3)), "every event once, in order"
+    serial = next(v for k, v in health["links"].items() if k.startswith("serial") and "oversize" in v)
+    assert serial["oversize"] >= 1 and serial["noise"] >= 1, serial
+    assert grown < 150_000, f"the bridge grew by {grown} KiB for {FLOOD} events"
+    out = bridge.output()
+    assert "Traceback" not in out
+    print(f"flood: {FLOOD} events written in {sent_in:.2f} s; bridge memory +{grown / 1024:.1f} MiB")
