@@ -367,6 +367,7 @@ def _index_row(doc: dict[str, Any]) -> dict[str, Any]:
         "sides": [str(_obj(s).get("name", "?")) for s in sides or []],
         "totals": list(totals or []),
         "rules": score.get("rules"),
+        "game": score.get("game", "pichenotte"),
         "over": bool(score.get("over")),
         "online": _obj(doc.get("board_link")).get("online"),
         "updated": doc.get("updated"),
@@ -733,7 +734,7 @@ class WebApp:
             score = " - ".join(f"{s} {t}" for s, t in zip(sides, totals, strict=False)) or "?"
             state = {True: "board online", False: "board offline", None: "board not seen yet"}.get(row["online"], "")
             if row["over"]:
-                state = "match over"
+                state = "match over" if row["game"] == "pichenotte" else "game over"
             rows.append(
                 f'<li><span class="bid">{html.escape(b)}</span> <span class="bscore">{html.escape(score)}</span> '
                 f'<span class="bstate">{html.escape(state)}</span> '

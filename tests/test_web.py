@@ -292,7 +292,7 @@ def test_every_game_can_be_started_and_is_checked_first(rig: Rig) -> None:
     score = retained(rig.broker, f"flickboard/{BOARD}/scoreboard")["score"]
     assert score["game"] == "flicochet" and score["target"] == 12 and score["players"] == three
     status, boards = rig.http("GET", "/api/boards")
-    assert boards["boards"][BOARD]["sides"] == ["red", "white"]
+    assert boards["boards"][BOARD]["sides"] == ["red", "white"] and boards["boards"][BOARD]["game"] == "flicochet"
 
 
 def test_without_a_bridge_the_answer_is_a_timeout(broker: Broker, tmp_path: Path) -> None:
@@ -647,3 +647,13 @@ def test_screenshots_of_the_other_games(browser: Chromium, rig: Rig) -> None:
     assert len(QUEBEC_MID_GAME) == rig.synced()["entries"]
     other_game(rig, "flicochet")
     check_png(tv_screenshot(rig, browser, SHOTS / "tv-flicochet.png").read_bytes(), 1280, 720)
+    rig.bridge.new_game(BOARD, "flicochet", ["Cy", "Di"], None, "2")  # a short game, to its end
+    for line in ["flick"] * 12 + ["order R R W"]:
+        assert rig.bridge.submit(BOARD, line).accepted
+    page = open_page(browser, rig, "tv", 1280, 720)
+    assert page.text("#turn") == "GAME OVER red wins 2–0" and not page.eval("!!document.querySelector('.side.up')")
+    status, index = rig.http("GET", "/")
+    assert status == 200
+    assert "game over" in index and "red 2 - white 0" in index
+    assert page.errors == []
+    page.close()

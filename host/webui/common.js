@@ -159,9 +159,8 @@ const FB = (() => {
     const p = m.points || ["?", "?"];
     const t = m.totals || ["?", "?"];
     switch (m.type) {
-      case "shot":
-        if (!m.pocketed) return "";
-        return m.pocketed.length ? `${m.player} pockets ${m.pocketed.join(" ")}` : "";
+      case "pocket-evidence":
+        return `A piece entered pocket ${m.pocket}: name it`;
       case "colour":
         return `${m.side} plays ${String(m.colour).toUpperCase()}`;
       case "compteuse":
