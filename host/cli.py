@@ -640,6 +640,13 @@ def build_parser() -> argparse.ArgumentParser:
     configure_integrations(ig)
     ig.set_defaults(func=_integrations)
 
+    ac = sub.add_parser("accuracy", help="a board journal's sensor evidence against the recorded truth, per sensor")
+    from .accuracy import configure_parser as configure_accuracy
+    from .accuracy import run_accuracy
+
+    configure_accuracy(ac)
+    ac.set_defaults(func=run_accuracy)
+
     dm = sub.add_parser("demo", help="play a whole game through the simulated board, the bridge and MQTT")
     dm.add_argument("--live", action="store_true", help="play in real time, for a person to watch")
     dm.add_argument("--seed", type=int, help="which random game to play (default: a fixed one)")
