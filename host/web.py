@@ -14,7 +14,7 @@ choice is explained in docs/displays.md):
 | `/` | the boards seen on the broker, with links |
 | `/tv/<board>`, `/enter/<board>` | the TV scoreboard, the phone entry page |
 | `/static/<file>` | their CSS and scripts |
-| `/api/boards`, `/api/rules` | JSON: the boards seen; the rule sets (zone values, free-shot zone) |
+| `/api/boards`, `/api/rules` | JSON: the boards seen; every game's rule sets (and Pichenotte's zone values) |
 | `/api/<board>/scoreboard` | JSON: the latest scoreboard document (404 until one was seen) |
 | `/api/<board>/stream` | `text/event-stream`: `status` and the latest `scoreboard`, then each new one, `moment`s |
 | `POST /api/<board>/input` | `{"line": ...}` or `{"new": {...}}`: checked, sent with an id, the bridge's answer |

@@ -455,6 +455,7 @@
     $("shot").hidden = game !== "pichenotte";
     $("more-title").textContent = game === "pichenotte" ? "Penalty, undo" : "Undo, any entry";
     document.body.dataset.game = game;
+    $("free-line").placeholder = { pichenotte: "e.g. Ben:ditch", [QUEBEC]: "e.g. shot red c5@2", [FLICOCHET]: "e.g. flick at 12" }[game] || "";
   }
 
   // ---- the new match or game form: any of the games (/api/rules lists them and their rule sets)
@@ -486,7 +487,9 @@
     sel.hidden = fl;
     $("new-rules-label").textContent = fl ? "Variants (combine any)" : "Rules";
     $("new-p5").hidden = $("new-p6").hidden = !fl;
-    $("new-players-label").textContent = g ? `Players: ${g.players}` : "Players";
+    $("new-players-label").textContent = g ? `Players, in turn order: ${g.players}` : "Players";
+    $("new-p3").placeholder = fl ? "player 3" : "player 3 (doubles)";
+    $("new-p4").placeholder = fl ? "player 4" : "player 4 (doubles)";
     const target = game !== "pichenotte";
     $("new-match-label").textContent = target ? "Play to (points; blank: the rules')" : "Match format";
     $("new-match").placeholder = target ? (fl ? "8 (12 with two jacks)" : "31") : "the rule set's (e.g. games:8, wins:2)";
