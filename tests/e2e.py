@@ -66,7 +66,10 @@ class Watcher:
     """A display and a scorer on the broker: the retained scoreboard, the moments, the health, and manual entries
     through the input topic."""
 
-    def __init__(self, port: int, board: str = BOARD) -> None:
+    def __init__(
+        self, port: int, board: str = BOARD, login: tuple[str, str] | None = None, ca_file: str | None = None
+    ) -> None:
+        """`login`: (user, password) on a broker that refuses anonymous clients; `ca_file`: connect over TLS."""
         self.board = board
         self.cond = threading.Condition()
         self.scoreboard: dict[str, Any] | None = None
@@ -76,6 +79,10 @@ class Watcher:
         self.online_seen: set[object] = set()  # every board_link.online value the scoreboards showed
         self.c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"watcher-{uuid.uuid4().hex[:6]}")
         topics = [f"flickboard/{board}/{k}" for k in ("scoreboard", "events", "result")] + ["flickboard/bridge/health"]
+        if login is not None:
+            self.c.username_pw_set(*login)
+        if ca_file is not None:
+            self.c.tls_set(ca_certs=ca_file)
         self.c.on_connect = lambda c, *_: c.subscribe([(t, 1) for t in topics])
         self.c.on_message = self._message
         self.c.connect("127.0.0.1", port)
@@ -186,14 +193,18 @@ class Relay:
                 return
             if not data:
                 return
-            with self.lock:
-                if self.master is None:
-                    self.dropped += len(data)
-                    continue
-                try:
-                    os.write(self.master, data)
-                except OSError:
-                    self.dropped += len(data)
+            self._out(data)
+
+    def _out(self, data: bytes) -> None:
+        """Bytes from the board onto the cable; lost (and counted) while it is unplugged."""
+        with self.lock:
+            if self.master is None:
+                self.dropped += len(data)
+                return
+            try:
+                os.write(self.master, data)
+            except OSError:
+                self.dropped += len(data)
 
     def _host_to_board(self, master: int) -> None:
         while self.master == master:

@@ -123,16 +123,6 @@ class TapRelay(Relay):
         self.windows_reordered = 0  # windows whose reliable lines went out in another order than they came
         super().__init__(proc, link)
 
-    def _out(self, data: bytes) -> None:
-        with self.lock:
-            if self.master is None:
-                self.dropped += len(data)
-                return
-            try:
-                os.write(self.master, data)
-            except OSError:
-                self.dropped += len(data)
-
     def _board_to_host(self) -> None:
         pending: list[bytes] = []
         since = 0.0

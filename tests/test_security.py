@@ -265,27 +265,6 @@ def test_each_user_can_do_what_the_acl_says_and_nothing_more(secure: SecureBroke
             c.close()
 
 
-class SecureWatcher(Watcher):
-    """tests/e2e.py's display and scorer, logged in as `user` over TLS."""
-
-    def __init__(self, broker: SecureBroker, user: str, board: str) -> None:
-        self.board = board
-        self.cond = threading.Condition()
-        self.scoreboard: dict[str, Any] | None = None
-        self.health: dict[str, Any] | None = None
-        self.moments: list[dict[str, Any]] = []
-        self.results: list[dict[str, Any]] = []
-        self.online_seen: set[object] = set()
-        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"watcher-{uuid.uuid4().hex[:6]}")
-        self.c.username_pw_set(user, broker.passwords[user])
-        self.c.tls_set(ca_certs=str(broker.ca))
-        topics = [f"flickboard/{board}/{k}" for k in ("scoreboard", "events", "result")] + ["flickboard/bridge/health"]
-        self.c.on_connect = lambda c, *_: c.subscribe([(t, 1) for t in topics])
-        self.c.on_message = self._message
-        self.c.connect(broker.host, broker.tls_port)
-        self.c.loop_start()
-
-
 def test_a_game_through_the_secured_broker_leaks_no_secret(secure: SecureBroker, tmp_path: Path) -> None:
     """The real firmware (MicroPython) logs in as table-1 on the boards' listener; the bridge process logs in over
     TLS, follows only table-1, and a scorer enters over TLS. A board with valid credentials that the bridge does
@@ -304,8 +283,9 @@ def test_a_game_through_the_secured_broker_leaks_no_secret(secure: SecureBroker,
     url = f"mqtts://flickboard-bridge:{pw['flickboard-bridge']}@localhost:{secure.tls_port}"
     args = ["--mqtt", url, "--ca-file", str(secure.ca), "--boards", "table-1", "--journals", str(journals)]
     bridge = BridgeProc([*args, "--players", "Ana", "Ben", "--match", "games:1", "--client-id", "sec-bridge"], tmp_path)
-    scorer = SecureWatcher(secure, "scorer", "table-1")
-    display = SecureWatcher(secure, "display", "table-1")
+    ca = str(secure.ca)
+    scorer = Watcher(secure.tls_port, "table-1", ("scorer", pw["scorer"]), ca)
+    display = Watcher(secure.tls_port, "table-1", ("display", pw["display"]), ca)
     stranger = Client(secure, "table-2", tls=False)
     try:
         Driver(transcript, control, scorer.enter, scorer.processed, timeout=60).run()
