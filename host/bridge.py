@@ -514,7 +514,8 @@ class Bridge:
             bg = self.new_game(board, rules, players, match, target)
         except BridgeError as e:
             return invalid(str(e), rid)
-        return {"id": rid, "ok": True, "entry": 0, "message": f"new match: {bg.session.journal.path}"}
+        what = "match" if bg.session.game.name == "pichenotte" else f"{games.title(bg.session.game.name)} game"
+        return {"id": rid, "ok": True, "entry": 0, "message": f"new {what}: {bg.session.journal.path}"}
 
     # ---------------------------------------------------------------- output
 

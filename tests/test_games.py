@@ -255,7 +255,7 @@ def test_the_bridge_runs_a_quebec_partie_with_pocket_sensors(tmp_path: Path) -> 
     bus = Bus()
     bridge = Bridge(tmp_path / "journals", GameSetup("tournament-2019", ("Ana", "Ben")), None, bus)
     new = ask(bridge, "qb", {"id": 1, "new": {"rules": "officiel", "players": ["Ann", "Bob"], "target": 12}})
-    assert new["ok"], new
+    assert new["ok"] and new["message"].startswith("new Québec Pichenottes game: "), new
     doc = bus.last("flickboard/qb/scoreboard")
     assert doc["score"]["game"] == "pichenottes-quebec" and doc["score"]["target"] == 12
     assert doc["open_shot"] is None and doc["checks"] == []
