@@ -487,6 +487,8 @@ def broker_restart(broker_factory: Callable[[], Broker], tmp: Path, seed: int, l
     try:
         rig.play(after_go=fault)
         out = rig.outcome("1. broker restarted mid-game")
+        if "session resumed" not in rig.bridge.output():
+            out.notes.append("the bridge's persistent session did not survive the restart")
     finally:
         rig.close()
         broker.close()
