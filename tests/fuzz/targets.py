@@ -17,7 +17,9 @@ the documented refusal, or a refused input that changed the score. The same targ
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -162,6 +164,8 @@ def bridge() -> Bridge:
     if _bridge is None:
         tmp = Path(tempfile.mkdtemp(prefix="flickboard-fuzz-"))
         _bridge = Bridge(tmp / "journals", GameSetup("tournament-2019", ("Ana", "Ben")), ("t1",), None)
+        atexit.register(shutil.rmtree, tmp, True)
+        atexit.register(_bridge.close)  # runs first: the journals are closed, then removed
     return _bridge
 
 
