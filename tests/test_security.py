@@ -331,3 +331,54 @@ def test_board_secrets_stay_out_of_git() -> None:
     assert not [t for t in tracked if t.endswith(("passwords", ".key", "passwd"))], "a secret file is tracked"
     example = json.loads((ROOT / "firmware" / "config.example.json").read_text())
     assert example["wifi"]["password"].startswith("YOUR-") and example["mqtt"]["password"] is None
+
+
+def test_a_board_told_to_use_tls_says_it_cannot_and_sends_no_password(tmp_path: Path) -> None:
+    """The firmware's MQTT client has no TLS. A board whose config.json asks for TLS must not fall back to plain
+    MQTT with its password: fb.app.run (the path a real board takes, under MicroPython with a stand-in `machine`)
+    reports a `fault` over USB and never opens a connection to the broker."""
+    from firmware_runner import FIRMWARE, micropython_exe
+    from test_fw_app import STAND_IN_MACHINE, frame, parse
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(0.5)
+    (tmp_path / "machine.py").write_text(STAND_IN_MACHINE)
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "pico_w.json").write_text((ROOT / "hardware" / "profiles" / "pico_w.json").read_text())
+    secret = secrets.token_urlsafe(12)
+    config = {
+        "board_id": "table-1",
+        "wifi": {"ssid": "club", "password": "wifi-" + secret},
+        "mqtt": {"host": "127.0.0.1", "port": listener.getsockname()[1], "user": "table-1", "password": secret},
+    }
+    script = f"""
+from fb import app
+try:
+    app.run({{"profile": "pico_w"}}, {str(tmp_path) + "/"!r})
+except SystemExit:
+    pass
+"""
+    env = {**os.environ, "MICROPYPATH": f"{tmp_path}:{FIRMWARE}:.frozen"}
+    outputs = {}
+    for tls in (True, False):
+        (tmp_path / "config.json").write_text(json.dumps({**config, "mqtt": {**config["mqtt"], "tls": tls}}))
+        board = subprocess.Popen(
+            [micropython_exe(), "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        try:
+            conn, _ = listener.accept()
+            conn.close()
+            connected = True
+        except TimeoutError:
+            connected = False
+        out, _ = board.communicate(frame({"c": "reboot", "id": 1}), timeout=30)
+        outputs[tls] = (connected, [parse(ln) for ln in out.splitlines() if ln.startswith("FB1|")])
+    listener.close()
+    connected, msgs = outputs[True]
+    assert not connected, "a board told to use TLS connected in plain MQTT"
+    faults = [m for m in msgs if m["m"] == "fault"]
+    assert faults and faults[0]["code"] == "config" and "mqtt.tls" in faults[0]["msg"], msgs
+    assert outputs[False][0], "the same board without TLS connects (the test can tell)"
+    assert all(secret not in json.dumps(m) for _, ms in outputs.values() for m in ms), "a password on the console"

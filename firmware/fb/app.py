@@ -178,7 +178,12 @@ def run(profile, root="/"):
     cfg, problems = config.load(root + "profiles", profile.get("profile") if profile else None, root + "config.json")
     d = cfg.data
     mqtt = None
-    if d["has_wifi"] and d["mqtt"]["host"]:
+    if d["has_wifi"] and d["mqtt"]["host"] and d["mqtt"]["tls"]:
+        # The MQTT client has no TLS: connecting anyway would send the broker password in clear text to a board
+        # owner who asked for TLS. Say so (a fault event, on USB) and stay off MQTT instead.
+        problems.append("mqtt.tls is true but this firmware has no TLS: the board does not connect to the broker; "
+                        "set mqtt.tls to false and use the boards' password listener (docs/security.md)")
+    elif d["has_wifi"] and d["mqtt"]["host"]:
         from fb.mqtt_link import Link
 
         m = d["mqtt"]
