@@ -282,7 +282,10 @@ def test_a_game_through_the_secured_broker_leaks_no_secret(secure: SecureBroker,
     journals = tmp_path / "journals"
     url = f"mqtts://flickboard-bridge:{pw['flickboard-bridge']}@localhost:{secure.tls_port}"
     args = ["--mqtt", url, "--ca-file", str(secure.ca), "--boards", "table-1", "--journals", str(journals)]
-    bridge = BridgeProc([*args, "--players", "Ana", "Ben", "--match", "games:1", "--client-id", "sec-bridge"], tmp_path)
+    bridge = BridgeProc(
+        [*args, "--players", "Ana", "Ben", "--match", "games:1", "--client-id", "sec-bridge", "--log-level", "DEBUG"],
+        tmp_path,
+    )
     ca = str(secure.ca)
     scorer = Watcher(secure.tls_port, "table-1", ("scorer", pw["scorer"]), ca)
     display = Watcher(secure.tls_port, "table-1", ("display", pw["display"]), ca)
