@@ -26,7 +26,7 @@ from host.links import MqttLink  # noqa: E402
 def renders(figure: str, result: dict[str, Any]) -> None:
     """The markdown table of `make bench` shows the figure: a header, a rule and at least one row of numbers."""
     rows = table({figure: result}).splitlines()
-    assert len(rows) >= 3 and all(row.startswith("| ") for row in rows), rows
+    assert len(rows) >= 3 and rows[1].startswith("|---") and all(row.startswith("| ") for row in rows[2:]), rows
     assert "None" not in "".join(rows[2:]), rows
 
 
