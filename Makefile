@@ -192,7 +192,7 @@ flash: firmware board-tools
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
 .PHONY: soak fuzz
 
-SOAK_SEEDS ?= 3
+SOAK_SEEDS ?= 5
 FUZZ_ARGS  ?=
 FUZZ_STAMP := $(VENV)/.flickboard-fuzz
 
