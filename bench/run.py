@@ -161,10 +161,8 @@ def table(r: dict[str, Any]) -> str:
             f"| {_ok(h['heap_live_peak_bytes'], 65536)} |"
         )
         if "smallest_heap_hole_beam" in fw:
-            rows.append(
-                f"| 4 | smallest heap that runs it | hole beam {fw['smallest_heap_hole_beam']}, whole profile "
-                f"{fw['smallest_heap_whole_profile']} | – | – | – |"
-            )
+            smallest = f"hole beam {fw['smallest_heap_hole_beam']}, whole profile {fw['smallest_heap_whole_profile']}"
+            rows.append(f"| 4 | smallest heap that runs it | {smallest} | – | – | – |")
     det = r.get("detection")
     if det:
         f = det["glitch_filter_min_pulse_us"]

@@ -106,6 +106,17 @@ def pins_alone(pin, n):
     return time.ticks_diff(time.ticks_us(), t0)
 
 
+def allocated(run, n):
+    """Bytes allocated per call of run(n): the collector off, the heap before and after (a few calls fit)."""
+    gc.collect()
+    before = gc.mem_alloc()
+    gc.disable()
+    run(n)
+    after = gc.mem_alloc()
+    gc.enable()
+    return (after - before) / n
+
+
 def main(events, growth, profile, only, before_imports):
     """`only`: a sensor name to keep just that sensor of the profile (None: all of them)."""
     gc.collect()
@@ -125,19 +136,8 @@ def main(events, growth, profile, only, before_imports):
     t_floor = pins_alone(bench.hole, events)
     compat.set_clock(clock[0], clock[1])  # the floor's board took the clock over
 
-    # Bytes allocated: the collector off for a few events (then idle passes), the heap before and after.
-    gc.collect()
-    a0 = gc.mem_alloc()
-    gc.disable()
-    bench.events(2)
-    a1 = gc.mem_alloc()
-    gc.enable()
-    gc.collect()
-    b0 = gc.mem_alloc()
-    gc.disable()
-    bench.idle(5)
-    b1 = gc.mem_alloc()
-    gc.enable()
+    per_event = allocated(bench.events, 2)
+    per_idle = allocated(bench.idle, 5)
 
     # Heap growth over `growth` events, after 1,000 that fill every buffer once: the live heap after a collection,
     # every 500 events; the most seen.
@@ -165,8 +165,8 @@ def main(events, growth, profile, only, before_imports):
         "t_app_us": t_app,
         "t_idle_us": t_idle,
         "t_floor_us": t_floor,
-        "alloc_per_event": (a1 - a0) / 2,
-        "alloc_per_idle_pass": (b1 - b0) / 5,
+        "alloc_per_event": per_event,
+        "alloc_per_idle_pass": per_idle,
         "heap_live_start": base,
         "heap_live_end": end,
         "heap_live_peak": peak,
