@@ -325,7 +325,9 @@ class FaultRig:
         board: str = "sim1",
         reorder: random.Random | None = None,
         tune: Callable[[dict[str, Any]], None] | None = None,
+        realtime: bool = False,
     ) -> None:
+        """`realtime`: the board's clock runs at the wall clock's pace (else as fast as it can)."""
         self.broker = broker
         self.tmp = tmp
         self.board_id = board
@@ -349,11 +351,13 @@ class FaultRig:
             scenario["mqtt"] = {"host": "127.0.0.1", "port": self.proxy.port}
             link = ["--mqtt", f"mqtt://127.0.0.1:{broker.port}"]
         if via in ("serial", "both"):
-            self.board = spawn_board(scenario, realtime=False, pty=False, stdout=subprocess.PIPE, stdin=subprocess.PIPE)
+            self.board = spawn_board(
+                scenario, realtime=realtime, pty=False, stdout=subprocess.PIPE, stdin=subprocess.PIPE
+            )
             self.relay = TapRelay(self.board.proc, tmp / f"usb-flickboard-{board}", self.tap, reorder)
             link = ["--serial", str(self.relay.link), "--mqtt", f"mqtt://127.0.0.1:{broker.port}"]
         else:
-            self.board = spawn_board(scenario, realtime=False, pty=False, stdout=subprocess.PIPE)
+            self.board = spawn_board(scenario, realtime=realtime, pty=False, stdout=subprocess.PIPE)
             tap_stdout(self.board.proc, self.tap)
         self.watcher = Watcher(broker.port, board)
         self.bridge = BridgeProc([*link, "--boards", board, *bridge_args(self.journals)], tmp)
@@ -539,9 +543,10 @@ def serial_unplug(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Ou
     return out
 
 
-def network_drop(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Outcome:
+def network_drop(broker: Broker, tmp: Path, seed: int, lines: int | None, realtime: bool = False) -> Outcome:
     """4. The board's network (its MQTT connection) cut for DROP_S of its own clock while a shot's events happen:
-    the socket is closed under it and the broker refuses it, then the path comes back."""
+    the socket is closed under it and the broker refuses it, then the path comes back. `realtime`: the board's
+    clock is the wall clock, so the 10 s are 10 s of wall time too."""
     transcript = prefix(game(seed), lines)
     when = _at(transcript, 0.5)
     k = int(when.split("-")[1])
@@ -555,8 +560,9 @@ def network_drop(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Out
                 item["at_ms"] += quiet_ms
         sc["end_ms"] += quiet_ms
 
-    rig = FaultRig(broker, tmp, transcript, via="mqtt", tune=tune)
+    rig = FaultRig(broker, tmp, transcript, via="mqtt", tune=tune, realtime=realtime)
     raw = RawWatcher(broker.port, rig.board_id)
+    cut_at = [0.0]
     restored = [0.0]
     window = [0, 0]  # the board's clock when its network went down and came back
     assert rig.proxy is not None
@@ -566,6 +572,7 @@ def network_drop(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Out
         if hold != when:
             return
         window[0] = rig.tap.clock_us()
+        cut_at[0] = time.monotonic()
         proxy.cut()
         rig.wait_board_clock(window[0] + int(DROP_S * 1e6))
         window[1] = rig.tap.clock_us()
@@ -574,7 +581,8 @@ def network_drop(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Out
 
     try:
         rig.play(after_go=fault)
-        out = rig.outcome("4. board network down 10 s")
+        out = rig.outcome("4. board network down 10 s" + (", in real time" if realtime else ""))
+        out.notes.append(f"down for {restored[0] - cut_at[0]:.1f} s of wall time")
         after = raw.reliable_after(restored[0])
         first_seen: list[int] = []
         for s in after:
@@ -596,6 +604,11 @@ def network_drop(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Out
         raw.close()
         rig.close()
     return out
+
+
+def network_drop_realtime(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Outcome:
+    """4, with the board running at the wall clock's pace (the first 12 entries of the game: it takes real time)."""
+    return network_drop(broker, tmp, seed, 12 if lines is None else min(lines, 12), realtime=True)
 
 
 def duplicates(broker: Broker, tmp: Path, seed: int, lines: int | None) -> Outcome:
@@ -700,6 +713,7 @@ SCENARIOS: dict[str, Callable[..., Outcome]] = {
     "bridge_kill9": bridge_kill9,
     "serial_unplug": serial_unplug,
     "network_drop": network_drop,
+    "network_drop_realtime": network_drop_realtime,
     "duplicates": duplicates,
     "reordered": reordered,
     "outbox_overflow": outbox_overflow,

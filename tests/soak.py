@@ -27,7 +27,8 @@ from faults import SCENARIOS, Outcome
 DOC = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
 BEGIN, END = "<!-- soak:begin -->", "<!-- soak:end -->"
 # Notes that describe a run rather than flag a problem.
-INFO = ("resent after", "sent while down", "duplicates dropped", "windows delivered")
+INFO = ("resent after", "sent while down", "down for", "duplicates dropped", "windows delivered")
+SLOW = {"network_drop_realtime": 2}  # games at most: this one runs at the wall clock's pace
 
 
 def run_one(name: str, seed: int) -> Outcome:
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: dict[str, list[str]] = {}
     start = time.monotonic()
     for name in names:
-        for seed in seeds:
+        for seed in seeds[: SLOW.get(name, len(seeds))]:
             t0 = time.monotonic()
             try:
                 o = run_one(name, seed)

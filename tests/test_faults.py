@@ -63,7 +63,7 @@ def test_board_network_down_10s_then_restored(broker: Broker, tmp_path: Path) ->
     shot's events happen: they wait in its outbox and arrive in order after the reconnect."""
     out = network_drop(broker, tmp_path, seed=11, lines=LINES)
     clean(out)
-    problems = [n for n in out.notes if not n.startswith(("resent after", "sent while down"))]
+    problems = [n for n in out.notes if not n.startswith(("resent after", "sent while down", "down for"))]
     assert problems == [], out.notes
     assert "sent while down: []" not in out.notes and "resent after reconnect: []" not in out.notes, out.notes
 
