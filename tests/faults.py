@@ -581,7 +581,7 @@ def network_drop(broker: Broker, tmp: Path, seed: int, lines: int | None, realti
 
     try:
         rig.play(after_go=fault)
-        out = rig.outcome("4. board network down 10 s" + (", in real time" if realtime else ""))
+        out = rig.outcome("4b. board network down 10 s, in real time" if realtime else "4. board network down 10 s")
         out.notes.append(f"down for {restored[0] - cut_at[0]:.1f} s of wall time")
         after = raw.reliable_after(restored[0])
         first_seen: list[int] = []
