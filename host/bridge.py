@@ -127,6 +127,7 @@ class Bridge:
         self.games: dict[str, BoardGame] = {}
         self.inputs = {"accepted": 0, "refused": 0, "invalid": 0}
         self.recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
+        self.unlisted: dict[str, str] = {}  # board -> when it was seen online, for boards not in `boards`
         self.links: dict[str, dict[str, Any]] = {}
         self.link_counters: dict[str, Callable[[], dict[str, int]]] = {}
         self.mqtt_send: Callable[[str, bytes], object] | None = None
@@ -252,6 +253,26 @@ class Bridge:
             log.warning("%s: refused (%s): %s", source, err.code, err.reason)
             self.recent.append({"at": _now(), "source": source, "code": err.code, "reason": err.reason})
             self._health_dirty = True
+
+    def unlisted_board(self, board: str, online: bool) -> None:
+        """A board on the broker that is not in this bridge's list (its retained status): flagged, not followed.
+        Said once per board while it stays online; it shows in the health document until it goes offline."""
+        with self.lock:
+            if not online:
+                if self.unlisted.pop(board, None) is not None:
+                    self._health_dirty = True
+                return
+            if board in self.unlisted:
+                return
+            self.unlisted[board] = _now()
+            self.refused(
+                "mqtt",
+                ProtocolError(
+                    f"board {board!r} is online on the broker but not in this bridge's list of boards: its events "
+                    "are not followed (add it to 'boards' if it is yours)",
+                    "board",
+                ),
+            )
 
     def message(self, msg: BoardMessage, via: str, send: Callable[[dict[str, Any]], object]) -> None:
         """A decoded board message: de-duplicate, journal, fold, ack, publish. Never raises: a journal that cannot
@@ -560,6 +581,7 @@ class Bridge:
                 "protocol": self.tracker.status(),
                 "inputs": dict(self.inputs),
                 "recent_errors": list(self.recent),
+                "unlisted_boards": dict(sorted(self.unlisted.items())),
                 "links": links,
                 "boards": {
                     b: {

@@ -102,6 +102,7 @@ def start_bridge(cfg: BridgeConfig) -> Running:
                 on_state=on_state,
                 on_board=bridge.board_state,
                 on_input=bridge.mqtt_input,
+                on_unlisted=bridge.unlisted_board,
                 keepalive=cfg.keepalive,
             )
         except (ValueError, OSError) as e:
@@ -109,7 +110,11 @@ def start_bridge(cfg: BridgeConfig) -> Running:
             raise CommandError(f"MQTT {cfg.mqtt}: {e}") from None
         m = holder["mqtt"] = mqtt_link
         bridge.mqtt_send = m.send_command
-        bridge.link_counters[f"mqtt {cfg.mqtt}"] = lambda: {"payloads": m.payloads, "ignored": m.ignored}
+        bridge.link_counters[f"mqtt {cfg.mqtt}"] = lambda: {
+            "payloads": m.payloads,
+            "ignored": m.ignored,
+            "unlisted": m.unlisted,
+        }
         m.start()
     serial_links: list[SerialLink] = []
     for port in cfg.serial:

@@ -363,8 +363,11 @@ class MqttLink:
     """The bridge's MQTT connection; see the module docstring. Callbacks run on paho's network thread.
 
     `boards`: the board ids to follow, or None for every board (`flickboard/+/raw`, `flickboard/+/status`).
+    With a list, the link still reads every board's retained status (one small message per board), so a board
+    that is on the broker but not on the list is reported to `on_unlisted(board, online)`; its events are not
+    subscribed to (another bridge may follow it).
     Counters: `payloads` delivered, `ignored` messages for boards not followed or with an unknown status
-    payload, `connects`.
+    payload, `unlisted` status messages of boards not on the list, `connects`.
     """
 
     def __init__(
@@ -378,6 +381,7 @@ class MqttLink:
         on_state: StateCallback | None = None,
         on_board: Callable[[str, bool], None] | None = None,
         on_input: Callable[[str, bytes], object] | None = None,
+        on_unlisted: Callable[[str, bool], object] | None = None,
         keepalive: int = 30,
         reconnect_min: int = 1,
         reconnect_max: int = 30,
@@ -394,6 +398,8 @@ class MqttLink:
         self.on_state = on_state
         self.on_board = on_board
         self.on_input = on_input
+        self.on_unlisted = on_unlisted
+        self.unlisted = 0
         self.keepalive = keepalive
         self.status_topic = status_topic
         self.payloads = 0
@@ -496,7 +502,10 @@ class MqttLink:
     def _topics(self) -> list[str]:
         names: Sequence[str] = self.boards if self.boards is not None else ("+",)
         kinds = (BOARD_MESSAGES, "status", INPUT) if self.on_input is not None else (BOARD_MESSAGES, "status")
-        return [f"flickboard/{b}/{kind}" for b in names for kind in kinds]
+        topics = [f"flickboard/{b}/{kind}" for b in names for kind in kinds]
+        if self.boards is not None:  # every board's presence, to flag the ones not on the list
+            topics = [t for t in topics if not t.endswith("/status")] + ["flickboard/+/status"]
+        return topics
 
     def _state(self, connected: bool, reason: str) -> None:
         if connected:
@@ -571,7 +580,10 @@ class MqttLink:
             return
         board, kind = parts[1], parts[2]
         if self.boards is not None and board not in self.boards:
-            self.ignored += 1
+            if kind == "status" and _is_board_id(board):
+                self._unlisted(board, bytes(msg.payload))
+            else:
+                self.ignored += 1
             return
         if kind == BOARD_MESSAGES:
             self.payloads += 1
@@ -588,6 +600,18 @@ class MqttLink:
                 _callback_failed("mqtt: on_input callback failed for %s", board)
         else:
             self.ignored += 1
+
+    def _unlisted(self, board: str, payload: bytes) -> None:
+        text = payload.decode("utf-8", errors="replace").strip()
+        if text not in ("online", "offline"):
+            self.ignored += 1
+            return
+        self.unlisted += 1
+        if self.on_unlisted is not None:
+            try:
+                self.on_unlisted(board, text == "online")
+            except Exception:
+                _callback_failed("mqtt: on_unlisted callback failed for %s", board)
 
     def _status(self, board: str, payload: bytes) -> None:
         text = payload.decode("utf-8", errors="replace").strip()
@@ -625,3 +649,7 @@ def _callback_failed(what: str, *args: object) -> None:
 def _check_board(board: str) -> None:
     if not BOARD_ID.match(board) or board in RESERVED_BOARDS:
         raise ValueError(f"bad board id {board!r} (1-32 of A-Z a-z 0-9 _ -, not {'/'.join(RESERVED_BOARDS)})")
+
+
+def _is_board_id(board: str) -> bool:
+    return bool(BOARD_ID.match(board)) and board not in RESERVED_BOARDS

@@ -372,3 +372,18 @@ def test_a_torn_journal_is_resumed_and_said(tmp_path: Path, caplog: pytest.LogCa
     with caplog.at_level("WARNING"):
         assert again.game("t1").session.state.game is not None
     assert "incomplete" in caplog.text and any(e["code"] == "torn" for e in again.health()["recent_errors"])
+
+
+def test_a_board_on_the_broker_but_not_on_the_list_is_flagged_once(tmp_path: Path) -> None:
+    """Issue 7: the bridge takes events only from the boards of its list, and flags any other it sees."""
+    bridge, _ = make(tmp_path, boards=("t1",))
+    bridge.unlisted_board("table-9", True)
+    bridge.unlisted_board("table-9", True)  # a retained status seen again (a reconnect): said once
+    health = bridge.health()
+    assert list(health["unlisted_boards"]) == ["table-9"]
+    flagged = [e for e in health["recent_errors"] if "table-9" in e["reason"]]
+    assert len(flagged) == 1 and flagged[0]["code"] == "board" and "not in this bridge's list" in flagged[0]["reason"]
+    assert health["protocol"]["counters"]["errors"]["board"] == 1
+    assert "table-9" not in bridge.games and not (tmp_path / "journals" / "table-9").exists()
+    bridge.unlisted_board("table-9", False)
+    assert bridge.health()["unlisted_boards"] == {}

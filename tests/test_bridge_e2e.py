@@ -142,6 +142,7 @@ def test_bad_input_is_counted_shown_and_never_scores(broker: Broker, tmp_path: P
         ghost = proto.Encoder("ghost", 1, 0)
         ghost.hello(0, "1", "pico_w", [], "power")
         pub("flickboard/ghost/raw", ghost.last_json.encode(), qos=1)  # not followed: not even subscribed
+        pub("flickboard/ghost/status", b"online", qos=1, retain=True)  # ... but flagged by its presence
         answers.append(rig.watcher.send({"line": "x" * 300}))
         answers.append(rig.watcher.send({"lines": "hit"}))
         answers.append(rig.watcher.send({"line": "forfeit Ana tired"}))  # not a forfeit reason: refused
@@ -163,6 +164,8 @@ def test_bad_input_is_counted_shown_and_never_scores(broker: Broker, tmp_path: P
     assert [a["ok"] for a in answers] == [False, False, False]
     reasons = " | ".join(e["reason"] for e in health["recent_errors"])
     assert "CRC mismatch" in reasons and "not in this bridge's list" in reasons and "version 2" in reasons
+    assert "board 'ghost' is online on the broker but not in this bridge's list" in reasons
+    assert list(health["unlisted_boards"]) == ["ghost"] and not (rig.journals / "ghost").exists()
     out = rig.bridge.output()
     assert "refused (crc)" in out and "Traceback" not in out
 

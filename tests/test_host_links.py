@@ -358,16 +358,24 @@ def test_mqtt_events_commands_status_and_board_presence(broker: Broker) -> None:
 
 def test_mqtt_listed_boards_only(broker: Broker) -> None:
     payloads = Collector()
+    unlisted = Collector()
     board = Peer(broker)
-    link = MqttLink(url(broker), "bridge-t2", ["b1"], payloads)
+    board.publish("flickboard/b3/status", b"online", retain=True)  # already on the broker before the bridge
+    link = MqttLink(url(broker), "bridge-t2", ["b1"], payloads, on_unlisted=unlisted)
     link.start()
     try:
         assert link.wait_ready(10)
         board.publish("flickboard/b2/raw", b"other")
+        board.publish("flickboard/b2/status", b"online", retain=True)
         board.publish("flickboard/b1/raw", b"mine")
         assert payloads.wait_for(lambda p: len(p) >= 1) == [("b1", b"mine")]
+        # Boards on the broker but not on the list are flagged by their presence, never followed.
+        assert sorted(unlisted.wait_for(lambda u: len(u) >= 2)) == [("b2", True), ("b3", True)]
+        board.publish("flickboard/b2/status", b"offline", retain=True)
+        assert unlisted.wait_for(lambda u: len(u) >= 3)[-1] == ("b2", False)
         time.sleep(0.2)
         assert payloads.items == [("b1", b"mine")], "b2 is not followed: not even subscribed"
+        assert link.unlisted == 3 and link.payloads == 1
     finally:
         link.stop()
         board.close()
