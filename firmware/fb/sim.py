@@ -17,7 +17,9 @@ A scenario is JSON:
      "control": "/abs/dir",                        optional: the directory of the hold files
      "stamps": "/abs/file"}                        optional: for benchmarks, "SEQ WALL_US" per reliable message,
                                                    the wall clock (µs) when the main loop pass that sent it began
-Times are simulated: without --realtime the board runs as fast as it can, in steps of step_us.
+Times are simulated: without --realtime the board runs as fast as it can, in steps of step_us; while no pin is
+due to change for a while, a pass covers up to IDLE_STEP_US of simulated time (idle time is skipped, as a board
+that sleeps between passes would; the detectors read the IRQ timestamps, which stay exact).
 
 Holds let a driver on the host run a game in lock-step with the board. When simulated time reaches a hold,
 the board writes <control>/<name>.at (atomically: <name>.at.tmp, then a rename) holding its high-water
@@ -71,6 +73,23 @@ def build(scenario, profiles_dir, serial=None, mqtt=None, boot_id=1):
     return app, board, strips
 
 
+IDLE_STEP_US = 5000  # the most simulated time one main loop pass covers while no pin change is near
+
+
+def stride(board, t, step_us, limit_us):
+    """Simulated time to the next main loop pass: step_us near a pin change (or `limit_us`, a hold or the end),
+    else up to IDLE_STEP_US, landing one step before the change and on a multiple of step_us."""
+    nxt = board.next_at()
+    if limit_us is not None and (nxt is None or limit_us < nxt):
+        nxt = limit_us
+    room = IDLE_STEP_US if nxt is None else nxt - t - step_us
+    if room <= step_us:
+        return step_us
+    if room > IDLE_STEP_US:
+        room = IDLE_STEP_US
+    return room - room % step_us
+
+
 def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     """Run the scenario; returns the app (for tests) when end_ms is reached or a `reboot` is asked."""
     mqtt = None
@@ -105,9 +124,12 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
                 app.step()
             else:
                 _stamped_step(app, stamps)
-            t += step_us
             if sleep is not None:
+                t += step_us
                 sleep(step_us / 1000000)
+            else:
+                limit = int(holds[next_hold]["at_ms"] * 1000) if next_hold < len(holds) else end_us
+                t += stride(board, t, step_us, limit)
     finally:
         board.close()
         if stamps is not None:

@@ -209,6 +209,10 @@ class SimBoard:
     def pending(self):
         return len(self._events)
 
+    def next_at(self):
+        """When the next scheduled pin change is due (µs of simulated time), or None."""
+        return self._events[0][0] if self._events else None
+
     def run_until(self, t_us):
         ev = self._events
         while ev and ev[0][0] <= t_us:
