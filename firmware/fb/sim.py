@@ -76,9 +76,12 @@ def build(scenario, profiles_dir, serial=None, mqtt=None, boot_id=1):
 IDLE_STEP_US = 5000  # the most simulated time one main loop pass covers while no pin change is near
 
 
-def stride(board, t, step_us, limit_us):
-    """Simulated time to the next main loop pass: step_us near a pin change (or `limit_us`, a hold or the end),
+def stride(app, board, t, step_us, limit_us):
+    """Simulated time to the next main loop pass: step_us near a pin change (or `limit_us`, a hold or the end), or
+    while the board has lines to deliver or its MQTT link is down (its resends and reconnects keep their pace);
     else up to IDLE_STEP_US, landing one step before the change and on a multiple of step_us."""
+    if app.outbox.depth() or (app.mqtt is not None and not app.mqtt.is_connected()):
+        return step_us
     nxt = board.next_at()
     if limit_us is not None and (nxt is None or limit_us < nxt):
         nxt = limit_us
@@ -115,7 +118,8 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     try:
         while (end_us is None or t <= end_us) and not app.dispatcher.reboot_requested:
             while next_hold < len(holds) and t >= int(holds[next_hold]["at_ms"] * 1000):
-                hold(app, control, holds[next_hold]["name"])
+                hold(app, control, holds[next_hold]["name"], board=board)
+                t = board.now if board.now > t else t
                 next_hold += 1
             if app.dispatcher.reboot_requested:
                 break
@@ -129,7 +133,7 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
                 sleep(step_us / 1000000)
             else:
                 limit = int(holds[next_hold]["at_ms"] * 1000) if next_hold < len(holds) else end_us
-                t += stride(board, t, step_us, limit)
+                t += stride(app, board, t, step_us, limit)
     finally:
         board.close()
         if stamps is not None:
@@ -155,9 +159,11 @@ def _exists(path):
         return False
 
 
-def hold(app, control, name, pause_s=0.002):
+def hold(app, control, name, pause_s=0.002, board=None):
     """Announce the hold (<name>.at: the high-water seq) and keep the app's links running, with the
-    simulated clock frozen, until <name>.go exists or a `reboot` is asked."""
+    simulated clock frozen, until <name>.go exists or a `reboot` is asked. While the board's MQTT link is
+    down, the clock runs at the wall clock's pace (never up to the next sensor event), so a board held while it
+    reconnects keeps trying on its backoff, as a real board would."""
     base = control.rstrip("/") + "/" + name
     with open(base + ".at.tmp", "w") as f:
         f.write(str(app.enc.seq) + "\n")
@@ -168,6 +174,8 @@ def hold(app, control, name, pause_s=0.002):
         if _exists(go):
             return
         time.sleep(pause_s)
+        if board is not None and app.mqtt is not None and not app.mqtt.is_connected():
+            board.idle(int(pause_s * 1000000))
 
 
 def main(argv):

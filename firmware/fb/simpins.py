@@ -213,6 +213,15 @@ class SimBoard:
         """When the next scheduled pin change is due (µs of simulated time), or None."""
         return self._events[0][0] if self._events else None
 
+    def idle(self, us):
+        """Let the clock run `us` without firing a pin change: it stops just before the next one."""
+        target = self.now + us
+        nxt = self.next_at()
+        if nxt is not None and target >= nxt:
+            target = nxt - 1
+        if target > self.now:
+            self.now = target
+
     def run_until(self, t_us):
         ev = self._events
         while ev and ev[0][0] <= t_us:
