@@ -115,28 +115,20 @@
     const score = doc.score;
     const names = FB.sideNames(score);
     const cur = score.current;
+    const totals = el(
+      "div",
+      { class: "score" },
+      el("span", { class: "s0", text: `${names[0]} ${score.totals[0]}` }),
+      " – ",
+      el("span", { class: "s1", text: `${score.totals[1]} ${names[1]}` })
+    );
     if (gameOf(doc) !== "pichenotte") {
-      return [
-        el(
-          "div",
-          { class: "score" },
-          el("span", { class: "s0", text: `${names[0]} ${score.totals[0]}` }),
-          " – ",
-          el("span", { class: "s1", text: `${score.totals[1]} ${names[1]}` })
-        ),
-        el("div", { class: "where", text: otherWhere(score) }),
-      ];
+      return [totals, el("div", { class: "where", text: otherWhere(score) })];
     }
     const where = cur ? `game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game}` : "";
     const twenties = cur ? ` · twenties ${cur.twenties[0]}–${cur.twenties[1]}` : "";
     return [
-      el(
-        "div",
-        { class: "score" },
-        el("span", { class: "s0", text: `${names[0]} ${score.totals[0]}` }),
-        " – ",
-        el("span", { class: "s1", text: `${score.totals[1]} ${names[1]}` })
-      ),
+      totals,
       el("div", { class: "where", text: `${where}${twenties}` }),
     ];
   }
