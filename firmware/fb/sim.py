@@ -78,9 +78,9 @@ IDLE_STEP_US = 5000  # the most simulated time one main loop pass covers while n
 
 def stride(app, board, t, step_us, limit_us):
     """Simulated time to the next main loop pass: step_us near a pin change (or `limit_us`, a hold or the end), or
-    while the board has lines to deliver or its MQTT link is down (its resends and reconnects keep their pace);
-    else up to IDLE_STEP_US, landing one step before the change and on a multiple of step_us."""
-    if app.outbox.depth() or (app.mqtt is not None and not app.mqtt.is_connected()):
+    while the board's MQTT link is down (its reconnect backoff keeps its pace against the wall clock); else up to
+    IDLE_STEP_US, landing one step before the change and on a multiple of step_us."""
+    if app.mqtt is not None and not app.mqtt.is_connected():
         return step_us
     nxt = board.next_at()
     if limit_us is not None and (nxt is None or limit_us < nxt):
