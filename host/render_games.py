@@ -37,8 +37,8 @@ def _quebec_round(doc: dict[str, Any], r: dict[str, Any]) -> str:
     pts = r["points"] or ["-", "-"]
     cols = [c or "?" for c in r["colours"]]
     parts = [f"{names[i]} ({cols[i]}) {pts[i]}" for i in (0, 1)]
-    lost = [f"{names[i]} lost c-points {r['compteuse_points_lost'][i]} (règle 13)" for i in (0, 1)]
-    extra = [x for i, x in enumerate(lost) if r["compteuse_points_lost"][i]]
+    lost = r["compteuse_points_lost"]
+    extra = [f"{names[i]} lost c-points {lost[i]} (règle 13)" for i in (0, 1) if lost[i]]
     return f"  manche {r['number']}: " + ", ".join(parts) + (f"; {'; '.join(extra)}" if extra else "")
 
 
