@@ -113,14 +113,16 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     control = scenario.get("control")
     holds = scenario.get("holds", []) if control else []
     next_hold = 0
+    hold_us = int(holds[0]["at_ms"] * 1000) if holds else None  # when the next hold is due
     t = 0
     stamps = open(scenario["stamps"], "w") if scenario.get("stamps") else None
     try:
         while (end_us is None or t <= end_us) and not app.dispatcher.reboot_requested:
-            while next_hold < len(holds) and t >= int(holds[next_hold]["at_ms"] * 1000):
+            while hold_us is not None and t >= hold_us:
                 hold(app, control, holds[next_hold]["name"], board=board)
                 t = board.now if board.now > t else t
                 next_hold += 1
+                hold_us = int(holds[next_hold]["at_ms"] * 1000) if next_hold < len(holds) else None
             if app.dispatcher.reboot_requested:
                 break
             board.run_until(t)
@@ -132,8 +134,7 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
                 t += step_us
                 sleep(step_us / 1000000)
             else:
-                limit = int(holds[next_hold]["at_ms"] * 1000) if next_hold < len(holds) else end_us
-                t += stride(app, board, t, step_us, limit)
+                t += stride(app, board, t, step_us, end_us if hold_us is None else hold_us)
     finally:
         board.close()
         if stamps is not None:
