@@ -24,9 +24,10 @@ step says what to enter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from rules.immutable import evolve
 from rules.pichenotte import Pichenotte
 from rules.pichenotte.engine import OpenShot, State
 
@@ -99,7 +100,7 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
         lifted = [r for r in ev.rested if r[0] == seg]
         if lifted:  # the out-of-bounds puck that rested there is lifted off (R-5A): not a shot
             left = tuple(r for r in ev.rested if r != lifted[0])
-            return Step(note="the puck out of bounds on the baseline was lifted off", evidence=replace(ev, rested=left))
+            return Step(note="the puck out of bounds on the baseline was lifted off", evidence=evolve(ev, rested=left))
         return _shot_start(game, state, ev, declared, int(fields.get("q", 0)))
     if kind == "pass" and sensor.startswith("hole"):
         if shot is None:
@@ -118,7 +119,7 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
         if shot is None:
             return Step(review=f"a puck passed {sensor} with no shot in progress: enter what happened")
         return Step(
-            evidence=replace(ev, ditch_passes=ev.ditch_passes + 1),
+            evidence=evolve(ev, ditch_passes=ev.ditch_passes + 1),
             note=f"a puck went into the ditch ({sensor}): say whose ('ditch' or 'SIDE:ditch')",
             moment="ditch-pass",
         )
@@ -126,7 +127,7 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
         if shot is not None and shot.puck == "board":
             seg = fields.get("seg")
             rested = (*ev.rested, (seg, shot.number)) if isinstance(seg, int) else ev.rested
-            return Step(line="base @sensor", evidence=replace(ev, rested=rested))
+            return Step(line="base @sensor", evidence=evolve(ev, rested=rested))
         return Step(
             review=f"a puck came to rest on the baseline in quadrant {fields.get('q')}: enter whose (SIDE:base)"
         )
@@ -134,7 +135,7 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
         if shot is None:
             return Step(review="the twenty hole beam is blocked with no shot in progress: clear it or check the sensor")
         return Step(
-            evidence=replace(ev, hole_stuck=ev.hole_stuck + 1),
+            evidence=evolve(ev, hole_stuck=ev.hole_stuck + 1),
             note="a puck stands on edge in the twenty hole (A-4): enter 'edge'",
             moment="edge",
         )

@@ -12,12 +12,13 @@ Replaying the same entries gives the same state, whatever process does it.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules import games
 from rules.flicochet import Illegal as FlicochetIllegal
 from rules.games import AnyGame
+from rules.immutable import evolve
 from rules.pichenotte import Illegal, NotationError, Pichenotte, State
 from rules.pichenotte.engine import Facts, Shot, Source
 from rules.pichenotte.notation import Correct, Undo
@@ -83,7 +84,7 @@ class Fold:
     KEEP_NOTES = 8
 
     def copy(self) -> Fold:
-        return replace(
+        return evolve(
             self,
             stack=list(self.stack),
             rejected=list(self.rejected),
@@ -110,7 +111,7 @@ class Fold:
             return Outcome(n, False, str(e))
         fx.extend(outcome.effects)
         self._drain(fx)
-        return replace(outcome, effects=tuple(fx))
+        return evolve(outcome, effects=tuple(fx))
 
     def event(self, n: int, kind: str, fields: dict[str, Any]) -> Outcome:
         """Fold one board event (journaled as entry `n`): queue it, then apply what can be applied."""
@@ -219,7 +220,7 @@ class Fold:
             assert isinstance(begin, Shot)
             if begin.call:
                 raise Illegal("this shot is already a declared twenty")
-            self._rebuild(idx, replace(begin, call=True), self.stack[idx].source)
+            self._rebuild(idx, evolve(begin, call=True), self.stack[idx].source)
             return Outcome(n, True, f"{st.setup.players[g.shot.seat]}'s shot is a declared twenty")
         if self.declared:
             raise Illegal("a twenty is already declared for the next shot")
@@ -241,7 +242,7 @@ class Fold:
             return Outcome(n, True, f"undid entry {top.n}: {self.game.format(top.line)}")
         if isinstance(line, Correct):
             return self._correct(n, line, source)
-        inp: Any = replace(line, ref=n) if isinstance(line, Shot | Facts) else line
+        inp: Any = evolve(line, ref=n) if isinstance(line, Shot | Facts) else line
         result = self.game.apply(self.state, inp)
         self.stack.append(Applied(n, inp, _source(inp, source), self.state, result.state))
         self.state = result.state
@@ -264,7 +265,7 @@ class Fold:
             parsed = self.game.parse(c.line, source)
             if parsed is None or isinstance(parsed, Undo | Correct):
                 raise Illegal("a correction replaces an entry with a plain input")
-            new_line = replace(parsed, ref=c.ref) if isinstance(parsed, Shot | Facts) else parsed
+            new_line = evolve(parsed, ref=c.ref) if isinstance(parsed, Shot | Facts) else parsed
         fx = self._rebuild(idx, new_line, source)
         what = self.game.format(new_line) if new_line is not None else "nothing (struck out)"
         return Outcome(n, True, f"entry {c.ref} now reads: {what}", fx)

@@ -13,8 +13,10 @@ Distances are whole tenths of a centimetre, so nothing here is a float.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from rules.immutable import Log, evolve
 
 from .options import Options
 
@@ -141,7 +143,7 @@ class State:
     setup: Setup
     target: int
     discs: int
-    rounds: tuple[Round, ...] = ()  # finished rounds
+    rounds: Log[Round] = field(default_factory=Log)  # finished rounds
     round: Round | None = None
     winner: int | None = None
     over: bool = False
@@ -273,7 +275,7 @@ def new_game(options: Options, setup: Setup) -> State:
     if len(setup.players) == 2 and options.teams:
         raise ValueError("team play needs 3 to 6 players")
     st = State(setup=setup, target=options.target, discs=options.discs_per_colour)
-    return replace(st, round=_new_round(options, setup, 1, setup.side_of(setup.start)))
+    return evolve(st, round=_new_round(options, setup, 1, setup.side_of(setup.start)))
 
 
 def apply(options: Options, state: State, inp: Input) -> Result:
@@ -375,12 +377,12 @@ def _place(state: State, inp: Place, fx: list[dict[str, Any]]) -> State:
             raise Illegal("a jack positioned by the other side does not leave the table: write 'place' (TARGET 2)")
         fx.append({"type": "jack-place-off", "jack": j + 1, "by": SIDES[r.start]})
         # MIX AND MATCH: "If either jack comes off the table during positioning, the other player positions them."
-        return replace(state, round=replace(r, placer=1 - r.start))
+        return evolve(state, round=evolve(r, placer=1 - r.start))
     jacks = list(r.jacks)
     jacks[j] = "table"
     placer: int | None = r.placer if "unplaced" in jacks else None
     fx.append({"type": "jack-placed", "jack": j + 1, "by": SIDES[r.placer]})
-    return replace(state, round=replace(r, jacks=tuple(jacks), placer=placer))
+    return evolve(state, round=evolve(r, jacks=tuple(jacks), placer=placer))
 
 
 # ---------------------------------------------------------------- flicks and what leaves the table
@@ -407,9 +409,9 @@ def _flick(options: Options, state: State, inp: Flick, fx: list[dict[str, Any]])
             f"{inp.at / 10:g} cm; place it further away and flick again"
         )
     side = state.setup.side_of(who)
-    r = replace(r, flicks=_set(r.flicks, side, 1), table=_set(r.table, side, 1), last=who)
+    r = evolve(r, flicks=_set(r.flicks, side, 1), table=_set(r.table, side, 1), last=who)
     fx.append({"type": "flick", "player": players[who], "side": SIDES[side], "number": r.flicks[0] + r.flicks[1]})
-    return replace(state, round=r)
+    return evolve(state, round=r)
 
 
 def _latest(state: State, what: str) -> tuple[Round, int]:
@@ -430,7 +432,7 @@ def _off(options: Options, state: State, inp: Off, fx: list[dict[str, Any]]) -> 
     if r.table[inp.side] == 0:
         raise Illegal(f"no {SIDES[inp.side]} disc is on the table ({_counts(state, inp.side)})")
     knocked = r.knocked if inp.side == by else _set(r.knocked, inp.side, 1)
-    r = replace(r, table=_set(r.table, inp.side, -1), off=_set(r.off, inp.side, 1), knocked=knocked)
+    r = evolve(r, table=_set(r.table, inp.side, -1), off=_set(r.off, inp.side, 1), knocked=knocked)
     fx.append(
         {
             "type": "off",
@@ -439,7 +441,7 @@ def _off(options: Options, state: State, inp: Off, fx: list[dict[str, Any]]) -> 
             "school_point": options.school and inp.side != by,
         }
     )
-    return replace(state, round=r)
+    return evolve(state, round=r)
 
 
 def _jack_off(options: Options, state: State, inp: JackOff, fx: list[dict[str, Any]]) -> State:
@@ -452,9 +454,9 @@ def _jack_off(options: Options, state: State, inp: JackOff, fx: list[dict[str, A
     opp = 1 - by
     last = "table" not in jacks
     pts = options.jack_off_points if last else options.first_jack_off_points
-    r = replace(r, jacks=tuple(jacks), penalties=_set(r.penalties, opp, pts))
+    r = evolve(r, jacks=tuple(jacks), penalties=_set(r.penalties, opp, pts))
     fx.append({"type": "jack-off", "jack": j + 1, "by": SIDES[by], "penalty": pts, "to": SIDES[opp]})
-    state = replace(state, round=r)
+    state = evolve(state, round=r)
     if last:
         return _end_round(options, state, "jack", fx)
     return state
@@ -496,9 +498,9 @@ def _score_jack(
     jack_points[j] = (pts[0], pts[1])
     orders = list(r.orders)
     orders[j] = sides
-    r = replace(r, jack_points=tuple(jack_points), orders=tuple(orders))
+    r = evolve(r, jack_points=tuple(jack_points), orders=tuple(orders))
     fx.append({"type": "jack-scored", "jack": j + 1, "points": pts})
-    state = replace(state, round=r)
+    state = evolve(state, round=r)
     if all(p is not None or s == "off" for p, s in zip(r.jack_points, r.jacks, strict=True)):
         return _end_round(options, state, "scored", fx)
     return state
@@ -567,19 +569,19 @@ def _end_round(options: Options, state: State, how: Literal["scored", "jack"], f
     if options.school:
         pts[0] += options.school_points * r.knocked[0]
         pts[1] += options.school_points * r.knocked[1]
-    r = replace(r, points=(pts[0], pts[1]), ended=how)
+    r = evolve(r, points=(pts[0], pts[1]), ended=how)
     fx.append({"type": "round-over", "round": r.number, "points": pts, "ended": how})
-    state = replace(state, rounds=(*state.rounds, r), round=None)
+    state = evolve(state, rounds=state.rounds.append(r), round=None)
     t = state.totals()
     reached = [s for s in (0, 1) if t[s] >= state.target]
     if reached and t[0] != t[1]:
         winner = reached[0] if len(reached) == 1 else (0 if t[0] > t[1] else 1)
         fx.append({"type": "game-over", "winner": SIDES[winner], "totals": list(t)})
-        return replace(state, winner=winner, over=True)
+        return evolve(state, winner=winner, over=True)
     if reached:
         fx.append({"type": "tied-at-target", "totals": list(t)})
     # PLAYING 4: more points starts; tied, the start switches.
     start = 1 - r.start if t[0] == t[1] else (0 if t[0] > t[1] else 1)
     nxt = _new_round(options, state.setup, r.number + 1, start)
     fx.append({"type": "round", "round": nxt.number, "start": SIDES[start]})
-    return replace(state, round=nxt)
+    return evolve(state, round=nxt)

@@ -11,8 +11,10 @@ The only puck the engine follows individually is the one being shot ("the shooti
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from rules.immutable import Log, evolve
 
 from .options import MatchFormat, Options
 
@@ -216,9 +218,9 @@ class State:
     setup: Setup
     match: MatchFormat
     per_player: int
-    games: tuple[Game, ...] = ()  # finished games
+    games: Log[Game] = field(default_factory=Log)  # finished games
     game: Game | None = None
-    log: tuple[ShotRecord, ...] = ()
+    log: Log[ShotRecord] = field(default_factory=Log)
     shootout: Shootout | None = None
     winner: int | None = None
     over: bool = False
@@ -319,7 +321,7 @@ def new_match(options: Options, setup: Setup, match: MatchFormat | None = None) 
         match=match or options.match,
         per_player=options.pucks_per_player(len(setup.players)),
     )
-    return replace(st, game=Game(number=1, breaker=setup.breaker))
+    return evolve(st, game=Game(number=1, breaker=setup.breaker))
 
 
 def apply(options: Options, state: State, inp: Input) -> Result:
@@ -356,9 +358,10 @@ def check_accounting(state: State) -> None:
     g = state.game
     if g is None or g.points is not None:
         return
+    dealt = state.dealt
     for side in (0, 1):
-        total = state.hand(side) + g.board[side] + g.ditch[side] + g.rail[side]
-        if total != state.dealt or min(g.board[side], g.ditch[side], g.rail[side], state.hand(side)) < 0:
+        hand, board, ditch, rail = state.hand(side), g.board[side], g.ditch[side], g.rail[side]
+        if hand + board + ditch + rail != dealt or min(board, ditch, rail, hand) < 0:
             raise AssertionError(f"puck accounting broken for side {side}: {g}")
 
 
@@ -427,8 +430,8 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
             )
         kind = "call"
     shot = OpenShot(number=g.shots + 1, seat=seat, kind=kind)
-    g = replace(g, shots=g.shots + 1, board=_set(g.board, side, 1), shot=shot)
-    new = replace(state, game=g)
+    g = evolve(g, shots=g.shots + 1, board=_set(g.board, side, 1), shot=shot)
+    new = evolve(state, game=g)
     fx.append({"type": "shot", "seat": seat, "side": side, "kind": kind, "number": shot.number})
     facts = Facts(inp.facts, inp.contact, inp.zone, inp.source, inp.ref)
     new = _add_facts(options, new, facts, fx)
@@ -462,15 +465,15 @@ def _add_facts(options: Options, state: State, inp: Facts, fx: list[dict[str, An
         if shot.contact is not None and shot.contact != inp.contact:
             was = "hit" if shot.contact else "miss"
             raise Illegal(f"contact was already entered as '{was}': undo or correct that entry instead")
-        shot = replace(shot, contact=inp.contact)
-        g = replace(g, questions=tuple(q for q in g.questions if q.kind != "contact"))
+        shot = evolve(shot, contact=inp.contact)
+        g = evolve(g, questions=tuple(q for q in g.questions if q.kind != "contact"))
     if inp.zone is not None:
         if shot.kind != "free" or options.free_shot_zone is None:
             raise Illegal("the free-shot zone only matters on a free shot under rules that require one (R-9)")
-        shot = replace(shot, zone=inp.zone)
-        g = replace(g, questions=tuple(q for q in g.questions if q.kind != "zone"))
-    g = replace(g, shot=shot)
-    state = replace(state, game=g)
+        shot = evolve(shot, zone=inp.zone)
+        g = evolve(g, questions=tuple(q for q in g.questions if q.kind != "zone"))
+    g = evolve(g, shot=shot)
+    state = evolve(state, game=g)
     for fact in inp.facts:
         state = _fact(options, state, fact, inp, fx)
     return state
@@ -518,35 +521,35 @@ def _fact(options: Options, state: State, fact: Fact, inp: Facts, fx: list[dict[
         # A-4: "treated as in the 15" - so it meets any free-shot zone requirement (R-9, 000 rule 5 advanced).
         if shot.zone is False:
             raise Illegal("a puck on edge in the hole counts as in the 15 zone (A-4), so the free shot is not short")
-        shot = replace(shot, zone=True)
+        shot = evolve(shot, zone=True)
     if outcome == "twenty":
-        g = replace(g, board=_set(g.board, side, -1), rail=_set(g.rail, side, 1))
-        shot = replace(shot, twenties=_set(shot.twenties, side, 1))
+        g = evolve(g, board=_set(g.board, side, -1), rail=_set(g.rail, side, 1))
+        shot = evolve(shot, twenties=_set(shot.twenties, side, 1))
         if fact.side is None:
-            shot = replace(shot, puck="hole")
+            shot = evolve(shot, puck="hole")
         provisional = inp.source == "sensor" and inp.ref is not None
         if provisional:
             assert inp.ref is not None
-            g = replace(g, provisional=(*g.provisional, (inp.ref, side)))
+            g = evolve(g, provisional=(*g.provisional, (inp.ref, side)))
         fx.append({"type": "twenty", "side": side, "provisional": provisional})
     elif outcome == "ditch":
-        g = replace(g, board=_set(g.board, side, -1), ditch=_set(g.ditch, side, 1))
+        g = evolve(g, board=_set(g.board, side, -1), ditch=_set(g.ditch, side, 1))
         if fact.side is None:
-            shot = replace(shot, puck="ditch")
+            shot = evolve(shot, puck="ditch")
         fx.append({"type": "ditch", "side": side, "why": fact.what})
     text = f"{label}: {fact.what} -> {outcome}"
-    shot = replace(
+    shot = evolve(
         shot,
         facts=(*shot.facts, (fact.what if fact.side is None else f"{_name(state, side)}:{fact.what}", text)),
     )
-    return replace(state, game=replace(g, shot=shot))
+    return evolve(state, game=evolve(g, shot=shot))
 
 
 def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
     g = _game(state)
     if g.shot is None:
         raise Illegal("no shot is in progress")
-    shot = replace(g.shot, ending=True)
+    shot = evolve(g.shot, ending=True)
     side = state.setup.side_of(shot.seat)
     opp = 1 - side
     questions: list[Question] = [q for q in g.questions if q.kind == "choice"]
@@ -565,8 +568,8 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
         where = f"the {options.free_shot_zone} zone or inside it"
         other = f" (or move another {_name(state, side)} puck there)" if options.free_shot_other_puck else ""
         questions.append(Question("zone", side, f"did {player}'s free shot rest in {where}{other}?", ("zone", "short")))
-    g = replace(g, shot=shot, questions=tuple(questions))
-    state = replace(state, game=g)
+    g = evolve(g, shot=shot, questions=tuple(questions))
+    state = evolve(state, game=g)
     if questions:
         fx.append({"type": "question", "kinds": [q.kind for q in questions]})
         return state
@@ -581,13 +584,13 @@ def _ditch_shooting_puck(state: State, fx: list[dict[str, Any]], why: str) -> St
     shot = g.shot
     if shot.puck == "hole":  # RULES-NOTES 1.1: a twenty without the required contact scores nothing
         rail = _set(rail, side, -1)
-        shot = replace(shot, twenties=_set(shot.twenties, side, -1))
+        shot = evolve(shot, twenties=_set(shot.twenties, side, -1))
         board = g.board
     else:
         board = _set(g.board, side, -1)
-    g = replace(g, board=board, rail=rail, ditch=_set(g.ditch, side, 1), shot=replace(shot, puck="ditch"))
+    g = evolve(g, board=board, rail=rail, ditch=_set(g.ditch, side, 1), shot=evolve(shot, puck="ditch"))
     fx.append({"type": "ditch", "side": side, "why": why})
-    return replace(state, game=g)
+    return evolve(state, game=g)
 
 
 def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
@@ -619,7 +622,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
                 ("choose leave", "choose ditch"),
             )
             fx.append({"type": "question", "kinds": ["choice"]})
-            return replace(state, game=replace(g, questions=(q,)))
+            return evolve(state, game=evolve(g, questions=(q,)))
         elif shot.choice:
             state = _ditch_shooting_puck(state, fx, "opponent's choice")
             result = "declared twenty missed: opponent removed the shooting puck"
@@ -645,9 +648,9 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
         result,
         shot.twenties,
     )
-    g = replace(g, shot=None, questions=(), provisional=())
+    g = evolve(g, shot=None, questions=(), provisional=())
     fx.append({"type": "shot-end", "seat": shot.seat, "result": result})
-    state = replace(state, game=g, log=(*state.log, record))
+    state = evolve(state, game=g, log=state.log.append(record))
     if g.shots >= state.game_shots:
         state = _ask_zones(state, fx)
     return state
@@ -658,8 +661,8 @@ def _choose(options: Options, state: State, inp: Choose, fx: list[dict[str, Any]
     if not any(q.kind == "choice" for q in g.questions):
         raise Illegal("there is no choice to make: it follows only a failed declared twenty (R-8 choice B)")
     assert g.shot is not None
-    g = replace(g, shot=replace(g.shot, choice=inp.ditch), questions=())
-    return _resolve(options, replace(state, game=g), fx)
+    g = evolve(g, shot=evolve(g.shot, choice=inp.ditch), questions=())
+    return _resolve(options, evolve(state, game=g), fx)
 
 
 def _confirm(state: State, inp: Confirm, fx: list[dict[str, Any]]) -> State:
@@ -674,7 +677,7 @@ def _confirm(state: State, inp: Confirm, fx: list[dict[str, Any]]) -> State:
             refs = ", ".join(str(p[0]) for p in g.provisional)
             raise Illegal(f"entry {inp.ref} is not a provisional twenty (provisional: {refs})")
     fx.append({"type": "confirmed", "count": len(g.provisional) - len(keep)})
-    return replace(state, game=replace(g, provisional=keep))
+    return evolve(state, game=evolve(g, provisional=keep))
 
 
 # ---------------------------------------------------------------- end of game
@@ -696,7 +699,7 @@ def _ask_zones(state: State, fx: list[dict[str, Any]]) -> State:
     if not qs:
         return _score(state, fx)
     fx.append({"type": "question", "kinds": ["zones"]})
-    return replace(state, game=replace(g, questions=qs))
+    return evolve(state, game=evolve(g, questions=qs))
 
 
 def _zones(options: Options, state: State, inp: Zones, fx: list[dict[str, Any]]) -> State:
@@ -718,8 +721,8 @@ def _zones(options: Options, state: State, inp: Zones, fx: list[dict[str, Any]])
             raise Illegal(f"{v} is not a zone value: use {', '.join(map(str, allowed))}{extra}")
     zones = list(g.zones)
     zones[inp.side] = tuple(inp.values)
-    g = replace(g, zones=(zones[0], zones[1]), questions=tuple(q for q in g.questions if q.side != inp.side))
-    state = replace(state, game=g)
+    g = evolve(g, zones=(zones[0], zones[1]), questions=tuple(q for q in g.questions if q.side != inp.side))
+    state = evolve(state, game=g)
     if g.questions:
         return state
     return _score(state, fx)
@@ -732,11 +735,11 @@ def _score(state: State, fx: list[dict[str, Any]]) -> State:
     pts = tuple(20 * g.rail[s] + sum(g.zones[s] or ()) - 20 * g.penalties[s] for s in (0, 1))
     points = (pts[0], pts[1])
     winner = None if points[0] == points[1] else (0 if points[0] > points[1] else 1)
-    g = replace(g, points=points, winner=winner, questions=())
-    state = replace(state, game=g)
+    g = evolve(g, points=points, winner=winner, questions=())
+    state = evolve(state, game=g)
     if winner is None and state.match.kind == "wins" and state.match.tied_game == "shootout":
         fx.append({"type": "shootout", "purpose": "game"})
-        return replace(state, shootout=Shootout("game", g.breaker))
+        return evolve(state, shootout=Shootout("game", g.breaker))
     return _finish_game(state, fx)
 
 
@@ -744,17 +747,17 @@ def _finish_game(state: State, fx: list[dict[str, Any]]) -> State:
     g = state.game
     assert g is not None and g.points is not None
     fx.append({"type": "game-over", "game": g.number, "points": list(g.points), "winner": g.winner})
-    state = replace(state, games=(*state.games, g), game=None)
+    state = evolve(state, games=state.games.append(g), game=None)
     winner = _match_winner(state)
     if winner == "shootout":
         fx.append({"type": "shootout", "purpose": "match"})
         # The would-be next breaker shoots first.
-        return replace(state, shootout=Shootout("match", (g.breaker + 1) % state.seats))
+        return evolve(state, shootout=Shootout("match", (g.breaker + 1) % state.seats))
     if winner is not None:
         fx.append({"type": "match-over", "winner": winner})
-        return replace(state, winner=winner, over=True)
+        return evolve(state, winner=winner, over=True)
     # R-2: singles - the Hammer (always the non-breaker) breaks next; doubles - next seat clockwise.
-    return replace(state, game=Game(number=g.number + 1, breaker=(g.breaker + 1) % state.seats))
+    return evolve(state, game=Game(number=g.number + 1, breaker=(g.breaker + 1) % state.seats))
 
 
 def _leader(pair: tuple[float, float]) -> int | None:
@@ -782,7 +785,7 @@ def _match_winner(state: State) -> int | Literal["shootout"] | None:
 def _penalty(state: State, inp: Penalty, fx: list[dict[str, Any]]) -> State:
     g = _game(state)
     fx.append({"type": "penalty", "side": inp.side, "points": -20})
-    return replace(state, game=replace(g, penalties=_set(g.penalties, inp.side, 1)))
+    return evolve(state, game=evolve(g, penalties=_set(g.penalties, inp.side, 1)))
 
 
 def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, Any]]) -> State:
@@ -793,7 +796,7 @@ def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, An
     other = 1 - inp.side
     pts = [0, 0]
     pts[other] = 20 * g.rail[other] - 20 * g.penalties[other]
-    g = replace(
+    g = evolve(
         g,
         shot=None,
         questions=(),
@@ -803,7 +806,7 @@ def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, An
         winner=other,
     )
     fx.append({"type": "forfeit", "side": inp.side, "reason": inp.reason})
-    return _finish_game(replace(state, game=g), fx)
+    return _finish_game(evolve(state, game=g), fx)
 
 
 # ---------------------------------------------------------------- shoot-out
@@ -848,15 +851,15 @@ def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any
         raise Illegal(f"it is {state.setup.players[seat]}'s shoot-out shot")
     side = state.setup.side_of(seat)
     made = len(inp.facts) > 0
-    so = replace(so, shots=_set(so.shots, side, 1), twenties=_set(so.twenties, side, 1 if made else 0))
+    so = evolve(so, shots=_set(so.shots, side, 1), twenties=_set(so.twenties, side, 1 if made else 0))
     fx.append({"type": "shootout-shot", "side": side, "in": made})
     winner = _shootout_winner(so, options.shootout_pucks)
     if winner is not None:
         if so.purpose == "match":
             fx.append({"type": "match-over", "winner": winner})
-            return replace(state, shootout=None, winner=winner, over=True, shootout_result=so.twenties)
+            return evolve(state, shootout=None, winner=winner, over=True, shootout_result=so.twenties)
         g = state.game
         assert g is not None
-        state = replace(state, shootout=None, game=replace(g, winner=winner, shootout_winner=True))
+        state = evolve(state, shootout=None, game=evolve(g, winner=winner, shootout_winner=True))
         return _finish_game(state, fx)
-    return replace(state, shootout=so)
+    return evolve(state, shootout=so)

@@ -12,8 +12,10 @@ where a returned one goes), pending burial for a side, or won by a side.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from rules.immutable import Log, evolve
 
 from .options import Options
 
@@ -144,9 +146,9 @@ class State:
     setup: Setup
     target: int
     dames: int  # per colour
-    manches: tuple[Manche, ...] = ()  # scored manches
+    manches: Log[Manche] = field(default_factory=Log)  # scored manches
     manche: Manche | None = None
-    log: tuple[ShotRecord, ...] = ()
+    log: Log[ShotRecord] = field(default_factory=Log)
     winner: int | None = None
     over: bool = False
 
@@ -225,7 +227,7 @@ class Result:
 def new_game(options: Options, setup: Setup) -> State:
     """Règle 5: every piece on the board (2 compteuses and 4 dames in the centre, 20 dames on the circle)."""
     st = State(setup=setup, target=options.target, dames=options.dames_per_colour)
-    return replace(st, manche=Manche(number=1, breaker=setup.breaker, seat=setup.breaker))
+    return evolve(st, manche=Manche(number=1, breaker=setup.breaker, seat=setup.breaker))
 
 
 def apply(options: Options, state: State, inp: Input) -> Result:
@@ -300,7 +302,7 @@ def _value(piece: str) -> int:
 
 def _set_comp(m: Manche, value: int, comp: Compteuse) -> Manche:
     cs = tuple(comp if c.value == value else c for c in m.compteuses)
-    return replace(m, compteuses=(cs[0], cs[1]))
+    return evolve(m, compteuses=(cs[0], cs[1]))
 
 
 def _word(p: Pocketed) -> str:
@@ -315,7 +317,7 @@ def _evidence(state: State, inp: PocketEvidence, fx: list[dict[str, Any]]) -> St
     if inp.pocket not in POCKETS:
         raise Illegal(f"there is no pocket {inp.pocket}: the pockets are 1 to 4")
     fx.append({"type": "pocket-evidence", "pocket": inp.pocket, "source": inp.source})
-    return replace(state, manche=replace(m, evidence=(*m.evidence, inp.pocket)))
+    return evolve(state, manche=evolve(m, evidence=(*m.evidence, inp.pocket)))
 
 
 def _choose(state: State, inp: ChooseColour, fx: list[dict[str, Any]]) -> State:
@@ -332,7 +334,7 @@ def _choose(state: State, inp: ChooseColour, fx: list[dict[str, Any]]) -> State:
     colours[side] = inp.colour
     colours[1 - side] = _other(inp.colour)
     fx.append({"type": "colour", "side": side, "colour": inp.colour, "rule": "10", "chosen": True})
-    return replace(state, manche=replace(m, colours=(colours[0], colours[1]), chooser=None))
+    return evolve(state, manche=evolve(m, colours=(colours[0], colours[1]), chooser=None))
 
 
 def _foul(options: Options, state: State, inp: Foul, fx: list[dict[str, Any]]) -> State:
@@ -341,13 +343,13 @@ def _foul(options: Options, state: State, inp: Foul, fx: list[dict[str, Any]]) -
     seat = _check_seat(state, inp.seat)
     side = state.setup.side_of(seat)
     record = ShotRecord(m.number, m.shots, seat, side, (), (), "moved a piece before shooting: turn over", ("15",))
-    state = replace(state, log=(*state.log, record))
+    state = evolve(state, log=state.log.append(record))
     # A compteuse waiting to be buried cannot be buried now (règle 11 "sinon").
     m, returned = _return_pending(m, side)
     for v in returned:
         fx.append({"type": "compteuse", "value": v, "side": side, "outcome": "returned", "rule": "11"})
     fx.append({"type": "foul", "seat": seat, "rule": "15"})
-    state = replace(state, manche=m)
+    state = evolve(state, manche=m)
     no_colour = m.colours[0] is None
     return _end_turn(options, state, seat, ("15",), fx, choose=no_colour)
 
@@ -364,7 +366,7 @@ def _return_pending(m: Manche, side: int) -> tuple[Manche, list[int]]:
     for c in m.compteuses:
         if c.where == "pending" and c.side == side:
             m = _set_comp(m, c.value, Compteuse(c.value))
-            m = replace(m, returned=m.returned + 1)
+            m = evolve(m, returned=m.returned + 1)
             returned.append(c.value)
     return m, returned
 
@@ -411,7 +413,7 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
     stops: list[str] = []
     notes: list[str] = []
     number = m.shots + 1
-    m = replace(m, shots=number, turn_shots=m.turn_shots + 1, evidence=())
+    m = evolve(m, shots=number, turn_shots=m.turn_shots + 1, evidence=())
     fx.append(
         {
             "type": "shot",
@@ -430,7 +432,7 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
         pocketed[i] += pieces.count(colour)
     own_before = m.colours[side]
     fond = own_before is not None and m.pocketed[COLOURS.index(own_before)] > 0
-    m = replace(m, pocketed=(pocketed[0], pocketed[1]))
+    m = evolve(m, pocketed=(pocketed[0], pocketed[1]))
 
     # Règle 10: the first dame gives the colour; a break with two colours or none lets the next player choose.
     choose = False
@@ -439,7 +441,7 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
             mine = colours_in[0]
             cols: list[Colour | None] = [None, None]
             cols[side], cols[1 - side] = mine, _other(mine)
-            m = replace(m, colours=(cols[0], cols[1]))
+            m = evolve(m, colours=(cols[0], cols[1]))
             fx.append({"type": "colour", "side": side, "colour": mine, "rule": "10", "chosen": False})
             notes.append(f"{_name(state, side)} plays {mine}")
         else:
@@ -470,7 +472,7 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
             notes.append(f"c{c.value} buried")
         else:
             m = _set_comp(m, c.value, Compteuse(c.value))
-            m = replace(m, returned=m.returned + 1)
+            m = evolve(m, returned=m.returned + 1)
             rule = "17.2" if n_own else "11"
             if n_own:
                 stops.append("17.2")
@@ -500,7 +502,7 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
             outcome, rule = "pending", "11"
         if outcome == "returned":
             m = _set_comp(m, v, Compteuse(v))
-            m = replace(m, returned=m.returned + 1)
+            m = evolve(m, returned=m.returned + 1)
             notes.append(f"c{v} back to the centre")
         else:
             m = _set_comp(m, v, Compteuse(v, "won" if outcome == "won" else "pending", side))
@@ -526,14 +528,14 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
         result,
         () if goes_on else tuple(stops),
     )
-    state = replace(state, manche=m, log=(*state.log, record))
+    state = evolve(state, manche=m, log=state.log.append(record))
     if goes_on:
         return state
     # A compteuse still waiting when the turn ends was not buried "aussitôt" (règle 11).
     m, returned = _return_pending(m, side)
     for v in returned:
         fx.append({"type": "compteuse", "value": v, "side": side, "outcome": "returned", "rule": "11"})
-    return _end_turn(options, replace(state, manche=m), seat, tuple(stops), fx, choose=choose)
+    return _end_turn(options, evolve(state, manche=m), seat, tuple(stops), fx, choose=choose)
 
 
 def _end_turn(
@@ -543,13 +545,13 @@ def _end_turn(
     assert m is not None
     nxt = (seat + 1) % state.seats
     fx.append({"type": "turn-end", "seat": seat, "stops": list(stops), "next": nxt})
-    m = replace(m, seat=nxt, turn_shots=0, chooser=nxt if choose else None)
+    m = evolve(m, seat=nxt, turn_shots=0, chooser=nxt if choose else None)
     if choose:
         fx.append({"type": "question", "kinds": ["colour"]})
-    state = replace(state, manche=m)
+    state = evolve(state, manche=m)
     finished = tuple(s for s in (0, 1) if (d := state.dames_left(s)) is not None and d == 0)
     if finished:
-        return _score(options, replace(state, manche=replace(m, finished=finished)), fx)
+        return _score(options, evolve(state, manche=evolve(m, finished=finished)), fx)
     return state
 
 
@@ -575,16 +577,16 @@ def _score(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
             lost[side] = comp
         else:
             pts[side] += comp
-    m = replace(m, points=(pts[0], pts[1]), lost=(lost[0], lost[1]), chooser=None)
+    m = evolve(m, points=(pts[0], pts[1]), lost=(lost[0], lost[1]), chooser=None)
     fx.append({"type": "manche-over", "manche": m.number, "points": pts, "lost": lost, "finished": list(m.finished)})
-    state = replace(state, manches=(*state.manches, m), manche=None)
+    state = evolve(state, manches=state.manches.append(m), manche=None)
     totals = state.totals()
     if max(totals) >= state.target:
         if totals[0] != totals[1]:
             winner = 0 if totals[0] > totals[1] else 1
             fx.append({"type": "game-over", "winner": winner, "totals": list(totals)})
-            return replace(state, winner=winner, over=True)
+            return evolve(state, winner=winner, over=True)
         fx.append({"type": "tie", "totals": list(totals), "rule": "6"})
     # Règle 7: the break goes round the table, one seat per manche.
     breaker = (m.breaker + 1) % state.seats
-    return replace(state, manche=Manche(number=m.number + 1, breaker=breaker, seat=breaker))
+    return evolve(state, manche=Manche(number=m.number + 1, breaker=breaker, seat=breaker))
