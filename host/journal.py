@@ -9,7 +9,11 @@ separators, UTF-8) without the "crc" key; the line is that canonical JSON with
 
 Crash guarantees: append() writes the whole line with a single write() on an
 O_APPEND descriptor and fsyncs before it returns, so an acknowledged entry
-survives a crash and a crash leaves at most one incomplete last line.  open()
+survives a crash and a crash leaves at most one incomplete last line.  A caller
+that takes many entries at once (the bridge under a flood of board events) may
+append with sync=False and call sync() once for the lot: one fsync per batch
+(group commit).  It must not acknowledge any of them before sync() returns; if
+sync() fails, every entry since the last good sync is cut off the file.  open()
 moves such a torn tail into ``<path>.torn-<offset>`` and truncates the journal to
 its last good record; any other damage raises JournalCorrupt and changes nothing.
 Only one process at a time may hold a journal (flock on ``<path>.lock``).
@@ -24,7 +28,7 @@ import zlib
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 KIND = "flickboard-journal"
 VERSION = 1
@@ -59,8 +63,12 @@ class TornTail:
         )
 
 
+# Made once: json.dumps with options builds a new encoder on every call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def _canonical(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _CANONICAL.encode(obj)
 
 
 def _crc(obj: dict[str, Any]) -> str:
@@ -68,8 +76,16 @@ def _crc(obj: dict[str, Any]) -> str:
 
 
 def _encode(record: dict[str, Any]) -> bytes:
-    """The full line for a record; raises TypeError/ValueError if JSON can't hold it."""
-    return (_canonical({**record, "crc": _crc(record)}) + "\n").encode("utf-8")
+    """The full line for a record; raises TypeError/ValueError if JSON can't hold it.
+
+    Encoded once: the keys that sort before "crc" and those after it are encoded apart, so the canonical JSON
+    (for the checksum) and the line (with "crc" in its sorted place) are both joins of the same two halves."""
+    if "crc" in record:
+        raise ValueError("a record must not set 'crc'")
+    head = _canonical({k: v for k, v in record.items() if k < "crc"})[1:-1]
+    tail = _canonical({k: v for k, v in record.items() if k > "crc"})[1:-1]
+    crc = f"{zlib.crc32(('{' + ','.join(p for p in (head, tail) if p) + '}').encode('utf-8')):08x}"
+    return ("{" + ",".join(p for p in (head, f'"crc":"{crc}"', tail) if p) + "}\n").encode("utf-8")
 
 
 def _decode(line: bytes) -> dict[str, Any] | str:
@@ -181,9 +197,20 @@ class Journal:
     ) -> None:
         self.path = path
         self.header = setup
-        self.records = records
+        self.count = len(records)  # entries in the journal: the last one's n
         self.torn = torn
         self._fd, self._lock_fd, self._size = fd, lock_fd, size
+        self._synced = (size, self.count)  # the file's length and entries at the last fsync
+        # The records read at open (the session folds them once); dropped at the first append, so a long-running
+        # journal does not keep every entry in memory. `records` reads the file again when asked after that.
+        self._loaded: list[dict[str, Any]] | None = records
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Every entry (without "crc"), as on disk."""
+        if self._loaded is None:
+            self._loaded = _scan(self.path, _read_bytes(self.path))[1]
+        return self._loaded
 
     @classmethod
     def create(cls, path: str, setup: dict[str, Any]) -> Journal:
@@ -230,11 +257,12 @@ class Journal:
             raise JournalError(f"journal {path} could not be opened ({e})") from e
         return cls(path, fd, lock_fd, setup, records, end, torn)
 
-    def append(self, entry: dict[str, Any]) -> int:
-        """Write one entry durably and return its n (only once it is on disk)."""
+    def append(self, entry: dict[str, Any], sync: bool = True) -> int:
+        """Write one entry durably and return its n (only once it is on disk).
+        `sync=False`: written but not yet durable; `sync()` makes it so (see the module docstring)."""
         if self._fd < 0:
             raise JournalError(f"journal {self.path} is closed")
-        n = len(self.records) + 1
+        n = self.count + 1
         if "n" in entry or "crc" in entry:
             raise JournalError(f"entry {n} for journal {self.path} must not set 'n' or 'crc'")
         try:
@@ -244,22 +272,54 @@ class Journal:
         try:
             if os.write(self._fd, line) != len(line):
                 raise OSError(f"short write to {self.path}")
-            os.fsync(self._fd)
+            if sync:
+                os.fsync(self._fd)
         except OSError as e:
-            with suppress(OSError):  # undo the partial line; the entry was never acknowledged
-                os.ftruncate(self._fd, self._size)
-            self.close()
-            raise JournalError(
-                f"journal {self.path}: entry {n} could not be written ({e}); "
-                "the journal was closed and must be reopened"
-            ) from e
+            self._fail(n, e)
         self._size += len(line)
-        stored = json.loads(line)
-        del stored["crc"]
-        self.records.append(stored)
+        self.count = n
+        self._loaded = None
+        if sync:
+            self._synced = (self._size, n)
         return n
 
+    def sync(self) -> None:
+        """Make every entry appended with sync=False durable: one fsync. On failure they are cut off the file (none
+        of them may be acknowledged), the journal is closed and JournalError says which entries were lost."""
+        if self._synced[1] == self.count:
+            return
+        if self._fd < 0:
+            raise JournalError(
+                f"journal {self.path}: entries {self._synced[1] + 1} to {self.count} could not be made durable "
+                "before it was closed"
+            )
+        try:
+            os.fsync(self._fd)
+        except OSError as e:
+            self._fail(self.count, e)
+        self._synced = (self._size, self.count)
+
+    def _fail(self, last: int, e: OSError) -> NoReturn:
+        """Entries after the last good sync, up to `last`, are lost: cut them off and close."""
+        with suppress(OSError):  # undo what is not durable; none of it was acknowledged
+            os.ftruncate(self._fd, self._synced[0])
+        self.close()
+        first = self._synced[1] + 1
+        what = f"entry {last}" if first == last else f"entries {first} to {last}"
+        raise JournalError(
+            f"journal {self.path}: {what} could not be written ({e}); the journal was closed and must be reopened"
+        ) from e
+
     def close(self) -> None:
+        """Close, making entries appended with sync=False durable first. If that fsync fails they are cut off and a
+        later `sync()` still raises, so nobody acknowledges them."""
+        if self._fd >= 0 and self._synced[1] != self.count:
+            try:
+                os.fsync(self._fd)
+                self._synced = (self._size, self.count)
+            except OSError:
+                with suppress(OSError):
+                    os.ftruncate(self._fd, self._synced[0])
         for fd in (self._fd, self._lock_fd):  # closing the lock fd releases the flock
             if fd >= 0:
                 os.close(fd)
@@ -295,14 +355,18 @@ class Snapshot:
         )
 
 
-def read(path: str) -> Snapshot:
-    """Verify and read every complete record; changes nothing on disk and takes no lock."""
+def _read_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read()
     except FileNotFoundError:
         raise JournalError(f"journal {path} does not exist") from None
     except OSError as e:
         raise JournalError(f"journal {path} could not be read ({e})") from e
+
+
+def read(path: str) -> Snapshot:
+    """Verify and read every complete record; changes nothing on disk and takes no lock."""
+    data = _read_bytes(path)
     setup, records, end = _scan(path, data)
     return Snapshot(path, setup, records, len(data) - end)

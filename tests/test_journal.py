@@ -324,3 +324,53 @@ def test_crash_at_random_points(tmp_path: Path) -> None:
             time.sleep(rng.uniform(0, 0.08))
         acked |= kill_and_collect(proc, seen)
         check_recovered(path, acked)
+
+
+# --- group commit: many appends, one fsync ---------------------------------------------------------------------
+
+
+def test_entries_appended_without_sync_are_durable_after_sync(tmp_path: Path) -> None:
+    path = str(tmp_path / "group.jsonl")
+    with Journal.create(path, SETUP) as j:
+        assert [j.append(e, sync=False) for e in ENTRIES] == [1, 2, 3]
+        j.sync()
+        j.sync()  # nothing more to do
+        assert j.count == 3
+    with Journal.open(path) as j:
+        assert [r["in"] for r in j.records] == [e["in"] for e in ENTRIES]
+    assert Path(path).read_bytes().splitlines()[1:] == [
+        line({**e, "n": i}).rstrip(b"\n") for i, e in enumerate(ENTRIES, 1)
+    ]
+
+
+def test_a_failed_sync_cuts_off_every_entry_since_the_last_good_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(tmp_path / "group.jsonl")
+    j = Journal.create(path, SETUP)
+    j.append(ENTRIES[0])
+    durable = Path(path).read_bytes()
+    j.append(ENTRIES[1], sync=False)
+    j.append(ENTRIES[2], sync=False)
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(28, "No space left on device (injected)")
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(JournalError, match="entries 2 to 3 could not be written"):
+        j.sync()
+    monkeypatch.undo()
+    assert Path(path).read_bytes() == durable
+    with pytest.raises(JournalError, match="closed"):
+        j.append(ENTRIES[1])
+    with Journal.open(path) as again:
+        assert again.count == 1 and again.torn is None
+
+
+def test_records_are_read_back_from_the_file_once_entries_are_appended(tmp_path: Path) -> None:
+    """A live journal keeps no entry in memory after its first append; `records` still gives them all."""
+    path = make_journal(tmp_path, 2)
+    with Journal.open(path) as j:
+        assert len(j.records) == 2
+        j.append(ENTRIES[2])
+        assert [r["n"] for r in j.records] == [1, 2, 3] and j.records[-1]["extra"] == [1, None, True]
