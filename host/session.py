@@ -12,6 +12,7 @@ Replaying the same entries gives the same state, whatever process does it.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,10 @@ class Held:
 HOST_WORDS = ("reviewed", "dismiss", "declare")  # `declare` is Pichenotte's alone (a called twenty)
 
 
+class NeedsHistory(Exception):
+    """An undo or a correction reaches below the entries a trimmed fold still holds: fold the journal again."""
+
+
 @dataclass
 class Fold:
     """The running fold: the stack of entries in effect, every rejection with its reason, and the sensor side:
@@ -80,8 +85,20 @@ class Fold:
     waiting: tuple[int, str] | None = None  # (n, why) when the queue's first event cannot be applied yet
     notes: list[tuple[int, str]] = field(default_factory=list)  # the latest informational notes
     sensor_events: int = 0
+    # A live session keeps only the newest entries in effect (`trim`): `base` of them were let go from the bottom
+    # of the stack. The journal still has them; an undo or correction that reaches them raises NeedsHistory.
+    keep: int | None = None
+    base: int = 0
 
     KEEP_NOTES = 8
+
+    def trim(self) -> None:
+        """Let go of the oldest entries in effect once the stack is twice `keep` long (memory stays flat in a long
+        match; undo and correct within the newest `keep` entries stay instant)."""
+        if self.keep is not None and len(self.stack) >= 2 * self.keep:
+            drop = len(self.stack) - self.keep
+            del self.stack[:drop]
+            self.base += drop
 
     def copy(self) -> Fold:
         return evolve(
@@ -215,6 +232,8 @@ class Fold:
             number = g.shot.number
             idx = next((i for i in range(len(self.stack) - 1, -1, -1) if _begins(self.stack[i], number)), None)
             if idx is None:
+                if self.base:
+                    raise NeedsHistory()
                 raise Illegal("the shot in progress was entered whole: correct it instead")
             begin = self.stack[idx].line
             assert isinstance(begin, Shot)
@@ -236,6 +255,8 @@ class Fold:
     def _line(self, n: int, line: Any, source: Source) -> Outcome:
         if isinstance(line, Undo):
             if not self.stack:
+                if self.base:
+                    raise NeedsHistory()
                 raise Illegal("there is nothing to undo")
             top = self.stack.pop()
             self.state = top.before
@@ -252,6 +273,8 @@ class Fold:
 
     def _correct(self, n: int, c: Correct, source: Source) -> Outcome:
         found = [i for i, a in enumerate(self.stack) if a.n == c.ref]
+        if self.base and (not found or found[0] == 0):  # it may be, or may also be, among the entries let go
+            raise NeedsHistory()
         if not found:
             raise Illegal(f"entry {c.ref} is not in effect (it was undone, refused, or does not exist)")
         if len(found) > 1:
@@ -343,14 +366,19 @@ def board_record(board: str, boot: int, seq: int, kind: str, fields: dict[str, A
     return {"src": "board", "board": board, "bt": boot, "s": seq, "m": kind, "f": fields, "t": t_us, "at": _now()}
 
 
-def fold_records(game: AnyGame, records: list[dict[str, Any]]) -> Fold:
-    """Fold journal records, typed entries and board events alike, in journal order."""
+def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None = None) -> Fold:
+    """Fold journal records, typed entries and board events alike, in journal order.
+    `keep`: hold only about that many entries in effect (see `Fold.trim`); None keeps them all."""
     fold = Fold(game, game.start())
     for r in records:
         if r.get("src") == "board":
             fold.event(r["n"], r["m"], r["f"])
         else:
             fold.step(r["n"], r["in"], r.get("src", "manual"))
+        if keep is not None and len(fold.stack) >= 2 * keep:
+            fold.keep = keep
+            fold.trim()
+    fold.keep = keep
     return fold
 
 
@@ -361,10 +389,13 @@ def _now() -> str:
 class Session:
     """A live session bound to a journal file."""
 
+    # Entries in effect held in memory: an undo or a correction further back folds the journal again.
+    KEEP = 64
+
     def __init__(self, journal: Journal, game: AnyGame) -> None:
         self.journal = journal
         self.game = game
-        self.fold = fold_records(game, journal.records)
+        self.fold = fold_records(game, journal.records, self.KEEP)
 
     @classmethod
     def create(
@@ -400,25 +431,47 @@ class Session:
         text = text.strip().encode("utf-8", "backslashreplace").decode("utf-8")
         if not text or text.startswith("#"):
             return Outcome(0, False, "nothing to record")
-        n = len(self.journal.records) + 1
-        trial = self.fold.copy()
-        outcome = trial.step(n, text, source)
+        n = self.journal.count + 1
+        trial, outcome = self._judge(lambda fold: fold.step(n, text, source))
         rec: dict[str, Any] = {"src": source, "in": text, "at": _now()}
         if rid is not None:
             rec["rid"] = rid
         stored = self.journal.append(rec)
         assert stored == n
+        trial.trim()
         self.fold = trial
         return outcome
 
-    def record(self, board: str, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int = 0) -> Outcome:
-        """A board event: journal it (durably), then fold it. Returns once it is on disk: it may be acknowledged."""
-        rec = board_record(board, boot, seq, kind, fields, t_us)
-        n = len(self.journal.records) + 1
+    def _judge(self, take: Callable[[Fold], Outcome]) -> tuple[Fold, Outcome]:
+        """`take` the input on a copy of the fold (the session's own fold changes only once the journal has it).
+        An undo or correction reaching below the entries held folds the whole journal again first."""
         trial = self.fold.copy()
-        outcome = trial.event(n, kind, fields)
-        stored = self.journal.append(rec)
+        try:
+            return trial, take(trial)
+        except NeedsHistory:
+            trial = fold_records(self.game, self.journal.records)
+            outcome = take(trial)
+            trial.keep = self.KEEP
+            return trial, outcome
+
+    def record(
+        self,
+        board: str,
+        boot: int,
+        seq: int,
+        kind: str,
+        fields: dict[str, Any],
+        t_us: int = 0,
+        sync: bool = True,
+    ) -> Outcome:
+        """A board event: journal it (durably), then fold it. Returns once it is on disk: it may be acknowledged.
+        `sync=False`: on disk only after `journal.sync()`; not to be acknowledged before."""
+        rec = board_record(board, boot, seq, kind, fields, t_us)
+        n = self.journal.count + 1
+        trial, outcome = self._judge(lambda fold: fold.event(n, kind, fields))
+        stored = self.journal.append(rec, sync)
         assert stored == n
+        trial.trim()
         self.fold = trial
         return outcome
 

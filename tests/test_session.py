@@ -577,3 +577,73 @@ def test_resume_refuses_a_journal_of_an_unknown_game_or_a_broken_set_up(tmp_path
     with pytest.raises(ValueError, match="needs a Players tag"):
         Session.resume(broken)
     journal.Journal.open(broken).close()
+
+
+# --- a long match: the session holds only the newest entries in effect ---------------------------------------
+
+
+def long_match(tmp_path: Path) -> tuple[Session, list[str]]:
+    """A session of several random games, far more entries than Session.KEEP."""
+    from host.random_game import random_match
+    from rules.transcript import parse_transcript
+
+    text = random_match(11, "tournament-2019", PLAYERS, match="games:10")
+    lines = [t for _, t in parse_transcript(text).lines]
+    assert len(lines) > 3 * Session.KEEP
+    session = Session.create(
+        str(tmp_path / "long.jsonl"), Pichenotte.create("tournament-2019", PLAYERS, match="games:10")
+    )
+    submit_all(session, lines)
+    return session, lines
+
+
+def full_fold_summary(session: Session) -> dict[str, Any]:
+    """What folding the whole journal from the start gives (nothing trimmed)."""
+    from host.session import fold_records
+
+    fold = fold_records(session.game, journal.read(session.journal.path).records)
+    return session.game.summary(fold.state, len(fold.rejected))
+
+
+def entries_summary(session: Session, lines: list[str]) -> dict[str, Any]:
+    """The summary of a fresh fold of these lines in the session's game."""
+    fold = fold_entries(session.game, [(i, text, "manual") for i, text in enumerate(lines, 1)])
+    return session.game.summary(fold.state, len(fold.rejected))
+
+
+def test_a_long_match_keeps_a_bounded_stack_and_the_same_state(tmp_path: Path) -> None:
+    session, lines = long_match(tmp_path)
+    assert len(session.fold.stack) < 2 * Session.KEEP and session.fold.base > 0
+    assert session.fold.base + len(session.fold.stack) == len(lines)
+    assert dump(session.summary()) == dump(full_fold_summary(session))
+    session.close()
+    resumed = Session.resume(str(tmp_path / "long.jsonl"))
+    assert len(resumed.fold.stack) < 2 * Session.KEEP
+    assert dump(resumed.summary()) == dump(full_fold_summary(resumed))
+    resumed.close()
+
+
+def test_undo_reaches_below_the_entries_held(tmp_path: Path) -> None:
+    """Undo after undo goes back past what the session holds in memory: it folds the journal again, and every
+    step gives what a fold of the whole journal gives."""
+    session, lines = long_match(tmp_path)
+    held = len(session.fold.stack)
+    for i in range(held + 5):
+        out = session.submit("undo")
+        assert out.accepted, (i, out.message)
+        if i in (held - 1, held, held + 4):
+            assert dump(session.summary()) == dump(full_fold_summary(session))
+    assert dump(settled(session.summary())) == dump(settled(entries_summary(session, lines[: -(held + 5)])))
+    session.close()
+
+
+def test_an_old_entry_can_still_be_corrected(tmp_path: Path) -> None:
+    """`correct 1 ...` in a long match: entry 1 is long gone from memory, not from the journal."""
+    session, lines = long_match(tmp_path)
+    out = session.submit(f"correct 1 {lines[0]}")
+    assert out.accepted, out.message
+    assert dump(settled(session.summary())) == dump(settled(entries_summary(session, lines)))
+    assert dump(session.summary()) == dump(full_fold_summary(session))
+    out = session.submit("correct 99999 shot miss")
+    assert not out.accepted and "not in effect" in out.message
+    session.close()
