@@ -6,11 +6,16 @@
     bridge.mqtt_input(board, payload)           # an MqttLink's on_input: manual entries as JSON (docs/mqtt.md)
     bridge.submit(board, "Ana 15 10 5")         # a manual entry from the terminal
     bridge.tick()                               # now and then: the health document, pings
+    with bridge.batch(): ...                    # many messages at once: one fsync, one ack and one scoreboard each
 
 For every board message: decode (host/protocol.py) -> refuse with a coded one-line reason, counted and shown, or
 -> de-duplicate on (board, boot, seq) -> journal it durably (host/session.py) -> fold it into the game -> ack it to
 the board (only now: an acknowledged event is on disk) -> publish the board's scoreboard and scoring moments.
 One lock serialises everything, so serial threads, paho's thread and the terminal never interleave an entry.
+
+Under a flood the links hand over what has arrived in one go (`batch`, group commit): each message is journaled and
+folded at once, then one fsync per journal makes them all durable, and only then does each board get one ack (the
+highest) and one scoreboard. A lone event is its own batch, so its latency does not change.
 
 Each board has its own journal folder, `<journals>/<board>/`, with one journal per match; the newest is resumed
 at start. The delivery state (what each board's events were received and acked) is rebuilt from the journals,
@@ -20,13 +25,14 @@ so a bridge killed and restarted counts nothing twice and acks where it left off
 from __future__ import annotations
 
 import collections
+import contextlib
 import datetime
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +90,16 @@ def _stamp() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S-%f")
 
 
+@dataclass
+class _Batch:
+    """What a batch owes once its journals are synced: acks (board -> forced), scoreboards, moments in order."""
+
+    sessions: dict[str, Session] = field(default_factory=dict)
+    acks: dict[str, bool] = field(default_factory=dict)
+    boards: dict[str, BoardGame] = field(default_factory=dict)
+    moments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (board, topic, payload)
+
+
 class BoardGame:
     """One board's game: its session (journal + fold) and what the bridge knows of the board's link."""
 
@@ -133,6 +149,7 @@ class Bridge:
         self.mqtt_send: Callable[[str, bytes], object] | None = None
         self.started = _now()
         self._health_dirty = True
+        self._batch: _Batch | None = None
         for b in self.boards or ():
             self.game(b)
 
@@ -156,7 +173,7 @@ class Bridge:
                     if torn:  # the bridge stopped while writing an entry it had not acknowledged
                         log.warning("board %s: %s", board, torn)
                         self.recent.append({"at": _now(), "source": f"journal {board}", "code": "torn", "reason": torn})
-                    log.info("board %s: resumed %s (%d entries)", board, existing[-1], len(session.journal.records))
+                    log.info("board %s: resumed %s (%d entries)", board, existing[-1], session.journal.count)
                 else:
                     session = self._create(board, self.setup.game())
                 bg = self.games[board] = BoardGame(board, session)
@@ -214,6 +231,52 @@ class Bridge:
         with self.lock:
             for bg in self.games.values():
                 bg.session.close()
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Messages handled inside are made durable together when it ends (one fsync per journal); their acks and
+        scoreboards go out only then. Holds the bridge's lock throughout; nested batches join the outer one."""
+        with self.lock:
+            if self._batch is not None:
+                yield
+                return
+            self._batch = b = _Batch()
+            try:
+                yield
+            finally:
+                self._batch = None
+                self._flush(b)
+
+    def _flush(self, b: _Batch) -> None:
+        lost: set[str] = set()
+        for board, session in b.sessions.items():
+            try:
+                session.journal.sync()
+            except JournalError as e:
+                lost.add(board)
+                self._lost_journal(board, e)
+        for board, force in b.acks.items():
+            if board not in lost and board in self.games:
+                self._send_ack(self.games[board], force)
+        for board, bg in b.boards.items():
+            if board not in lost:
+                self._publish_doc(bg)
+        if self.publish is not None:
+            for board, topic, body in b.moments:
+                if board not in lost:
+                    self.publish(topic, body, 1, False)
+
+    def _lost_journal(self, board: str, err: JournalError) -> None:
+        """The batch's entries could not be made durable: none was acked, the journal cut them off and closed. The
+        board's game is dropped from memory; its next message resumes the journal as it is on disk, and the board
+        resends what was not acked."""
+        log.error("board %s: %s", board, err)
+        self.recent.append({"at": _now(), "source": f"journal {board}", "code": "journal", "reason": str(err)})
+        self._health_dirty = True
+        bg = self.games.pop(board, None)
+        if bg is not None:
+            bg.session.close()
+        self.tracker.forget(board)
 
     # ---------------------------------------------------------------- board messages
 
@@ -329,7 +392,7 @@ class Bridge:
 
     def _process(self, bg: BoardGame, msg: BoardMessage) -> None:
         """Journal, fold, ack, publish one board message, in the board's order."""
-        out = self._durable(bg.session.record, msg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
+        out = self._record(bg, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
         self.tracker.processed(msg)
         self._ack(bg, force=False)
         self._publish_board(bg, out)
@@ -347,6 +410,14 @@ class Bridge:
                     self._process(bg, msg)
             else:
                 break
+
+    def _record(self, bg: BoardGame, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int = 0) -> Outcome:
+        """Journal and fold one board event: durably now, or (in a batch) when the batch ends."""
+        b = self._batch
+        out = self._durable(bg.session.record, bg.board, boot, seq, kind, fields, t_us, b is None)
+        if b is not None:
+            b.sessions[bg.board] = bg.session
+        return out
 
     def _durable(self, write: Callable[..., Outcome], *args: Any) -> Outcome:
         """`write(*args)`, a journal append; a journal that cannot be written becomes a one-line BridgeError."""
@@ -369,11 +440,11 @@ class Bridge:
         for _, item in sorted(items, key=lambda i: i[0]):
             if isinstance(item, BoardMessage):
                 msg = item
-                out = self._durable(bg.session.record, bg.board, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
+                out = self._record(bg, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
             else:
                 a, b = item
                 fields = {"first": a, "last": b, "lost": b - a + 1, "reboot_lost": True}
-                out = self._durable(bg.session.record, bg.board, old_boot, b, "gap", fields)
+                out = self._record(bg, old_boot, b, "gap", fields)
             self._publish_board(bg, out)
 
     def _give_up_waiting(self, bg: BoardGame) -> None:
@@ -401,6 +472,12 @@ class Bridge:
         bg.early_since = self.clock()
 
     def _ack(self, bg: BoardGame, force: bool) -> None:
+        if self._batch is not None:  # once the batch is durable
+            self._batch.acks[bg.board] = self._batch.acks.get(bg.board, False) or force
+            return
+        self._send_ack(bg, force)
+
+    def _send_ack(self, bg: BoardGame, force: bool) -> None:
         ack = self.tracker.ack_for(bg.board)
         if ack is None or bg.send is None or (ack == bg.acked and not force):
             return
@@ -542,7 +619,7 @@ class Bridge:
 
     def link_view(self, board: str) -> dict[str, Any]:
         bg = self.games[board]
-        st = self.tracker.status()["boards"].get(board)
+        st = self.tracker.board_status(board)
         view: dict[str, Any] = {"online": bg.online, "via": bg.via}
         if st is not None:
             view.update(
@@ -560,13 +637,24 @@ class Bridge:
             return scoreboard_doc(board, bg.session, self.link_view(board), _now())
 
     def _publish_board(self, bg: BoardGame, out: Outcome | None = None) -> None:
+        """The board's scoreboard, and the scoring moments of `out`; in a batch, once it is durable (one
+        scoreboard per board, every moment in order)."""
         if self.publish is None:
             return
-        doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now())
-        self.publish(f"flickboard/{bg.board}/scoreboard", json.dumps(doc).encode(), 1, True)
-        if out is not None and out.accepted:
-            for m in moments(bg.board, bg.session.game, out):
-                self.publish(f"flickboard/{bg.board}/events", json.dumps(m).encode(), 1, False)
+        said = [] if out is None or not out.accepted else moments(bg.board, bg.session.game, out)
+        topic = f"flickboard/{bg.board}/events"
+        if self._batch is not None:
+            self._batch.boards[bg.board] = bg
+            self._batch.moments += [(bg.board, topic, json.dumps(m).encode()) for m in said]
+            return
+        self._publish_doc(bg)
+        for m in said:
+            self.publish(topic, json.dumps(m).encode(), 1, False)
+
+    def _publish_doc(self, bg: BoardGame) -> None:
+        if self.publish is not None:
+            doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now())
+            self.publish(f"flickboard/{bg.board}/scoreboard", json.dumps(doc).encode(), 1, True)
 
     def health(self) -> dict[str, Any]:
         with self.lock:
@@ -586,7 +674,7 @@ class Bridge:
                 "boards": {
                     b: {
                         "journal": bg.session.journal.path,
-                        "entries": len(bg.session.journal.records),
+                        "entries": bg.session.journal.count,
                         "needs_review": bool(bg.session.fold.review),
                         "online": bg.online,
                         "via": bg.via,

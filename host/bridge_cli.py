@@ -104,16 +104,21 @@ def start_bridge(cfg: BridgeConfig) -> Running:
                 on_input=bridge.mqtt_input,
                 on_unlisted=bridge.unlisted_board,
                 keepalive=cfg.keepalive,
+                batch=bridge.batch,
             )
         except (ValueError, OSError) as e:
             bridge.close()
             raise CommandError(f"MQTT {cfg.mqtt}: {e}") from None
         m = holder["mqtt"] = mqtt_link
         bridge.mqtt_send = m.send_command
+        inbox = m.inbox
+        assert inbox is not None
         bridge.link_counters[f"mqtt {cfg.mqtt}"] = lambda: {
             "payloads": m.payloads,
             "ignored": m.ignored,
             "unlisted": m.unlisted,
+            "batches": inbox.batches,
+            "dropped": inbox.dropped,
         }
         m.start()
     serial_links: list[SerialLink] = []
@@ -164,7 +169,13 @@ def _serial_link(bridge: Bridge, port: str, on_state: Callable[[LinkState], None
     def on_line(device: str, line: str) -> None:
         bridge.serial_line(device, line, box[0].send)
 
-    link = SerialLink(port, on_line, on_state=on_state, ping_line=lambda: protocol.encode_command({"c": "ping"}))
+    link = SerialLink(
+        port,
+        on_line,
+        on_state=on_state,
+        ping_line=lambda: protocol.encode_command({"c": "ping"}),
+        batch=bridge.batch,
+    )
     box.append(link)
     return link
 

@@ -343,7 +343,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
             session = Session.resume(path)
         except ValueError as e:
             raise UserError(str(e)) from None
-        replayed = len(session.journal.records)
+        replayed = session.journal.count
         if session.journal.torn:
             out.write(f"note: {session.journal.torn.message()}\n")
         refused = len(session.fold.rejected)

@@ -16,6 +16,7 @@ On a read/write error (unplug) the port is closed, `on_state` reports `connected
 and the thread re-opens it with exponential backoff (`backoff_initial` doubling up to `backoff_max`);
 "auto" looks for a board again at every attempt. After every (re)open `ping_line()` is sent, so the board
 resends everything not yet acked (docs/protocol.md, "Delivery").
+With `batch` (the bridge's `batch`), the lines of one read are handed over inside one `with batch():`.
 
 MQTT — one connection for many boards, paho's network thread (`loop_start`):
 
@@ -29,6 +30,8 @@ docs/protocol.md, "MQTT topics") from paho's thread. `flickboard/<board>/events`
 of scoring moments and is not read back.
 With `on_input`, manual entries on `flickboard/<board>/input` (docs/mqtt.md) go to `on_input(board, payload)`.
 Board presence comes from the retained `online`/`offline` on `flickboard/<board>/status` (`on_board`).
+With `batch`, board messages are queued (host/inbox.py) and one worker thread calls `on_payload` for everything
+queued inside one `with batch():`; `dropped` counts messages refused by a full queue (not acked: resent).
 The session is persistent (fixed client id, clean_session False) and the subscriptions are made again in
 every on_connect: a broker that restarted without persistence has forgotten them.
 """
@@ -44,6 +47,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +58,9 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host.config import BOARD_ID, RESERVED_BOARDS, SYSTEM_CA, MqttUrl, parse_mqtt_url
+from host.inbox import Inbox
+
+Batch = Callable[[], AbstractContextManager[object]]  # the bridge's `batch`: messages handled together
 
 __all__ = [
     "BOARD_MESSAGES",
@@ -172,8 +179,10 @@ class SerialLink:
         max_line: int = 4096,
         exclusive: bool = True,
         finder: Callable[[], list[str]] = find_ports,
+        batch: Batch | None = None,
     ) -> None:
         self.port = port
+        self.batch = batch
         self.finder = finder  # how "auto" finds the board
         self.on_line = on_line
         self.on_state = on_state
@@ -318,7 +327,8 @@ class SerialLink:
                 self._stop.wait(self.backoff_initial)
                 continue
             if data:
-                self._feed(bytes(data))
+                with self.batch() if self.batch is not None else contextlib.nullcontext():
+                    self._feed(bytes(data))
 
     def _feed(self, data: bytes) -> None:
         while data:
@@ -386,8 +396,11 @@ class MqttLink:
         reconnect_min: int = 1,
         reconnect_max: int = 30,
         status_topic: str = BRIDGE_STATUS_TOPIC,
+        batch: Batch | None = None,
     ) -> None:
         self.url = url if isinstance(url, MqttUrl) else parse_mqtt_url(url)
+        self.batch = batch
+        self.inbox: Inbox[tuple[str, bytes]] | None = None if batch is None else Inbox(self._deliver, "mqtt")
         self.client_id = client_id
         self.boards: tuple[str, ...] | None = None
         if boards is not None:
@@ -443,6 +456,8 @@ class MqttLink:
         if self._started:
             raise RuntimeError("MqttLink already started")
         self._started = True
+        if self.inbox is not None:
+            self.inbox.start()
         self.client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive)
         self.client.loop_start()
 
@@ -451,6 +466,8 @@ class MqttLink:
         if not self._started:
             return
         self._stopping = True
+        if self.inbox is not None:  # what has arrived is handled (and acked) before the link goes
+            self.inbox.stop(timeout)
         if self._connected.is_set():
             info = self.client.publish(self.status_topic, b"offline", qos=1, retain=True)
             with contextlib.suppress(Exception):
@@ -587,10 +604,10 @@ class MqttLink:
             return
         if kind == BOARD_MESSAGES:
             self.payloads += 1
-            try:
-                self.on_payload(board, bytes(msg.payload))
-            except Exception:
-                _callback_failed("mqtt: on_payload callback failed for %s", board)
+            if self.inbox is not None:
+                self.inbox.put((board, bytes(msg.payload)))
+                return
+            self._payload(board, bytes(msg.payload))
         elif kind == "status":
             self._status(board, bytes(msg.payload))
         elif kind == INPUT and self.on_input is not None:
@@ -600,6 +617,19 @@ class MqttLink:
                 _callback_failed("mqtt: on_input callback failed for %s", board)
         else:
             self.ignored += 1
+
+    def _payload(self, board: str, payload: bytes) -> None:
+        try:
+            self.on_payload(board, payload)
+        except Exception:
+            _callback_failed("mqtt: on_payload callback failed for %s", board)
+
+    def _deliver(self, items: list[tuple[str, bytes]]) -> None:
+        """The inbox worker: everything queued, inside one batch."""
+        assert self.batch is not None
+        with self.batch():
+            for board, payload in items:
+                self._payload(board, payload)
 
     def _unlisted(self, board: str, payload: bytes) -> None:
         text = payload.decode("utf-8", errors="replace").strip()

@@ -102,14 +102,17 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _has_float(v: object) -> bool:
-    if isinstance(v, float):
-        return True
-    if isinstance(v, list):
-        return any(_has_float(x) for x in v)
-    if isinstance(v, dict):
-        return any(_has_float(x) for x in v.values())
-    return False
+class _FloatSeen(Exception):
+    """A float literal in a board message (not a ValueError: it must not pass for bad JSON)."""
+
+
+def _no_float(literal: str) -> Any:
+    raise _FloatSeen()
+
+
+# Made once: json.loads with options builds a new decoder on every call.
+_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_no_float)
+_LENIENT = json.JSONDecoder(parse_constant=_no_constant)
 
 
 def decode_line(line: str | bytes, max_line: int = MAX_BOARD_LINE) -> BoardMessage:
@@ -150,8 +153,13 @@ def _decode_json(body: bytes, topic_board: str | None) -> BoardMessage:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise ProtocolError("payload is not UTF-8", "json") from None
+    floats = False
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        try:
+            obj = _STRICT.decode(text)
+        except _FloatSeen:  # refused below, once the message kind is known (for the reason's wording)
+            floats = True
+            obj = _LENIENT.decode(text)
     except (ValueError, RecursionError):
         raise ProtocolError("not valid JSON (half or garbled line)", "json") from None
     if not isinstance(obj, dict):
@@ -172,7 +180,7 @@ def _decode_json(body: bytes, topic_board: str | None) -> BoardMessage:
     m = _need(obj, "m", str, "envelope")
     if m not in KINDS:
         raise ProtocolError("unknown message kind " + repr(_clip(m, 24)), "unknown")
-    if _has_float(obj):
+    if floats:
         raise ProtocolError(f"{m}: floats are not used on the wire", "schema")
     fields = {k: val for k, val in obj.items() if k not in ("v", "b", "bt", "s", "t", "m")}
     reliable = m in RELIABLE_KINDS
@@ -391,7 +399,9 @@ class _Level:
         return head + [(q, q) for q in self.above] + self.ranges
 
     def add(self, seq: int) -> None:
-        if seq > self.level:
+        if seq == self.level + 1 and not self.above and not self.ranges:  # in order: the usual case
+            self.level = seq
+        elif seq > self.level:
             self.above.add(seq)
             self._advance()
 
@@ -640,15 +650,26 @@ class Tracker:
         return [] if st is None else st.holes()
 
     def status(self) -> dict[str, Any]:
-        boards = {
-            b: {
-                "boot": st.boot,
-                "received": st.known.level,
-                "processed": st.done.level,
-                "high_water": st.hw,
-                "missing": [list(r) for r in st.holes()],
-                "lost": [list(r) for r in st.lost],
-            }
-            for b, st in sorted(self._current.items())
-        }
+        boards = {b: self._status(st) for b, st in sorted(self._current.items())}
         return {"counters": self.counters.as_dict(), "boards": boards}
+
+    def board_status(self, board: str) -> dict[str, Any] | None:
+        """One board's part of `status()` (None for a board not heard from)."""
+        st = self._current.get(board)
+        return None if st is None else self._status(st)
+
+    def forget(self, board: str) -> None:
+        """Drop what is known of a board's delivery (its journal is read again: `restore`, then every record)."""
+        self._current.pop(board, None)
+        self._old.pop(board, None)
+
+    @staticmethod
+    def _status(st: _Boot) -> dict[str, Any]:
+        return {
+            "boot": st.boot,
+            "received": st.known.level,
+            "processed": st.done.level,
+            "high_water": st.hw,
+            "missing": [list(r) for r in st.holes()],
+            "lost": [list(r) for r in st.lost],
+        }

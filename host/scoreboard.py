@@ -57,7 +57,7 @@ def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: 
         "board": board,
         "updated": updated,
         "journal": session.journal.path,
-        "entries": len(session.journal.records),
+        "entries": session.journal.count,
         "score": session.summary(),
         "open_shot": open_shot(session),
         "declared": fold.declared,

@@ -387,3 +387,60 @@ def test_a_board_on_the_broker_but_not_on_the_list_is_flagged_once(tmp_path: Pat
     assert "table-9" not in bridge.games and not (tmp_path / "journals" / "table-9").exists()
     bridge.unlisted_board("table-9", False)
     assert bridge.health()["unlisted_boards"] == {}
+
+
+def test_a_batch_is_made_durable_once_then_acked_and_published_once_per_board(tmp_path: Path) -> None:
+    """Group commit: what arrives together is journaled together (one fsync), and only then acked - one ack and
+    one scoreboard per board, however many events - with every scoring moment kept, in order."""
+    bridge, bus = make(tmp_path)
+    a, b = Board(bridge, "ta"), Board(bridge, "tb")
+    for board in (a, b):
+        board.hello()
+    bus.msgs.clear()
+    with bridge.batch():
+        for board in (a, b):
+            board.ev("shot_start", "baseline", q=1, seg=1)
+            board.ev("pass", "hole", dur_us=900)
+        assert a.acks() == [1] and b.acks() == [1], "nothing of the batch is acked before it is durable"
+        assert bus.all("flickboard/ta/scoreboard") == []
+        for board in ("ta", "tb"):  # written already: folded, on the file, not yet synced
+            assert bridge.games[board].session.journal.count == 3
+    assert a.acks() == [1, 3] and b.acks() == [1, 3], "one cumulative ack per board"
+    assert len(bus.all("flickboard/ta/scoreboard")) == len(bus.all("flickboard/tb/scoreboard")) == 1
+    twenties = [m for m in bus.all("flickboard/ta/events") if m["type"] == "twenty"]
+    assert len(twenties) == 1 and bus.last("flickboard/ta/scoreboard")["score"]["current"]["twenties"] == [1, 0]
+    for board in ("ta", "tb"):
+        recs = journal.read(bridge.games[board].session.journal.path).records
+        assert [r["s"] for r in recs] == [1, 2, 3]
+
+
+def test_a_batch_that_cannot_be_synced_is_not_acked_and_the_resend_is_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk refuses the batch's fsync: nothing of it is acked, the journal is cut back to its last durable
+    entry, the error is shown, and the board's resend is journaled once, as if the batch had never come."""
+    bridge, _ = make(tmp_path)
+    a = Board(bridge, "ta")
+    a.hello()
+    first = a.ev("shot_start", "baseline", q=1, seg=1)
+    path = bridge.games["ta"].session.journal.path
+    real_fsync = journal.os.fsync
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(5, "Input/output error (injected)")
+
+    with bridge.batch():
+        second = a.ev("pass", "hole", dur_us=900)
+        third = a.ev("shot_start", "baseline", q=3, seg=10)
+        monkeypatch.setattr(journal.os, "fsync", failing_fsync)
+    monkeypatch.setattr(journal.os, "fsync", real_fsync)
+    assert a.acks() == [1, 2], "the failed batch is not acked"
+    assert [r["s"] for r in journal.read(path).records] == [1, 2], "cut back to the last durable entry"
+    health = bridge.health()
+    assert any(e["code"] == "journal" and "entries 3 to 4" in e["reason"] for e in health["recent_errors"])
+    for line in (first, second, third):  # the board resends everything not acked (and the first, once more)
+        a.feed(line)
+    recs = journal.read(path).records
+    assert [r["s"] for r in recs] == [1, 2, 3, 4], "each event journaled once"
+    assert a.acks()[-1] == 4
+    assert bridge.scoreboard("ta")["score"]["current"]["twenties"] == [1, 0]
