@@ -359,8 +359,10 @@ def check_accounting(state: State) -> None:
     if g is None or g.points is not None:
         return
     dealt = state.dealt
+    breaker_side = g.breaker % 2
     for side in (0, 1):
-        hand, board, ditch, rail = state.hand(side), g.board[side], g.ditch[side], g.rail[side]
+        hand = dealt - ((g.shots + 1) // 2 if side == breaker_side else g.shots // 2)  # State.hand, inlined
+        board, ditch, rail = g.board[side], g.ditch[side], g.rail[side]
         if hand + board + ditch + rail != dealt or min(board, ditch, rail, hand) < 0:
             raise AssertionError(f"puck accounting broken for side {side}: {g}")
 
@@ -472,8 +474,8 @@ def _add_facts(options: Options, state: State, inp: Facts, fx: list[dict[str, An
             raise Illegal("the free-shot zone only matters on a free shot under rules that require one (R-9)")
         shot = evolve(shot, zone=inp.zone)
         g = evolve(g, questions=tuple(q for q in g.questions if q.kind != "zone"))
-    g = evolve(g, shot=shot)
-    state = evolve(state, game=g)
+    if shot is not g.shot:
+        state = evolve(state, game=evolve(g, shot=shot))
     for fact in inp.facts:
         state = _fact(options, state, fact, inp, fx)
     return state
@@ -517,32 +519,39 @@ def _fact(options: Options, state: State, fact: Fact, inp: Facts, fx: list[dict[
     else:  # hand, R-10-B
         outcome = "ditch" if side == shooter else "stays"
 
+    # The new counts, gathered first so that the shot, the game and the state are each rebuilt once.
+    board, rail, ditch, pending = g.board, g.rail, g.ditch, g.provisional
+    zone, twenties, puck = shot.zone, shot.twenties, shot.puck
     if fact.what == "edge" and fact.side is None and shot.kind == "free" and options.free_shot_zone is not None:
         # "treated as in the 15" - so it meets any free-shot zone requirement (R-9, 000 rule 5 advanced).
         if shot.zone is False:
             raise Illegal("a puck on edge in the hole counts as in the 15 zone (A-4), so the free shot is not short")
-        shot = evolve(shot, zone=True)
+        zone = True
     if outcome == "twenty":
-        g = evolve(g, board=_set(g.board, side, -1), rail=_set(g.rail, side, 1))
-        shot = evolve(shot, twenties=_set(shot.twenties, side, 1))
+        board, rail = _set(board, side, -1), _set(rail, side, 1)
+        twenties = _set(twenties, side, 1)
         if fact.side is None:
-            shot = evolve(shot, puck="hole")
+            puck = "hole"
         provisional = inp.source == "sensor" and inp.ref is not None
         if provisional:
             assert inp.ref is not None
-            g = evolve(g, provisional=(*g.provisional, (inp.ref, side)))
+            pending = (*pending, (inp.ref, side))
         fx.append({"type": "twenty", "side": side, "provisional": provisional})
     elif outcome == "ditch":
-        g = evolve(g, board=_set(g.board, side, -1), ditch=_set(g.ditch, side, 1))
+        board, ditch = _set(board, side, -1), _set(ditch, side, 1)
         if fact.side is None:
-            shot = evolve(shot, puck="ditch")
+            puck = "ditch"
         fx.append({"type": "ditch", "side": side, "why": fact.what})
     text = f"{label}: {fact.what} -> {outcome}"
     shot = evolve(
         shot,
+        zone=zone,
+        twenties=twenties,
+        puck=puck,
         facts=(*shot.facts, (fact.what if fact.side is None else f"{_name(state, side)}:{fact.what}", text)),
     )
-    return evolve(state, game=evolve(g, shot=shot))
+    g = evolve(g, board=board, rail=rail, ditch=ditch, provisional=pending, shot=shot)
+    return evolve(state, game=g)
 
 
 def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
