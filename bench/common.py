@@ -22,7 +22,8 @@ from rules.pichenotte import Pichenotte
 ROOT = Path(__file__).resolve().parent.parent
 RULES = "tournament-2019"
 PLAYERS = ("Ana", "Ben")
-MATCH = "games:1000"
+MATCH = "games:1000"  # one match that never ends within a benchmark
+CLUB_MATCH = "games:3"  # a match as a club plays it: the throughput benchmark plays them one after another
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -78,31 +79,44 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def new_game() -> Pichenotte:
-    return Pichenotte.create(RULES, list(PLAYERS), match=MATCH)
+def new_game(match: str = MATCH) -> Pichenotte:
+    return Pichenotte.create(RULES, list(PLAYERS), match=match)
 
 
-def twenty_stream(n: int) -> list[tuple[str, dict[str, Any]]]:
-    """`n` board events that the rules take without a person: each shot is a puck leaving the baseline in the
-    quadrant of the player whose turn it is, then a puck through the twenty hole. The fold applies every one of
-    them (a `begin`, a provisional twenty, an `end`): the engine does its full work for each event."""
-    game = new_game()
+def twenty_stream(n: int | None, match: str = MATCH) -> list[tuple[str, dict[str, Any]]]:
+    """Board events that the rules take without a person: each shot is a puck leaving the baseline in the quadrant
+    of the player whose turn it is, then a puck through the twenty hole. The fold applies every one of them (a
+    `begin`, a provisional twenty, an `end`): the engine does its full work for each event.
+
+    `n`: that many events. None: one whole match of `match`, to its end; so that someone wins it (tied games go to
+    a shoot-out entered by hand), Ben's pucks come to rest on the baseline (out, to the ditch) instead. The last
+    event is the shot start that closes the match's last shot."""
+    game = new_game(match)
     fold = Fold(game, game.start())
-    starts = [{"n": "baseline", "q": 1, "seg": 2}, {"n": "baseline", "q": 3, "seg": 10}]  # the two singles seats
+    hole = ("pass", {"n": "hole", "dur_us": 800})
+    rest = ("baseline_rest", {"n": "baseline", "q": 3, "seg": 12})
+    shots = [  # the two singles seats: (shot start, what follows)
+        (("shot_start", {"n": "baseline", "q": 1, "seg": 2}), hole),
+        (("shot_start", {"n": "baseline", "q": 3, "seg": 10}), hole if n is not None else rest),
+    ]
     out: list[tuple[str, dict[str, Any]]] = []
-    while len(out) < n:
-        for start in starts:  # the seat whose turn it is: the one the rules take without a review
+    while n is None or len(out) < n:
+        for start, _ in shots:  # the seat whose turn it is: the one the rules take without a review
             trial = fold.copy()
-            trial.event(len(out) + 1, "shot_start", start)
-            if not trial.review and not trial.queue:
+            trial.event(len(out) + 1, *start)
+            if n is None and trial.state.over:
+                return [*out, start]
+            g = trial.state.game
+            if not trial.review and not trial.queue and g is not None and g.shot is not None:
                 break
         else:
-            raise RuntimeError(f"the twenty stream stalled after {len(out)} events: {trial.review or trial.waiting}")
-        trial.event(len(out) + 2, "pass", {"n": "hole", "dur_us": 800})
+            raise RuntimeError(f"the twenty stream stalled after {len(out)} events: {trial.review or trial.notes}")
+        then = hole if start is shots[0][0] else shots[1][1]
+        trial.event(len(out) + 2, *then)
         if trial.review or trial.queue:
             raise RuntimeError(f"the twenty stream stalled after {len(out)} events: {trial.review or trial.waiting}")
         fold = trial
-        out += [("shot_start", start), ("pass", {"n": "hole", "dur_us": 800})]
+        out += [start, then]
     return out[:n]
 
 

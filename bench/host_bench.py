@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from host.bridge import Bridge, GameSetup
+from host.inbox import Inbox
 from host.journal import Journal, read
 from host.random_game import random_match
 from host.session import Session, fold_records, game_of
 from rules.pichenotte import Pichenotte
 from rules.transcript import parse_transcript
 
-from .common import MATCH, PLAYERS, ROOT, RULES, board_lines, ratio, rss_kib, twenty_stream
+from .common import CLUB_MATCH, PLAYERS, ROOT, RULES, board_lines, ratio, rss_kib, twenty_stream
 
 
 def journal_floor(path: Path, n: int, size: int) -> float:
@@ -31,17 +32,34 @@ def journal_floor(path: Path, n: int, size: int) -> float:
         return n / (time.perf_counter() - t0)
 
 
-def throughput(boards: int = 10, per_board: int = 1000, workdir: str | None = None) -> dict[str, Any]:
+def throughput(
+    boards: int = 10, per_board: int = 1000, workdir: str | None = None, flood: bool = True
+) -> dict[str, Any]:
     """`boards` boards, each sending `per_board` events that the rules apply, through one in-process bridge:
     decode, de-duplicate, journal (fsync), fold, ack, and the scoreboard document encoded for MQTT.
 
+    `flood`: the boards' lines are queued as fast as they come and taken the way the bridge's MQTT link takes them
+    (host/inbox.py): everything waiting, up to 256 at a time, in one `bridge.batch()` (one fsync per journal, then
+    one ack and one scoreboard per board). Otherwise each line is a batch of its own (an fsync, an ack and a
+    scoreboard per event), as at a game's pace.
+
+    Each board plays club matches (CLUB_MATCH) one after another, the way a bridge runs all day: when a match ends,
+    the next starts in a new journal (`new_game`, as a `new` request does), and the board's events go on.
     The boards' lines are interleaved, as a bridge following several boards sees them. Reports events per second
-    overall and in the first and last tenth (a rate that falls shows a per-event cost that grows), the process RSS,
-    and the journal alone (the floor) for comparison."""
-    stream = twenty_stream(per_board)
+    overall and in the first and last tenth (a rate that falls shows a per-event cost that grows), the process RSS
+    (its growth per 1,000 events after the first tenth), and the journal alone (the floor) for comparison."""
+    match = twenty_stream(None, CLUB_MATCH)
+    stream = (match * (per_board // len(match) + 1))[:per_board]
     names = [f"t{i:03d}" for i in range(boards)]
     lines = {b: board_lines(stream, b) for b in names}
-    feed = [lines[b][i] for i in range(per_board + 1) for b in names]
+    feed: list[tuple[str, str]] = []  # (board, line); an empty line: start the board's next match
+    for i in range(per_board + 1):
+        for b in names:
+            if i > 1 and (i - 1) % len(match) == 0:
+                feed.append((b, ""))
+            feed.append((b, lines[b][i]))
+    events = sum(1 for _, line in feed if line)
+    matches = {"n": boards}
     acks = {"n": 0}
     published = {"n": 0, "bytes": 0}
 
@@ -53,35 +71,67 @@ def throughput(boards: int = 10, per_board: int = 1000, workdir: str | None = No
         acks["n"] += 1
 
     with tempfile.TemporaryDirectory(dir=workdir or ROOT) as tmp:
-        bridge = Bridge(Path(tmp) / "journals", GameSetup(RULES, PLAYERS, MATCH), publish=publish)
+        bridge = Bridge(Path(tmp) / "journals", GameSetup(RULES, PLAYERS, CLUB_MATCH), publish=publish)
         gc.collect()
         rss0, _ = rss_kib()
         marks: list[tuple[int, float, int]] = []  # (events, time, rss)
-        tenth = max(1, len(feed) // 10)
+        tenth = max(1, events // 10)
+        done = {"n": 0}
+
+        def take(batch: list[tuple[str, str]]) -> None:
+            with bridge.batch():
+                for board, line in batch:
+                    if not line:
+                        bridge.new_game(board, RULES, PLAYERS, CLUB_MATCH)
+                        matches["n"] += 1
+                        continue
+                    if done["n"] % tenth == 0:
+                        marks.append((done["n"], time.perf_counter(), rss_kib()[0]))
+                    bridge.serial_line("bench", line, send)
+                    done["n"] += 1
+
         t0 = time.perf_counter()
-        for i, line in enumerate(feed):
-            if i % tenth == 0:
-                marks.append((i, time.perf_counter(), rss_kib()[0]))
-            bridge.serial_line("bench", line, send)
+        if flood:
+            inbox: Inbox[tuple[str, str]] = Inbox(take, "bench")
+            inbox.start()
+            for item in feed:
+                inbox.put(item)
+            inbox.stop(timeout=600)
+            batches = inbox.batches
+        else:
+            for item in feed:
+                take([item])
+            batches = len(feed)
         t1 = time.perf_counter()
-        marks.append((len(feed), t1, rss_kib()[0]))
-        entries = sum(len(bridge.games[b].session.journal.records) for b in names)
-        sensor_applied = sum(bridge.games[b].session.fold.sensor_events for b in names)
-        review = [b for b in names if bridge.games[b].session.fold.review or bridge.games[b].session.fold.queue]
+        marks.append((events, t1, rss_kib()[0]))
+        journals = sorted(Path(tmp, "journals").glob("*/*.jsonl"))
+        snaps = [read(str(p)) for p in journals]  # read back from the files: what is on disk
+        entries = sum(len(sn.records) for sn in snaps)
+        folds = [fold_records(game_of(sn.header, str(p)), sn.records) for p, sn in zip(journals, snaps, strict=True)]
+        sensor_applied = sum(f.sensor_events - len(f.queue) for f in folds)
+        over = sum(1 for f in folds if f.state.over)
+        review = [f for f in folds if f.review or f.queue]
+        acked_to_the_end = sum(bridge.games[b].acked == (1, per_board + 1) for b in names)
         bridge.close()
         _, peak = rss_kib()
         floor = journal_floor(Path(tmp) / "floor.jsonl", 2000, len(feed[-1]))
     first = tenth / (marks[1][1] - marks[0][1])
     last = (marks[-1][0] - marks[-2][0]) / (marks[-1][1] - marks[-2][1])
-    rate = len(feed) / (t1 - t0)
+    rate = events / (t1 - t0)
     growth = (marks[-1][2] - marks[1][2]) / max(1, (marks[-1][0] - marks[1][0])) * 1000
     return {
         "boards": boards,
-        "events": len(feed),
+        "mode": "flood, taken in batches" if flood else "one event at a time",
+        "events": events,
+        "matches": matches["n"],
+        "matches_played_to_the_end": over,
+        "batches": batches,
+        "events_per_batch_mean": round(events / max(1, batches), 1),
         "journaled": entries,
         "acks_sent": acks["n"],
+        "boards_acked_to_the_last_event": acked_to_the_end,
         "events_applied_by_rules": sensor_applied,
-        "boards_held_for_review": len(review),
+        "journals_held_for_review": len(review),
         "events_per_s": round(rate),
         "events_per_s_first_tenth": round(first),
         "events_per_s_last_tenth": round(last),
@@ -92,6 +142,7 @@ def throughput(boards: int = 10, per_board: int = 1000, workdir: str | None = No
         "rss_end_kib": marks[-1][2],
         "rss_peak_kib": peak,
         "rss_growth_kib_per_1000_events": round(growth, 1),
+        "scoreboards_published": published["n"],
         "scoreboard_bytes_mean": round(published["bytes"] / max(1, published["n"])),
     }
 

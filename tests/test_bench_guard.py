@@ -71,12 +71,17 @@ def test_every_mqtt_connection_sends_small_packets_at_once(tmp_path: Path) -> No
 
 def test_bridge_with_the_durable_journal_takes_every_event(tmp_path: Path) -> None:
     """Figure 2: several boards' events through one in-process bridge, each journaled (fsync), folded and acked."""
-    r = host_bench.throughput(boards=3, per_board=150, workdir=str(tmp_path))
-    renders("host", {"disk": r})
-    assert r["events"] == 3 * 151
-    assert r["journaled"] == r["events"] and r["acks_sent"] == r["events"], r
-    assert r["events_applied_by_rules"] == r["events"] and r["boards_held_for_review"] == 0, r
-    assert r["events_per_s"] > 50, r
+    r = host_bench.throughput(boards=3, per_board=400, workdir=str(tmp_path))
+    one = host_bench.throughput(boards=2, per_board=200, workdir=str(tmp_path), flood=False)
+    renders("host", {"disk": r, "one_at_a_time": one})
+    assert r["events"] == 3 * 401
+    assert r["matches"] > 3 and r["matches_played_to_the_end"] == r["matches"] - 3, "club matches, one after another"
+    assert r["journaled"] == r["events"] and r["boards_acked_to_the_last_event"] == 3, r
+    assert r["events_applied_by_rules"] == r["events"] and r["journals_held_for_review"] == 0, r
+    assert r["events_per_batch_mean"] > 1 and r["acks_sent"] < r["events"], "a flood is taken in batches"
+    assert one["events_per_batch_mean"] == 1 and one["acks_sent"] == one["events"], "one fsync and ack per event"
+    assert one["journaled"] == one["events"] and one["boards_acked_to_the_last_event"] == 2, one
+    assert r["events_per_s"] > 50 and one["events_per_s"] > 50, (r, one)
     assert r["journal_alone_appends_per_s"] > 50, r
 
 
