@@ -44,7 +44,7 @@ from .config import BOARD_ID, RESERVED_BOARDS
 from .journal import JournalError
 from .protocol import BoardMessage, ProtocolError, Tracker, Verdict
 from .scoreboard import moments, scoreboard_doc
-from .session import Outcome, Session
+from .session import Outcome, Session, now_stamp
 
 log = logging.getLogger("flickboard.bridge")
 
@@ -82,8 +82,7 @@ class GameSetup:
             raise BridgeError(f"cannot set up a game: {e}") from None
 
 
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+_now = now_stamp
 
 
 def _stamp() -> str:

@@ -25,7 +25,7 @@ step says what to enter.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.immutable import evolve
 from rules.pichenotte import Pichenotte
@@ -44,8 +44,7 @@ class ShotEvidence:
     rested: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     line: str | None = None  # a notation line to apply now
     done: bool = True  # the event is fully handled; False: apply `line`, then react to the same event again
     wait: str | None = None  # cannot go on yet: what a person must enter first (the event stays queued)

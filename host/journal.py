@@ -21,9 +21,11 @@ Only one process at a time may hold a journal (flock on ``<path>.lock``).
 
 from __future__ import annotations
 
+import bisect
 import fcntl
 import json
 import os
+import re
 import zlib
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
@@ -75,17 +77,34 @@ def _crc(obj: dict[str, Any]) -> str:
     return f"{zlib.crc32(_canonical(obj).encode('utf-8')):08x}"
 
 
+_PLAIN = re.compile(r'[^"\\\x00-\x1f\x7f-\uffff]*\Z')  # a string JSON writes as it is, between quotes
+
+
+def _value(v: Any) -> str:
+    """One value as canonical JSON: ints and plain strings formatted directly (most of a record), the rest by
+    the encoder. The same text as `_canonical` would give."""
+    if type(v) is int:
+        return str(v)
+    if type(v) is str and _PLAIN.match(v):
+        return f'"{v}"'
+    return _CANONICAL.encode(v)
+
+
 def _encode(record: dict[str, Any]) -> bytes:
     """The full line for a record; raises TypeError/ValueError if JSON can't hold it.
 
-    Encoded once: the keys that sort before "crc" and those after it are encoded apart, so the canonical JSON
-    (for the checksum) and the line (with "crc" in its sorted place) are both joins of the same two halves."""
+    Built once: the canonical JSON (for the checksum) and the line (with "crc" in its sorted place) are joins of
+    the same key-value parts."""
     if "crc" in record:
         raise ValueError("a record must not set 'crc'")
-    head = _canonical({k: v for k, v in record.items() if k < "crc"})[1:-1]
-    tail = _canonical({k: v for k, v in record.items() if k > "crc"})[1:-1]
-    crc = f"{zlib.crc32(('{' + ','.join(p for p in (head, tail) if p) + '}').encode('utf-8')):08x}"
-    return ("{" + ",".join(p for p in (head, f'"crc":"{crc}"', tail) if p) + "}\n").encode("utf-8")
+    keys = sorted(record)
+    if not all(type(k) is str for k in keys):
+        raise TypeError("record keys must be strings")
+    parts = [f"{_value(k)}:{_value(record[k])}" for k in keys]
+    crc = f"{zlib.crc32(('{' + ','.join(parts) + '}').encode('utf-8')):08x}"
+    at = bisect.bisect(keys, "crc")
+    parts.insert(at, f'"crc":"{crc}"')
+    return ("{" + ",".join(parts) + "}\n").encode("utf-8")
 
 
 def _decode(line: bytes) -> dict[str, Any] | str:

@@ -11,10 +11,10 @@ Replaying the same entries gives the same state, whatever process does it.
 
 from __future__ import annotations
 
-import datetime
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules import games
 from rules.flicochet import Illegal as FlicochetIllegal
@@ -33,8 +33,10 @@ from .journal import Journal
 REFUSED = (Illegal, QuebecIllegal, FlicochetIllegal, NotationError)
 
 
-@dataclass(frozen=True)
-class Applied:
+# The fold's records are named tuples: immutable, and made thousands of times a second under a flood.
+
+
+class Applied(NamedTuple):
     """An entry in effect: its journal number, its input, and the states around it."""
 
     n: int
@@ -44,16 +46,14 @@ class Applied:
     after: Any
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     n: int
     accepted: bool
     message: str  # what happened, or why it was refused
     effects: tuple[dict[str, Any], ...] = ()
 
 
-@dataclass(frozen=True)
-class Held:
+class Held(NamedTuple):
     """A board event in the fold's queue: journal entry `n`, waiting to be applied (host/evidence.py)."""
 
     n: int
@@ -89,6 +89,8 @@ class Fold:
     # of the stack. The journal still has them; an undo or correction that reaches them raises NeedsHistory.
     keep: int | None = None
     base: int = 0
+    # The sensor side's lines ("in @sensor", "begin Ana @sensor"...) read once: a few texts, parsed again and again.
+    sensor_lines: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     KEEP_NOTES = 8
 
@@ -128,7 +130,7 @@ class Fold:
             return Outcome(n, False, str(e))
         fx.extend(outcome.effects)
         self._drain(fx)
-        return evolve(outcome, effects=tuple(fx))
+        return outcome._replace(effects=tuple(fx))
 
     def event(self, n: int, kind: str, fields: dict[str, Any]) -> Outcome:
         """Fold one board event (journaled as entry `n`): queue it, then apply what can be applied."""
@@ -165,8 +167,12 @@ class Fold:
                     said.append(f"needs review: {st.review}")
                 if st.line is not None:
                     try:
-                        parsed = self.game.parse(st.line, "sensor")
-                        assert parsed is not None
+                        parsed = self.sensor_lines.get(st.line)
+                        if parsed is None:
+                            parsed = self.game.parse(st.line, "sensor")
+                            assert parsed is not None
+                            if len(self.sensor_lines) < 256:
+                                self.sensor_lines[st.line] = parsed
                         out = self._line(head.n, parsed, "sensor")
                     except REFUSED as e:
                         why = f"the sensors say '{st.line.removesuffix(' @sensor')}' but the rules refuse it: {e}"
@@ -382,8 +388,21 @@ def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None 
     return fold
 
 
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+_SECOND: tuple[int, str] = (-1, "")  # the last whole second stamped, and its text
+
+
+def now_stamp() -> str:
+    """The time now in UTC, as the journal writes it: 2026-11-22T18:43:52.123456Z. The date and time part is
+    formatted once a second: a flood of events stamps thousands of records a second."""
+    global _SECOND
+    t = time.time()
+    sec = int(t)
+    if _SECOND[0] != sec:
+        _SECOND = (sec, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)))
+    return f"{_SECOND[1]}.{int((t - sec) * 1e6):06d}Z"
+
+
+_now = now_stamp
 
 
 class Session:
@@ -466,13 +485,18 @@ class Session:
     ) -> Outcome:
         """A board event: journal it (durably), then fold it. Returns once it is on disk: it may be acknowledged.
         `sync=False`: on disk only after `journal.sync()`; not to be acknowledged before."""
-        rec = board_record(board, boot, seq, kind, fields, t_us)
-        n = self.journal.count + 1
-        trial, outcome = self._judge(lambda fold: fold.event(n, kind, fields))
-        stored = self.journal.append(rec, sync)
-        assert stored == n
-        trial.trim()
-        self.fold = trial
+        # The record does not depend on what the rules make of it: journal first, then fold in place (no copy of
+        # the fold per event). A journal that cannot be written raises before anything changed.
+        n = self.journal.append(board_record(board, boot, seq, kind, fields, t_us), sync)
+        try:
+            outcome = self.fold.event(n, kind, fields)
+        except NeedsHistory:
+            self.fold = fold_records(self.game, self.journal.records, self.KEEP)  # it has entry n already
+            return Outcome(n, True, kind)
+        except Exception:
+            self.fold = fold_records(self.game, self.journal.records, self.KEEP)  # never half an event in effect
+            raise
+        self.fold.trim()
         return outcome
 
     def summary(self) -> dict[str, Any]:

@@ -374,3 +374,20 @@ def test_records_are_read_back_from_the_file_once_entries_are_appended(tmp_path:
         assert len(j.records) == 2
         j.append(ENTRIES[2])
         assert [r["n"] for r in j.records] == [1, 2, 3] and j.records[-1]["extra"] == [1, None, True]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"src": "board", "board": "t-1", "bt": 3, "s": 9, "m": "pass", "f": {"n": "hole", "dur_us": 800}, "t": 5},
+        {"in": 'say "hi" \\ then\ttab', "src": "manual", "ok": True, "none": None, "big": 2**70, "neg": -4},
+        {"in": "café ✓ 𝄞", "ctl": "\x00\x1f\x7f", "list": [1, "a", {"z": 1, "a": [True]}], "": ""},
+    ],
+)
+def test_each_line_is_the_canonical_json_of_its_record(tmp_path: Path, entry: dict[str, Any]) -> None:
+    """The journal builds its lines itself; each must be exactly the spec's canonical JSON (an independent
+    implementation above) with its CRC."""
+    path = str(tmp_path / "canon.jsonl")
+    with Journal.create(path, SETUP) as j:
+        j.append(entry)
+    assert Path(path).read_bytes().splitlines(keepends=True)[1] == line({**entry, "n": 1})

@@ -14,7 +14,7 @@ Distances are whole tenths of a centimetre, so nothing here is a float.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from rules.immutable import Log, evolve
 
@@ -232,10 +232,9 @@ class State:
         return tuple(qs)
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     state: State
-    effects: tuple[dict[str, Any], ...] = field(default=())
+    effects: tuple[dict[str, Any], ...] = ()
 
     @property
     def questions(self) -> tuple[Question, ...]:

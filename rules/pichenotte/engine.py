@@ -12,7 +12,7 @@ The only puck the engine follows individually is the one being shot ("the shooti
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from rules.immutable import Log, evolve
 
@@ -302,10 +302,9 @@ class State:
         return (t[0], t[1])
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     state: State
-    effects: tuple[dict[str, Any], ...] = field(default=())
+    effects: tuple[dict[str, Any], ...] = ()
 
     @property
     def questions(self) -> tuple[Question, ...]:

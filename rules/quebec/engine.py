@@ -13,7 +13,7 @@ where a returned one goes), pending burial for a side, or won by a side.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from rules.immutable import Log, evolve
 
@@ -211,10 +211,9 @@ class State:
         return tuple(qs)
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     state: State
-    effects: tuple[dict[str, Any], ...] = field(default=())
+    effects: tuple[dict[str, Any], ...] = ()
 
     @property
     def questions(self) -> tuple[Question, ...]:
