@@ -163,7 +163,8 @@ def make_games_journal(path: Path, games: int, seed: int = 8) -> tuple[int, str]
 
 def replay(games: int = 1000, workdir: str | None = None, repeats: int = 3) -> dict[str, Any]:
     """A journal of `games` games rebuilt to the game state: read and verify every record, then fold the rules over
-    it (what a restart or `flickboard replay` does). The floor is reading and verifying the file alone."""
+    it, holding the newest entries in effect as a live session does (what a restart does). The floor is reading and
+    verifying the file alone."""
     with tempfile.TemporaryDirectory(dir=workdir or ROOT) as tmp:
         path = Path(tmp) / "match.jsonl"
         t0 = time.perf_counter()
@@ -177,19 +178,18 @@ def replay(games: int = 1000, workdir: str | None = None, repeats: int = 3) -> d
             t0 = time.perf_counter()
             snap = read(str(path))
             t1 = time.perf_counter()
-            fold = fold_records(game_of(snap.header, str(path)), snap.records)
+            fold = fold_records(game_of(snap.header, str(path)), snap.records, Session.KEEP)
             t2 = time.perf_counter()
             reads.append(t1 - t0)
             folds.append(t2 - t0)
             state_totals = json.dumps(fold.game.summary(fold.state, len(fold.rejected))["totals"])
         finished = len(fold.state.games)
-        # The same with Python's cyclic garbage collector paused: the fold keeps every state it went through, and
-        # the collector walks all of them again and again, so its share grows with the journal.
+        # The same with Python's cyclic garbage collector paused: what the collector costs a rebuild.
         gc.collect()
         gc.disable()
         try:
             t0 = time.perf_counter()
-            fold_records(game_of(snap.header, str(path)), read(str(path)).records)
+            fold_records(game_of(snap.header, str(path)), read(str(path)).records, Session.KEEP)
             paused = time.perf_counter() - t0
         finally:
             gc.enable()

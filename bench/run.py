@@ -41,6 +41,8 @@ def run_host(quick: bool, tmp: Path) -> dict[str, Any]:
     out = {"disk": host_bench.throughput(boards, per, workdir=str(ROOT))}
     if os.path.isdir("/dev/shm"):  # memory-backed: fsync costs nothing there, what is left is the bridge's own work
         out["memory_fs"] = host_bench.throughput(boards, per, workdir="/dev/shm")
+    # At a game's pace every event is a batch of its own: an fsync, an ack and a scoreboard each.
+    out["one_at_a_time"] = host_bench.throughput(boards, per // 2, workdir=str(ROOT), flood=False)
     return out
 
 
@@ -113,16 +115,24 @@ def table(r: dict[str, Any]) -> str:
     if host:
         d = host["disk"]
         rows.append(
-            f"| 2 | bridge with the fsync'd journal, {d['boards']} boards, {d['events']} events "
+            f"| 2 | bridge with the fsync'd journal, {d['boards']} boards flooding it, {d['events']} events, "
+            f"{d['matches']} club matches (batches of {d['events_per_batch_mean']} events on average) "
             f"| {d['events_per_s']} events/s (first tenth {d['events_per_s_first_tenth']}, last "
-            f"{d['events_per_s_last_tenth']}) | journal appends alone {d['journal_alone_appends_per_s']}/s "
-            f"(×{d['ratio_to_journal_alone']}) | ≥ 5,000/s | {_ok(d['events_per_s'], 5000, below=False)} |"
+            f"{d['events_per_s_last_tenth']}) | journal appends alone, one fsync each, "
+            f"{d['journal_alone_appends_per_s']}/s (×{d['ratio_to_journal_alone']}) | ≥ 5,000/s "
+            f"| {_ok(d['events_per_s'], 5000, below=False)} |"
         )
         if "memory_fs" in host:
             m = host["memory_fs"]
             rows.append(
                 f"| 2 | the same on a memory file system (no disk wait) | {m['events_per_s']} events/s "
                 f"| journal alone {m['journal_alone_appends_per_s']}/s | – | – |"
+            )
+        if "one_at_a_time" in host:
+            o = host["one_at_a_time"]
+            rows.append(
+                f"| 2 | one event at a time (a game's pace: an fsync, an ack and a scoreboard each) "
+                f"| {o['events_per_s']} events/s | journal alone {o['journal_alone_appends_per_s']}/s | – | – |"
             )
         rows.append(
             f"| 2 | bridge memory | RSS {d['rss_start_kib']} → {d['rss_end_kib']} KiB, "

@@ -130,7 +130,7 @@ class Fold:
             return Outcome(n, False, str(e))
         fx.extend(outcome.effects)
         self._drain(fx)
-        return outcome._replace(effects=tuple(fx))
+        return Outcome(outcome.n, outcome.accepted, outcome.message, tuple(fx))
 
     def event(self, n: int, kind: str, fields: dict[str, Any]) -> Outcome:
         """Fold one board event (journaled as entry `n`): queue it, then apply what can be applied."""
