@@ -25,7 +25,6 @@ import bisect
 import fcntl
 import json
 import os
-import re
 import zlib
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
@@ -77,16 +76,16 @@ def _crc(obj: dict[str, Any]) -> str:
     return f"{zlib.crc32(_canonical(obj).encode('utf-8')):08x}"
 
 
-_PLAIN = re.compile(r'[^"\\\x00-\x1f\x7f-\uffff]*\Z')  # a string JSON writes as it is, between quotes
+_string = json.encoder.encode_basestring  # what the encoder does for a str without ensure_ascii (C)
 
 
 def _value(v: Any) -> str:
-    """One value as canonical JSON: ints and plain strings formatted directly (most of a record), the rest by
-    the encoder. The same text as `_canonical` would give."""
+    """One value as canonical JSON: ints and strings formatted directly (most of a record), the rest by the
+    encoder. The same text as `_canonical` would give."""
     if type(v) is int:
         return str(v)
-    if type(v) is str and _PLAIN.match(v):
-        return f'"{v}"'
+    if type(v) is str:
+        return _string(v)
     return _CANONICAL.encode(v)
 
 
@@ -100,7 +99,7 @@ def _encode(record: dict[str, Any]) -> bytes:
     keys = sorted(record)
     if not all(type(k) is str for k in keys):
         raise TypeError("record keys must be strings")
-    parts = [f"{_value(k)}:{_value(record[k])}" for k in keys]
+    parts = [f"{_string(k)}:{_value(record[k])}" for k in keys]
     crc = f"{zlib.crc32(('{' + ','.join(parts) + '}').encode('utf-8')):08x}"
     at = bisect.bisect(keys, "crc")
     parts.insert(at, f'"crc":"{crc}"')
