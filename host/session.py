@@ -89,8 +89,17 @@ class Fold:
     # of the stack. The journal still has them; an undo or correction that reaches them raises NeedsHistory.
     keep: int | None = None
     base: int = 0
-    # The sensor side's lines ("in @sensor", "begin Ana @sensor"...) read once: a few texts, parsed again and again.
-    sensor_lines: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Lines read once: the sensor side's few texts ("in @sensor", "begin Ana @sensor") and a scorer's common ones
+    # ("shot hit") come again and again. Parsed inputs are immutable, so they can be shared. Key: (text, source).
+    parsed: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def _parse(self, text: str, source: Source) -> Any:
+        line = self.parsed.get((text, source))
+        if line is None:
+            line = self.game.parse(text, source)  # raises for a line the notation refuses: not kept
+            if line is not None and len(self.parsed) < 512:
+                self.parsed[(text, source)] = line
+        return line
 
     KEEP_NOTES = 8
 
@@ -121,7 +130,7 @@ class Fold:
             if words and words[0] in HOST_WORDS and (words[0] != "declare" or isinstance(self.game, Pichenotte)):
                 outcome = self._host(n, words)
             else:
-                line = self.game.parse(text, source)
+                line = self._parse(text, source)
                 if line is None:
                     raise NotationError("the line is empty")
                 outcome = self._line(n, line, source)
@@ -167,12 +176,8 @@ class Fold:
                     said.append(f"needs review: {st.review}")
                 if st.line is not None:
                     try:
-                        parsed = self.sensor_lines.get(st.line)
-                        if parsed is None:
-                            parsed = self.game.parse(st.line, "sensor")
-                            assert parsed is not None
-                            if len(self.sensor_lines) < 256:
-                                self.sensor_lines[st.line] = parsed
+                        parsed = self._parse(st.line, "sensor")
+                        assert parsed is not None
                         out = self._line(head.n, parsed, "sensor")
                     except REFUSED as e:
                         why = f"the sensors say '{st.line.removesuffix(' @sensor')}' but the rules refuse it: {e}"
