@@ -11,8 +11,8 @@ Crash guarantees: append() writes the whole line with a single write() on an
 O_APPEND descriptor and fsyncs before it returns, so an acknowledged entry
 survives a crash and a crash leaves at most one incomplete last line.  A caller
 that takes many entries at once (the bridge under a flood of board events) may
-append with sync=False and call sync() once for the lot: their lines are
-written together and fsynced once (group commit).  It must not acknowledge any of them before sync() returns; if
+append with sync=False and call sync() once for the lot: one fsync for all
+(group commit).  It must not acknowledge any of them before sync() returns; if
 sync() fails, every entry since the last good sync is cut off the file.  open()
 moves such a torn tail into ``<path>.torn-<offset>`` and truncates the journal to
 its last good record; any other damage raises JournalCorrupt and changes nothing.
@@ -219,16 +219,14 @@ class Journal:
         self.torn = torn
         self._fd, self._lock_fd, self._size = fd, lock_fd, size
         self._synced = (size, self.count)  # the file's length and entries at the last fsync
-        self._pending: list[bytes] = []  # lines appended with sync=False and not written yet
         # The records read at open (the session folds them once); dropped at the first append, so a long-running
         # journal does not keep every entry in memory. `records` reads the file again when asked after that.
         self._loaded: list[dict[str, Any]] | None = records
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """Every entry (without "crc"), as on disk (entries appended with sync=False are written first)."""
+        """Every entry (without "crc"), as on disk."""
         if self._loaded is None:
-            self._write_pending()
             self._loaded = _scan(self.path, _read_bytes(self.path))[1]
         return self._loaded
 
@@ -289,25 +287,17 @@ class Journal:
             line = _encode({**entry, "n": n})
         except (TypeError, ValueError, RecursionError) as e:
             raise JournalError(f"entry {n} for journal {self.path} cannot be stored as JSON ({e})") from None
+        try:  # one write() per line: a crash leaves at most the last line incomplete
+            if os.write(self._fd, line) != len(line):
+                raise OSError(f"short write to {self.path}")
+        except OSError as e:
+            self._fail(n, e)
         self._size += len(line)
         self.count = n
         self._loaded = None
-        self._pending.append(line)
         if sync:
             self.sync()
         return n
-
-    def _write_pending(self) -> None:
-        """Write the lines appended with sync=False in one go (not yet durable)."""
-        if not self._pending or self._fd < 0:
-            return
-        data = memoryview(b"".join(self._pending))
-        self._pending.clear()
-        try:
-            while data:
-                data = data[os.write(self._fd, data) :]
-        except OSError as e:
-            self._fail(self.count, e)
 
     def sync(self) -> None:
         """Make every entry appended with sync=False durable: one fsync. On failure they are cut off the file (none
@@ -319,7 +309,6 @@ class Journal:
                 f"journal {self.path}: entries {self._synced[1] + 1} to {self.count} could not be made durable "
                 "before it was closed"
             )
-        self._write_pending()
         try:
             os.fsync(self._fd)
         except OSError as e:
@@ -329,7 +318,6 @@ class Journal:
     def _fail(self, last: int, e: OSError) -> NoReturn:
         """Entries after the last good sync, up to `last`, are lost: cut them off and close (without the sync that
         `close` does: they must stay lost, so that nobody acknowledges them)."""
-        self._pending.clear()
         with suppress(OSError):  # undo what is not durable; none of it was acknowledged
             os.ftruncate(self._fd, self._synced[0])
         self._close_fds()
