@@ -254,16 +254,23 @@ class Bridge:
             except JournalError as e:
                 lost.add(board)
                 self._lost_journal(board, e)
+        # Each ack and each message on its own: one that fails (a link that just went down) stops none of the others.
         for board, force in b.acks.items():
             if board not in lost and board in self.games:
-                self._send_ack(self.games[board], force)
+                self._guarded(board, self._send_ack, self.games[board], force)
         for board, bg in b.boards.items():
             if board not in lost:
-                self._publish_doc(bg)
+                self._guarded(board, self._publish_doc, bg)
         if self.publish is not None:
             for board, topic, body in b.moments:
                 if board not in lost:
-                    self.publish(topic, body, 1, False)
+                    self._guarded(board, self.publish, topic, body, 1, False)
+
+    def _guarded(self, board: str, do: Callable[..., object], *args: Any) -> None:
+        try:
+            do(*args)
+        except Exception as e:  # the journal is durable whatever happens here; the board resends what is not acked
+            log.warning("board %s: %s failed: %s: %s", board, getattr(do, "__name__", "a send"), type(e).__name__, e)
 
     def _lost_journal(self, board: str, err: JournalError) -> None:
         """The batch's entries could not be made durable: none was acked, the journal cut them off and closed. The

@@ -85,6 +85,12 @@ INPUT = "input"  # flickboard/<board>/input: manual entries for that board's gam
 
 # pyserial ships no type information: use it through Any rather than requiring stub packages.
 _serial: Any = importlib.import_module("serial")
+try:  # pyserial's flush() drains with termios on POSIX, which raises termios.error (not an OSError) on a dead port
+    import termios
+
+    _WRITE_ERRORS: tuple[type[BaseException], ...] = (OSError, _serial.SerialException, termios.error)
+except ImportError:  # Windows
+    _WRITE_ERRORS = (OSError, _serial.SerialException)
 _list_ports: Any = importlib.import_module("serial.tools.list_ports")
 
 # USB VID -> PIDs (None: any PID of that vendor) of the boards and USB-serial bridges Flickboard runs on.
@@ -250,7 +256,7 @@ class SerialLink:
             try:
                 ser.write(data)
                 ser.flush()
-            except (OSError, _serial.SerialException) as e:
+            except _WRITE_ERRORS as e:
                 log.warning("serial %s: write failed: %s", self.device, e)
                 with contextlib.suppress(Exception):
                     ser.cancel_read()  # wake the reader, which sees the error and re-opens
@@ -327,8 +333,11 @@ class SerialLink:
                 self._stop.wait(self.backoff_initial)
                 continue
             if data:
-                with self.batch() if self.batch is not None else contextlib.nullcontext():
-                    self._feed(bytes(data))
+                try:  # the batch's end sends acks and scoreboards: a failure there must not stop the reader
+                    with self.batch() if self.batch is not None else contextlib.nullcontext():
+                        self._feed(bytes(data))
+                except Exception:
+                    _callback_failed("serial %s: handling what was read failed", self.device)
 
     def _feed(self, data: bytes) -> None:
         while data:

@@ -444,3 +444,23 @@ def test_a_batch_that_cannot_be_synced_is_not_acked_and_the_resend_is_taken(
     assert [r["s"] for r in recs] == [1, 2, 3, 4], "each event journaled once"
     assert a.acks()[-1] == 4
     assert bridge.scoreboard("ta")["score"]["current"]["twenties"] == [1, 0]
+
+
+def test_a_send_that_fails_at_the_end_of_a_batch_stops_nothing_else(tmp_path: Path) -> None:
+    """One board's link breaks just as the batch's acks go out: the others are still acked and published, and
+    the broken board's events stay journaled (it resends; they are duplicates then)."""
+    bridge, bus = make(tmp_path)
+    a, b = Board(bridge, "ta"), Board(bridge, "tb")
+    for board in (a, b):
+        board.hello()
+
+    def broken(line: str) -> None:
+        raise RuntimeError("the port went away (injected)")
+
+    with bridge.batch():
+        a.ev("shot_start", "baseline", q=1, seg=1)
+        b.ev("shot_start", "baseline", q=1, seg=1)
+        bridge.games["ta"].send = lambda cmd: broken("")
+    assert b.acks() == [1, 2] and a.acks() == [1]
+    assert bus.last("flickboard/ta/scoreboard")["entries"] == 2 and bus.last("flickboard/tb/scoreboard")["entries"] == 2
+    assert [r["s"] for r in journal.read(bridge.games["ta"].session.journal.path).records] == [1, 2]

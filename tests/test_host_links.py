@@ -3,6 +3,7 @@ the simulated board behind it), a real Mosquitto for MQTT."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -489,3 +490,38 @@ def test_mqtt_with_the_real_simulated_board(broker: Broker, tmp_path: Path) -> N
         proc.wait()
         assert proc.stdin is not None
         proc.stdin.close()
+
+
+def test_serial_reader_survives_a_batch_that_fails_and_a_send_to_a_dead_port(tmp_path: Path) -> None:
+    """The end of a batch sends the acks: if that fails (here the batch's own exit raises once), the line is
+    said in the log and the reader goes on. A send to a port whose other end is gone returns False; it does not
+    raise (pyserial's drain raises termios.error there, which is not an OSError)."""
+    pty = Pty()
+    lines = Collector()
+    failures = {"left": 1}
+
+    @contextlib.contextmanager
+    def batch() -> Iterator[None]:
+        yield
+        if failures["left"]:
+            failures["left"] -= 1
+            raise RuntimeError("the acks could not be sent (injected)")
+
+    link = SerialLink(pty.path, lines, batch=batch, backoff_initial=0.05)
+    link.start()
+    try:
+        wait_until(lambda: link.connected, what="the port open")
+        first = frame({"v": 1, "b": "fb-01", "bt": 1, "s": 1, "t": 5, "m": "hello"})
+        second = frame({"v": 1, "b": "fb-01", "bt": 1, "s": 2, "t": 9, "m": "pass", "dur_us": 800, "n": "hole"})
+        pty.write(first + "\n")
+        lines.wait_for(lambda got: len(got) == 1)
+        wait_until(lambda: failures["left"] == 0, what="the failing batch")
+        pty.write(second + "\n")
+        got = lines.wait_for(lambda got: len(got) == 2)
+        assert [text for _, text in got] == [first, second], "the reader went on after the failed batch"
+        os.close(pty.master)  # the board's end goes away: the cable is pulled
+        pty.fds_open = False
+        os.close(pty.slave)
+        assert link.send(PING) is False
+    finally:
+        link.stop()
