@@ -143,7 +143,7 @@ def table(r: dict[str, Any]) -> str:
             )
         rows.append(
             f"| 2 | bridge memory | RSS {d['rss_start_kib']} → {d['rss_end_kib']} KiB, "
-            f"+{d['rss_growth_kib_per_1000_events']} KiB per 1,000 events | – | flat | "
+            f"{d['rss_growth_kib_per_1000_events']:+} KiB per 1,000 events | – | flat | "
             f"{_ok(d['rss_growth_kib_per_1000_events'], 100)} |"
         )
     rp = r.get("replay")
