@@ -374,22 +374,19 @@ def entries_of(records: list[dict[str, Any]]) -> list[tuple[int, str, Source]]:
 
 def board_record(board: str, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int) -> dict[str, Any]:
     """The journal record of one board event (docs/journal.md)."""
-    return {"src": "board", "board": board, "bt": boot, "s": seq, "m": kind, "f": fields, "t": t_us, "at": _now()}
+    return {"src": "board", "board": board, "bt": boot, "s": seq, "m": kind, "f": fields, "t": t_us, "at": now_stamp()}
 
 
 def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None = None) -> Fold:
     """Fold journal records, typed entries and board events alike, in journal order.
     `keep`: hold only about that many entries in effect (see `Fold.trim`); None keeps them all."""
-    fold = Fold(game, game.start())
+    fold = Fold(game, game.start(), keep=keep)
     for r in records:
         if r.get("src") == "board":
             fold.event(r["n"], r["m"], r["f"])
         else:
             fold.step(r["n"], r["in"], r.get("src", "manual"))
-        if keep is not None and len(fold.stack) >= 2 * keep:
-            fold.keep = keep
-            fold.trim()
-    fold.keep = keep
+        fold.trim()
     return fold
 
 
@@ -405,9 +402,6 @@ def now_stamp() -> str:
     if _SECOND[0] != sec:
         _SECOND = (sec, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)))
     return f"{_SECOND[1]}.{int((t - sec) * 1e6):06d}Z"
-
-
-_now = now_stamp
 
 
 class Session:
@@ -457,7 +451,7 @@ class Session:
             return Outcome(0, False, "nothing to record")
         n = self.journal.count + 1
         trial, outcome = self._judge(lambda fold: fold.step(n, text, source))
-        rec: dict[str, Any] = {"src": source, "in": text, "at": _now()}
+        rec: dict[str, Any] = {"src": source, "in": text, "at": now_stamp()}
         if rid is not None:
             rec["rid"] = rid
         stored = self.journal.append(rec)
@@ -493,11 +487,8 @@ class Session:
         # The record does not depend on what the rules make of it: journal first, then fold in place (no copy of
         # the fold per event). A journal that cannot be written raises before anything changed.
         n = self.journal.append(board_record(board, boot, seq, kind, fields, t_us), sync)
-        try:
+        try:  # a board event is never an undo or a correction: it needs no history
             outcome = self.fold.event(n, kind, fields)
-        except NeedsHistory:
-            self.fold = fold_records(self.game, self.journal.records, self.KEEP)  # it has entry n already
-            return Outcome(n, True, kind)
         except Exception:
             self.fold = fold_records(self.game, self.journal.records, self.KEEP)  # never half an event in effect
             raise
