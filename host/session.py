@@ -90,16 +90,21 @@ class Fold:
     keep: int | None = None
     base: int = 0
     # Lines read once: the sensor side's few texts ("in @sensor", "begin Ana @sensor") and a scorer's common ones
-    # ("shot hit") come again and again. Parsed inputs are immutable, so they can be shared. Key: (text, source).
-    parsed: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
+    # ("shot hit") come again and again. Parsed inputs are immutable, so they can be shared, with their canonical
+    # text. Key: (text, source); value: (input, canonical text).
+    parsed: dict[tuple[str, str], tuple[Any, str]] = field(default_factory=dict, repr=False, compare=False)
 
-    def _parse(self, text: str, source: Source) -> Any:
-        line = self.parsed.get((text, source))
-        if line is None:
-            line = self.game.parse(text, source)  # raises for a line the notation refuses: not kept
-            if line is not None and len(self.parsed) < 512:
-                self.parsed[(text, source)] = line
-        return line
+    def _parse(self, text: str, source: Source) -> tuple[Any, str] | None:
+        """The input a line means and its canonical text; None for an empty line. A host word is not an input."""
+        known = self.parsed.get((text, source))
+        if known is None:
+            line: Any = self.game.parse(text, source)  # raises for a line the notation refuses: not kept
+            if line is None:
+                return None
+            known = (line, self.game.format(line))
+            if len(self.parsed) < 512:
+                self.parsed[(text, source)] = known
+        return known
 
     KEEP_NOTES = 8
 
@@ -123,21 +128,27 @@ class Fold:
 
     def step(self, n: int, text: str, source: Source = "manual") -> Outcome:
         """Fold one typed entry. Pure apart from updating this object; never raises for bad input."""
-        self.entries = max(self.entries, n)
-        fx: list[dict[str, Any]] = []
+        if n > self.entries:
+            self.entries = n
         try:
-            words = text.split()
-            if words and words[0] in HOST_WORDS and (words[0] != "declare" or isinstance(self.game, Pichenotte)):
-                outcome = self._host(n, words)
-            else:
-                line = self._parse(text, source)
-                if line is None:
-                    raise NotationError("the line is empty")
-                outcome = self._line(n, line, source)
+            known = self.parsed.get((text, source))  # a line seen before is an input, never a host word
+            if known is None:
+                words = text.split()
+                if words and words[0] in HOST_WORDS and (words[0] != "declare" or isinstance(self.game, Pichenotte)):
+                    outcome = self._host(n, words)
+                else:
+                    known = self._parse(text, source)
+                    if known is None:
+                        raise NotationError("the line is empty")
+            if known is not None:
+                outcome = self._line(n, known[0], source, known[1])
         except REFUSED as e:
             self.rejected.append((n, text, str(e)))
             return Outcome(n, False, str(e))
-        fx.extend(outcome.effects)
+        if not self.queue:  # nothing for the sensor side to do (_drain would find the same)
+            self.waiting = None
+            return outcome
+        fx = list(outcome.effects)
         self._drain(fx)
         return Outcome(outcome.n, outcome.accepted, outcome.message, tuple(fx))
 
@@ -176,9 +187,9 @@ class Fold:
                     said.append(f"needs review: {st.review}")
                 if st.line is not None:
                     try:
-                        parsed = self._parse(st.line, "sensor")
-                        assert parsed is not None
-                        out = self._line(head.n, parsed, "sensor")
+                        known = self._parse(st.line, "sensor")
+                        assert known is not None
+                        out = self._line(head.n, known[0], "sensor", known[1])
                     except REFUSED as e:
                         why = f"the sensors say '{st.line.removesuffix(' @sensor')}' but the rules refuse it: {e}"
                         self._hold(head.n, why, fx)
@@ -263,7 +274,8 @@ class Fold:
 
     # -- inputs in effect
 
-    def _line(self, n: int, line: Any, source: Source) -> Outcome:
+    def _line(self, n: int, line: Any, source: Source, said: str) -> Outcome:
+        """Apply a parsed input; `said` is its canonical text."""
         if isinstance(line, Undo):
             if not self.stack:
                 if self.base:
@@ -274,13 +286,20 @@ class Fold:
             return Outcome(n, True, f"undid entry {top.n}: {self.game.format(top.line)}")
         if isinstance(line, Correct):
             return self._correct(n, line, source)
-        inp: Any = evolve(line, ref=n) if isinstance(line, Shot | Facts) else line
+        if isinstance(line, (Shot, Facts)):  # Pichenotte inputs carry their journal entry
+            inp: Any = evolve(line, ref=n)
+            source = line.source  # a trailing '@sensor' in the text counts, not only the caller's word
+        else:
+            inp = line
         result = self.game.apply(self.state, inp)
-        self.stack.append(Applied(n, inp, _source(inp, source), self.state, result.state))
+        self.stack.append(Applied(n, inp, source, self.state, result.state))
         self.state = result.state
-        if any(fx.get("type") == "shot" for fx in result.effects):
-            self.declared = False  # a declaration is for one shot, whoever entered the shot
-        return Outcome(n, True, self.game.format(inp), result.effects)
+        if self.declared:
+            for fx in result.effects:
+                if fx.get("type") == "shot":
+                    self.declared = False  # a declaration is for one shot, whoever entered the shot
+                    break
+        return Outcome(n, True, said, result.effects)
 
     def _correct(self, n: int, c: Correct, source: Source) -> Outcome:
         found = [i for i, a in enumerate(self.stack) if a.n == c.ref]

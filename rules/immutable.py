@@ -11,6 +11,10 @@ The engines are pure: every input gives a new state and the old one stays valid 
 
 Both keep value semantics: a `Log` compares equal to another with the same items, and an evolved state is
 indistinguishable from one made by `dataclasses.replace`.
+
+Within one input, an engine may also work on a `draft`: a private copy of a state (or of one of its parts) that it
+changes in place with `put` and hands back as the new state. Nothing else holds a draft, so the change is as safe as
+`evolve`, and an input that is refused simply drops it. It saves rebuilding the state at every step of a shot.
 """
 
 from __future__ import annotations
@@ -38,13 +42,62 @@ def evolve(obj: D, **changes: Any) -> D:
     if not plain:
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     old = obj.__dict__
-    if not changes.keys() <= old.keys():
-        raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - old.keys())[0]!r}")
-    new = object.__new__(cls)
-    d = new.__dict__
-    d.update(old)
+    d = old.copy()
     d.update(changes)
+    if len(d) != len(old):  # a name that is not a field
+        raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - old.keys())[0]!r}")
+    new = _new(cls)
+    _setattr(new, "__dict__", d)
     return new
+
+
+def draft(obj: D) -> D:
+    """A private copy of a frozen dataclass, for `put` to change while one input is applied."""
+    new = _new(obj.__class__)
+    _setattr(new, "__dict__", obj.__dict__.copy())
+    return new
+
+
+def put(obj: D, **changes: Any) -> D:
+    """Change a `draft` in place and return it. Never call it on an object that another state may hold."""
+    d = obj.__dict__
+    n = len(d)
+    d.update(changes)
+    if len(d) != n:
+        raise TypeError(f"{obj.__class__.__name__} has no field {sorted(changes.keys() - set(list(d)[:n]))[0]!r}")
+    return obj
+
+
+_new = object.__new__
+_setattr = object.__setattr__
+
+
+def fast_init(cls: type[D]) -> type[D]:
+    """Give a frozen dataclass an `__init__` that fills the instance dictionary directly.
+
+    The `__init__` that `dataclass(frozen=True)` writes sets each field through `object.__setattr__`, one call per
+    field; an engine builds a few such objects per shot. This one takes the same arguments and gives an equal
+    object. Only for classes with no `__post_init__`, no default factory and no keyword-only or init=False field."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if hasattr(cls, "__post_init__") or any(
+        f.default_factory is not dataclasses.MISSING or f.kw_only or not f.init for f in fields
+    ):
+        raise TypeError(f"fast_init does not handle {cls.__name__}")
+    names: dict[str, Any] = {}
+    params = []
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            names[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    body = "".join(f"\n    d[{f.name!r}] = {f.name}" for f in fields)
+    exec(f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__{body}", names)
+    init = names["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    cls.__init__ = init  # type: ignore[method-assign]
+    return cls
 
 
 class Log(Sequence[T], Generic[T]):

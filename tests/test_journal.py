@@ -391,3 +391,42 @@ def test_each_line_is_the_canonical_json_of_its_record(tmp_path: Path, entry: di
     with Journal.create(path, SETUP) as j:
         j.append(entry)
     assert Path(path).read_bytes().splitlines(keepends=True)[1] == line({**entry, "n": 1})
+
+
+def test_a_line_with_the_right_checksum_but_not_in_canonical_form_is_still_read(tmp_path: Path) -> None:
+    """Reading checks the bytes on disk directly when a line has the canonical shape, and falls back to encoding
+    the record again when it does not: a line with extra spaces, keys out of order or the checksum in front still
+    reads, as the format allows (docs/journal.md)."""
+    path = tmp_path / "spaced.jsonl"
+    entries = [
+        {"n": 1, "src": "manual", "in": "shot hit", "at": "2026-11-22T10:00:00Z"},
+        {"n": 2, "in": 'shot "in"', "src": "manual"},
+        {"n": 3, "f": {"crc": "00000000", "n": "hole"}, "m": "pass", "src": "board"},
+    ]
+    lines = [line(header())]
+    for e in entries:
+        body = dict(e)
+        crc = f"{zlib.crc32(canonical(body).encode('utf-8')):08x}"
+        ordered = {"crc": crc, **dict(reversed(list(body.items())))}
+        lines.append((json.dumps(ordered, ensure_ascii=True, separators=(", ", ": ")) + "\n").encode("utf-8"))
+    path.write_bytes(b"".join(lines))
+    with Journal.open(str(path)) as j:
+        assert j.records == entries
+
+
+@pytest.mark.parametrize(
+    "old, new", [(b"shot hit", b"shot hjt"), (b"10:00:00", b"10:00:01"), (b'"manual"', b'"manuel"')]
+)
+def test_a_changed_byte_in_a_middle_line_is_caught(tmp_path: Path, old: bytes, new: bytes) -> None:
+    """The fast check over the bytes on disk must catch what the full check catches: a changed value or a changed
+    checksum."""
+    path = make_journal(tmp_path)
+    data = Path(path).read_bytes()
+    first, second, rest = data.split(b"\n", 2)
+    assert old in second
+    Path(path).write_bytes(b"\n".join([first, second.replace(old, new), rest]))
+    expect_corrupt(path, "line 2", "checksum")
+    crc = second[second.find(b'"crc":"') + 7 :][:8]
+    flipped = crc[:-1] + (b"0" if crc[-1:] != b"0" else b"1")
+    Path(path).write_bytes(b"\n".join([first, second.replace(crc, flipped), rest]))
+    expect_corrupt(path, "line 2", "checksum")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from rules.immutable import Log, evolve
+from rules.immutable import Log, draft, evolve, fast_init, put
 
 from .options import MatchFormat, Options
 
@@ -45,12 +45,14 @@ class Illegal(Exception):
 # ---------------------------------------------------------------- inputs
 
 
+@fast_init
 @dataclass(frozen=True)
 class Fact:
     what: str
     side: int | None = None  # None: the shooting puck; a side: another puck of that side
 
 
+@fast_init
 @dataclass(frozen=True)
 class Facts:
     """Things that happened during the shot in progress. Manual facts with no shot open are a whole shot."""
@@ -62,6 +64,7 @@ class Facts:
     ref: int | None = None  # the journal entry that carried it (for provisional sensor twenties)
 
 
+@fast_init
 @dataclass(frozen=True)
 class Shot:
     """A shot by the player whose turn it is; `complete` = begin, apply facts, end, in one input."""
@@ -150,6 +153,7 @@ class Setup:
         return tuple(s for s in range(len(self.players)) if s % 2 == side)
 
 
+@fast_init
 @dataclass(frozen=True)
 class Question:
     kind: Literal["contact", "zone", "choice", "zones"]
@@ -158,6 +162,7 @@ class Question:
     answers: tuple[str, ...]  # notation lines that answer it
 
 
+@fast_init
 @dataclass(frozen=True)
 class OpenShot:
     number: int  # 1-based within the game
@@ -172,6 +177,7 @@ class OpenShot:
     choice: bool | None = None  # R-8 B answer: True = ditched
 
 
+@fast_init
 @dataclass(frozen=True)
 class ShotRecord:
     game: int
@@ -186,6 +192,7 @@ class ShotRecord:
     twenties: tuple[int, int]  # twenties credited this shot, per side
 
 
+@fast_init
 @dataclass(frozen=True)
 class Shootout:
     purpose: Literal["game", "match"]
@@ -194,6 +201,7 @@ class Shootout:
     twenties: tuple[int, int] = (0, 0)
 
 
+@fast_init
 @dataclass(frozen=True)
 class Game:
     number: int
@@ -225,6 +233,9 @@ class State:
     winner: int | None = None
     over: bool = False
     shootout_result: tuple[int, int] | None = None  # the match shoot-out's twenties, once over
+    # Kept as each game finishes, so that a long match does not add up every game again after each one.
+    won: tuple[float, float] = (0.0, 0.0)  # games won; a tied game gives half to each side
+    scored: tuple[int, int] = (0, 0)  # total points of the finished games
 
     # -- derived views used by the engine, the CLI and the scoreboard --
 
@@ -284,22 +295,10 @@ class State:
 
     def wins(self) -> tuple[float, float]:
         """Games won; a tied game gives half to each side (000 rule 9, 002 rule 9)."""
-        w = [0.0, 0.0]
-        for g in self.games:
-            if g.winner is None:
-                w[0] += 0.5
-                w[1] += 0.5
-            else:
-                w[g.winner] += 1
-        return (w[0], w[1])
+        return self.won
 
     def totals(self) -> tuple[int, int]:
-        t = [0, 0]
-        for g in self.games:
-            assert g.points is not None
-            t[0] += g.points[0]
-            t[1] += g.points[1]
-        return (t[0], t[1])
+        return self.scored
 
 
 class Result(NamedTuple):
@@ -325,31 +324,47 @@ def new_match(options: Options, setup: Setup, match: MatchFormat | None = None) 
 
 def apply(options: Options, state: State, inp: Input) -> Result:
     """Apply one input. Raises Illegal (state untouched) when the rules do not allow it."""
-    fx: list[dict[str, Any]] = []
     if state.over:
         raise Illegal(f"the match is over: {state.setup.sides[state.winner or 0]} won; start a new match")
-    if state.shootout is not None:
-        new = _shootout(options, state, inp, fx)
+    fx: list[dict[str, Any]] = []
+    # The handlers below change a private copy of the state, its game and its open shot in place (see
+    # rules/immutable.py): a shot typed as one line is many steps, and the state is copied once for all of them.
+    # A refused input raises before the copy is handed out, so the caller's state is never touched.
+    new = _draft(state)
+    if new.shootout is not None:
+        _shootout(options, new, inp, fx)
     elif isinstance(inp, Shot):
-        new = _shot(options, state, inp, fx)
+        _shot(options, new, inp, fx)
     elif isinstance(inp, Facts):
-        new = _facts(options, state, inp, fx)
+        _facts(options, new, inp, fx)
     elif isinstance(inp, EndShot):
-        new = _end(options, state, fx)
+        _end(options, new, fx)
     elif isinstance(inp, Choose):
-        new = _choose(options, state, inp, fx)
+        _choose(options, new, inp, fx)
     elif isinstance(inp, Zones):
-        new = _zones(options, state, inp, fx)
+        _zones(options, new, inp, fx)
     elif isinstance(inp, Penalty):
-        new = _penalty(state, inp, fx)
+        _penalty(new, inp, fx)
     elif isinstance(inp, Forfeit):
-        new = _forfeit(options, state, inp, fx)
+        _forfeit(options, new, inp, fx)
     elif isinstance(inp, Confirm):
-        new = _confirm(state, inp, fx)
+        _confirm(new, inp, fx)
     else:  # pragma: no cover - the Input union is closed
         raise Illegal(f"unknown input {inp!r}")
     check_accounting(new)
     return Result(new, tuple(fx))
+
+
+def _draft(state: State) -> State:
+    """A copy of `state` whose game and open shot are copies too: the one input being applied changes them."""
+    new = draft(state)
+    g = state.game
+    if g is not None:
+        g = draft(g)
+        if g.shot is not None:
+            put(g, shot=draft(g.shot))
+        put(new, game=g)
+    return new
 
 
 def check_accounting(state: State) -> None:
@@ -358,12 +373,16 @@ def check_accounting(state: State) -> None:
     if g is None or g.points is not None:
         return
     dealt = state.dealt
-    breaker_side = g.breaker % 2
-    for side in (0, 1):
-        hand = dealt - ((g.shots + 1) // 2 if side == breaker_side else g.shots // 2)  # State.hand, inlined
-        board, ditch, rail = g.board[side], g.ditch[side], g.rail[side]
-        if hand + board + ditch + rail != dealt or min(board, ditch, rail, hand) < 0:
-            raise AssertionError(f"puck accounting broken for side {side}: {g}")
+    # State.hand, inlined: the breaker's side has shot the odd shot out.
+    first, second = dealt - (g.shots + 1) // 2, dealt - g.shots // 2
+    hand = (first, second) if g.breaker % 2 == 0 else (second, first)
+    board, ditch, rail = g.board, g.ditch, g.rail
+    if (
+        hand[0] + board[0] + ditch[0] + rail[0] != dealt
+        or hand[1] + board[1] + ditch[1] + rail[1] != dealt
+        or min(*hand, *board, *ditch, *rail) < 0
+    ):
+        raise AssertionError(f"puck accounting broken: {g}")
 
 
 # ---------------------------------------------------------------- helpers
@@ -404,11 +423,12 @@ def _blocking(state: State) -> None:
 # ---------------------------------------------------------------- shots
 
 
-def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -> State:
+def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if g.forfeit:
         raise Illegal("this game was forfeited")
-    _blocking(state)
+    if g.questions:
+        _blocking(state)
     if g.shot is not None:
         who = state.setup.players[g.shot.seat]
         raise Illegal(f"{who}'s shot is still open: add what happened, or 'end' it")
@@ -420,9 +440,9 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
             f"it is {state.setup.players[seat]}'s shot, not {state.setup.players[inp.seat]}'s "
             "(R-2: singles alternate, doubles go clockwise)"
         )
-    side = state.setup.side_of(seat)
-    kind = state.next_kind()
-    assert kind is not None
+    side = seat % 2  # Setup.side_of
+    # What the shot must be (State.next_kind, with no shot open and no shoot-out): R-8 / R-9, 000 rules 4-5.
+    kind: ShotKind = "contact" if g.board[1 - side] > 0 else "free"
     if inp.call:
         if kind == "free":
             raise Illegal(
@@ -430,32 +450,29 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
                 "there is no twenty to declare"
             )
         kind = "call"
-    shot = OpenShot(number=g.shots + 1, seat=seat, kind=kind)
-    g = evolve(g, shots=g.shots + 1, board=_set(g.board, side, 1), shot=shot)
-    new = evolve(state, game=g)
-    fx.append({"type": "shot", "seat": seat, "side": side, "kind": kind, "number": shot.number})
-    facts = Facts(inp.facts, inp.contact, inp.zone, inp.source, inp.ref)
-    new = _add_facts(options, new, facts, fx)
+    number = g.shots + 1
+    put(g, shots=number, board=_set(g.board, side, 1), shot=OpenShot(number=number, seat=seat, kind=kind))
+    fx.append({"type": "shot", "seat": seat, "side": side, "kind": kind, "number": number})
+    _add_facts(options, state, inp, fx)  # a shot carries its facts the way a Facts input does
     if inp.complete:
-        new = _end(options, new, fx)
-    return new
+        _end(options, state, fx)
 
 
-def _facts(options: Options, state: State, inp: Facts, fx: list[dict[str, Any]]) -> State:
+def _facts(options: Options, state: State, inp: Facts, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if g.shot is None:
         if inp.source == "sensor":
             raise Illegal("sensor evidence arrived with no shot in progress")
         # A manual line of facts with no shot open is a whole shot ("hit", "in", "miss S:ditch").
-        return _shot(options, state, Shot(facts=inp.facts, contact=inp.contact, zone=inp.zone, ref=inp.ref), fx)
-    new = _add_facts(options, state, inp, fx)
-    assert new.game is not None and new.game.shot is not None
-    if new.game.shot.ending:
-        new = _end(options, new, fx)
-    return new
+        _shot(options, state, Shot(facts=inp.facts, contact=inp.contact, zone=inp.zone, ref=inp.ref), fx)
+        return
+    _add_facts(options, state, inp, fx)
+    assert g.shot is not None
+    if g.shot.ending:
+        _end(options, state, fx)
 
 
-def _add_facts(options: Options, state: State, inp: Facts, fx: list[dict[str, Any]]) -> State:
+def _add_facts(options: Options, state: State, inp: Facts | Shot, fx: list[dict[str, Any]]) -> None:
     g = state.game
     assert g is not None and g.shot is not None
     shot = g.shot
@@ -466,21 +483,20 @@ def _add_facts(options: Options, state: State, inp: Facts, fx: list[dict[str, An
         if shot.contact is not None and shot.contact != inp.contact:
             was = "hit" if shot.contact else "miss"
             raise Illegal(f"contact was already entered as '{was}': undo or correct that entry instead")
-        shot = evolve(shot, contact=inp.contact)
-        g = evolve(g, questions=tuple(q for q in g.questions if q.kind != "contact"))
+        put(shot, contact=inp.contact)
+        if g.questions:
+            put(g, questions=tuple(q for q in g.questions if q.kind != "contact"))
     if inp.zone is not None:
         if shot.kind != "free" or options.free_shot_zone is None:
             raise Illegal("the free-shot zone only matters on a free shot under rules that require one (R-9)")
-        shot = evolve(shot, zone=inp.zone)
-        g = evolve(g, questions=tuple(q for q in g.questions if q.kind != "zone"))
-    if shot is not g.shot:
-        state = evolve(state, game=evolve(g, shot=shot))
+        put(shot, zone=inp.zone)
+        if g.questions:
+            put(g, questions=tuple(q for q in g.questions if q.kind != "zone"))
     for fact in inp.facts:
-        state = _fact(options, state, fact, inp, fx)
-    return state
+        _fact(options, state, fact, inp, fx)
 
 
-def _fact(options: Options, state: State, fact: Fact, inp: Facts, fx: list[dict[str, Any]]) -> State:
+def _fact(options: Options, state: State, fact: Fact, inp: Facts | Shot, fx: list[dict[str, Any]]) -> None:
     g = state.game
     assert g is not None and g.shot is not None
     shot = g.shot
@@ -518,46 +534,36 @@ def _fact(options: Options, state: State, fact: Fact, inp: Facts, fx: list[dict[
     else:  # hand, R-10-B
         outcome = "ditch" if side == shooter else "stays"
 
-    # The new counts, gathered first so that the shot, the game and the state are each rebuilt once.
-    board, rail, ditch, pending = g.board, g.rail, g.ditch, g.provisional
-    zone, twenties, puck = shot.zone, shot.twenties, shot.puck
     if fact.what == "edge" and fact.side is None and shot.kind == "free" and options.free_shot_zone is not None:
         # A-4: "treated as in the 15" - so it meets any free-shot zone requirement (R-9, 000 rule 5 advanced).
         if shot.zone is False:
             raise Illegal("a puck on edge in the hole counts as in the 15 zone (A-4), so the free shot is not short")
-        zone = True
+        put(shot, zone=True)
     if outcome == "twenty":
-        board, rail = _set(board, side, -1), _set(rail, side, 1)
-        twenties = _set(twenties, side, 1)
+        put(g, board=_set(g.board, side, -1), rail=_set(g.rail, side, 1))
+        put(shot, twenties=_set(shot.twenties, side, 1))
         if fact.side is None:
-            puck = "hole"
+            put(shot, puck="hole")
         provisional = inp.source == "sensor" and inp.ref is not None
         if provisional:
             assert inp.ref is not None
-            pending = (*pending, (inp.ref, side))
+            put(g, provisional=(*g.provisional, (inp.ref, side)))
         fx.append({"type": "twenty", "side": side, "provisional": provisional})
     elif outcome == "ditch":
-        board, ditch = _set(board, side, -1), _set(ditch, side, 1)
+        put(g, board=_set(g.board, side, -1), ditch=_set(g.ditch, side, 1))
         if fact.side is None:
-            puck = "ditch"
+            put(shot, puck="ditch")
         fx.append({"type": "ditch", "side": side, "why": fact.what})
-    text = f"{label}: {fact.what} -> {outcome}"
-    shot = evolve(
-        shot,
-        zone=zone,
-        twenties=twenties,
-        puck=puck,
-        facts=(*shot.facts, (fact.what if fact.side is None else f"{_name(state, side)}:{fact.what}", text)),
-    )
-    g = evolve(g, board=board, rail=rail, ditch=ditch, provisional=pending, shot=shot)
-    return evolve(state, game=g)
+    said = fact.what if fact.side is None else f"{_name(state, side)}:{fact.what}"
+    put(shot, facts=(*shot.facts, (said, f"{label}: {fact.what} -> {outcome}")))
 
 
-def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
+def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
-    if g.shot is None:
+    shot = g.shot
+    if shot is None:
         raise Illegal("no shot is in progress")
-    shot = evolve(g.shot, ending=True)
+    put(shot, ending=True)
     side = state.setup.side_of(shot.seat)
     opp = 1 - side
     questions: list[Question] = [q for q in g.questions if q.kind == "choice"]
@@ -576,32 +582,29 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
         where = f"the {options.free_shot_zone} zone or inside it"
         other = f" (or move another {_name(state, side)} puck there)" if options.free_shot_other_puck else ""
         questions.append(Question("zone", side, f"did {player}'s free shot rest in {where}{other}?", ("zone", "short")))
-    g = evolve(g, shot=shot, questions=tuple(questions))
-    state = evolve(state, game=g)
+    put(g, questions=tuple(questions))
     if questions:
         fx.append({"type": "question", "kinds": [q.kind for q in questions]})
-        return state
-    return _resolve(options, state, fx)
+        return
+    _resolve(options, state, fx)
 
 
-def _ditch_shooting_puck(state: State, fx: list[dict[str, Any]], why: str) -> State:
+def _ditch_shooting_puck(state: State, fx: list[dict[str, Any]], why: str) -> None:
     g = state.game
     assert g is not None and g.shot is not None
-    side = state.setup.side_of(g.shot.seat)
-    rail = g.rail
     shot = g.shot
+    side = state.setup.side_of(shot.seat)
     if shot.puck == "hole":  # RULES-NOTES 1.1: a twenty without the required contact scores nothing
-        rail = _set(rail, side, -1)
-        shot = evolve(shot, twenties=_set(shot.twenties, side, -1))
-        board = g.board
+        put(g, rail=_set(g.rail, side, -1))
+        put(shot, twenties=_set(shot.twenties, side, -1))
     else:
-        board = _set(g.board, side, -1)
-    g = evolve(g, board=board, rail=rail, ditch=_set(g.ditch, side, 1), shot=evolve(shot, puck="ditch"))
+        put(g, board=_set(g.board, side, -1))
+    put(g, ditch=_set(g.ditch, side, 1))
+    put(shot, puck="ditch")
     fx.append({"type": "ditch", "side": side, "why": why})
-    return evolve(state, game=g)
 
 
-def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
+def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     """The shot's facts are all in: apply the objective (R-8, R-9, 000 rules 4-5)."""
     g = state.game
     assert g is not None and g.shot is not None
@@ -609,7 +612,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
     side = state.setup.side_of(shot.seat)
     result = "stands"
     if shot.kind == "contact" and shot.contact is False and shot.puck != "ditch":
-        state = _ditch_shooting_puck(state, fx, "no contact")
+        _ditch_shooting_puck(state, fx, "no contact")
         result = "no contact: shooting puck to the ditch"
     elif shot.kind == "call":
         made = shot.puck == "hole" if options.call_success == "shooting-puck" else shot.twenties[side] > 0
@@ -618,7 +621,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
         elif shot.puck != "board":
             result = "declared twenty missed; shooting puck already in the ditch"
         elif options.failed_call == "ditch":
-            state = _ditch_shooting_puck(state, fx, "declared twenty missed")
+            _ditch_shooting_puck(state, fx, "declared twenty missed")
             result = "declared twenty missed: shooting puck to the ditch"
         elif shot.choice is None:
             opp = 1 - side
@@ -630,20 +633,18 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
                 ("choose leave", "choose ditch"),
             )
             fx.append({"type": "question", "kinds": ["choice"]})
-            return evolve(state, game=evolve(g, questions=(q,)))
+            put(g, questions=(q,))
+            return
         elif shot.choice:
-            state = _ditch_shooting_puck(state, fx, "opponent's choice")
+            _ditch_shooting_puck(state, fx, "opponent's choice")
             result = "declared twenty missed: opponent removed the shooting puck"
         else:
             result = "declared twenty missed: opponent left the shooting puck on the board"
     elif shot.kind == "free" and options.free_shot_zone is not None and shot.puck == "board":
         met = shot.zone is True or (options.free_shot_other_puck and shot.twenties[side] > 0)
         if not met:
-            state = _ditch_shooting_puck(state, fx, "free shot short")
+            _ditch_shooting_puck(state, fx, "free shot short")
             result = f"free shot short of the {options.free_shot_zone} zone: to the ditch"
-    g = state.game
-    assert g is not None and g.shot is not None
-    shot = g.shot
     record = ShotRecord(
         g.number,
         shot.number,
@@ -656,24 +657,24 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> State:
         result,
         shot.twenties,
     )
-    g = evolve(g, shot=None, questions=(), provisional=())
+    put(g, shot=None, questions=(), provisional=())
     fx.append({"type": "shot-end", "seat": shot.seat, "result": result})
-    state = evolve(state, game=g, log=state.log.append(record))
+    put(state, log=state.log.append(record))
     if g.shots >= state.game_shots:
-        state = _ask_zones(state, fx)
-    return state
+        _ask_zones(state, fx)
 
 
-def _choose(options: Options, state: State, inp: Choose, fx: list[dict[str, Any]]) -> State:
+def _choose(options: Options, state: State, inp: Choose, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if not any(q.kind == "choice" for q in g.questions):
         raise Illegal("there is no choice to make: it follows only a failed declared twenty (R-8 choice B)")
     assert g.shot is not None
-    g = evolve(g, shot=evolve(g.shot, choice=inp.ditch), questions=())
-    return _resolve(options, evolve(state, game=g), fx)
+    put(g.shot, choice=inp.ditch)
+    put(g, questions=())
+    _resolve(options, state, fx)
 
 
-def _confirm(state: State, inp: Confirm, fx: list[dict[str, Any]]) -> State:
+def _confirm(state: State, inp: Confirm, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if not g.provisional:
         raise Illegal("there is no provisional twenty to confirm")
@@ -685,13 +686,13 @@ def _confirm(state: State, inp: Confirm, fx: list[dict[str, Any]]) -> State:
             refs = ", ".join(str(p[0]) for p in g.provisional)
             raise Illegal(f"entry {inp.ref} is not a provisional twenty (provisional: {refs})")
     fx.append({"type": "confirmed", "count": len(g.provisional) - len(keep)})
-    return evolve(state, game=evolve(g, provisional=keep))
+    put(g, provisional=keep)
 
 
 # ---------------------------------------------------------------- end of game
 
 
-def _ask_zones(state: State, fx: list[dict[str, Any]]) -> State:
+def _ask_zones(state: State, fx: list[dict[str, Any]]) -> None:
     g = state.game
     assert g is not None
     qs = tuple(
@@ -705,12 +706,13 @@ def _ask_zones(state: State, fx: list[dict[str, Any]]) -> State:
         if g.board[side] > 0 and g.zones[side] is None
     )
     if not qs:
-        return _score(state, fx)
+        _score(state, fx)
+        return
     fx.append({"type": "question", "kinds": ["zones"]})
-    return evolve(state, game=evolve(g, questions=qs))
+    put(g, questions=qs)
 
 
-def _zones(options: Options, state: State, inp: Zones, fx: list[dict[str, Any]]) -> State:
+def _zones(options: Options, state: State, inp: Zones, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if g.shot is not None or g.shots < state.game_shots:
         left = state.hand(0) + state.hand(1) + (1 if g.shot else 0)
@@ -729,43 +731,51 @@ def _zones(options: Options, state: State, inp: Zones, fx: list[dict[str, Any]])
             raise Illegal(f"{v} is not a zone value: use {', '.join(map(str, allowed))}{extra}")
     zones = list(g.zones)
     zones[inp.side] = tuple(inp.values)
-    g = evolve(g, zones=(zones[0], zones[1]), questions=tuple(q for q in g.questions if q.side != inp.side))
-    state = evolve(state, game=g)
-    if g.questions:
-        return state
-    return _score(state, fx)
+    put(g, zones=(zones[0], zones[1]), questions=tuple(q for q in g.questions if q.side != inp.side))
+    if not g.questions:
+        _score(state, fx)
 
 
-def _score(state: State, fx: list[dict[str, Any]]) -> State:
+def _score(state: State, fx: list[dict[str, Any]]) -> None:
     """R-11: 20 per twenty on the rail, the zones of the pucks on the board, minus A-2 penalties."""
     g = state.game
     assert g is not None
     pts = tuple(20 * g.rail[s] + sum(g.zones[s] or ()) - 20 * g.penalties[s] for s in (0, 1))
     points = (pts[0], pts[1])
     winner = None if points[0] == points[1] else (0 if points[0] > points[1] else 1)
-    g = evolve(g, points=points, winner=winner, questions=())
-    state = evolve(state, game=g)
+    put(g, points=points, winner=winner, questions=())
     if winner is None and state.match.kind == "wins" and state.match.tied_game == "shootout":
         fx.append({"type": "shootout", "purpose": "game"})
-        return evolve(state, shootout=Shootout("game", g.breaker))
-    return _finish_game(state, fx)
+        put(state, shootout=Shootout("game", g.breaker))
+        return
+    _finish_game(state, fx)
 
 
-def _finish_game(state: State, fx: list[dict[str, Any]]) -> State:
+def _finish_game(state: State, fx: list[dict[str, Any]]) -> None:
     g = state.game
     assert g is not None and g.points is not None
     fx.append({"type": "game-over", "game": g.number, "points": list(g.points), "winner": g.winner})
-    state = evolve(state, games=state.games.append(g), game=None)
+    won = state.won
+    won = (won[0] + 0.5, won[1] + 0.5) if g.winner is None else _set_won(won, g.winner)  # a tie: half each
+    scored = (state.scored[0] + g.points[0], state.scored[1] + g.points[1])
+    # From here on the finished game is part of the match's record: it is not changed again.
+    put(state, games=state.games.append(g), game=None, won=won, scored=scored)
     winner = _match_winner(state)
     if winner == "shootout":
         fx.append({"type": "shootout", "purpose": "match"})
         # The would-be next breaker shoots first.
-        return evolve(state, shootout=Shootout("match", (g.breaker + 1) % state.seats))
+        put(state, shootout=Shootout("match", (g.breaker + 1) % state.seats))
+        return
     if winner is not None:
         fx.append({"type": "match-over", "winner": winner})
-        return evolve(state, winner=winner, over=True)
+        put(state, winner=winner, over=True)
+        return
     # R-2: singles - the Hammer (always the non-breaker) breaks next; doubles - next seat clockwise.
-    return evolve(state, game=Game(number=g.number + 1, breaker=(g.breaker + 1) % state.seats))
+    put(state, game=Game(number=g.number + 1, breaker=(g.breaker + 1) % state.seats))
+
+
+def _set_won(won: tuple[float, float], side: int) -> tuple[float, float]:
+    return (won[0] + 1, won[1]) if side == 0 else (won[0], won[1] + 1)
 
 
 def _leader(pair: tuple[float, float]) -> int | None:
@@ -790,13 +800,13 @@ def _match_winner(state: State) -> int | Literal["shootout"] | None:
     return "shootout" if lead is None else lead
 
 
-def _penalty(state: State, inp: Penalty, fx: list[dict[str, Any]]) -> State:
+def _penalty(state: State, inp: Penalty, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     fx.append({"type": "penalty", "side": inp.side, "points": -20})
-    return evolve(state, game=evolve(g, penalties=_set(g.penalties, inp.side, 1)))
+    put(g, penalties=_set(g.penalties, inp.side, 1))
 
 
-def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, Any]]) -> State:
+def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, Any]]) -> None:
     """The side forfeits the game in progress: it scores 0, the other side keeps its twenties (decision)."""
     g = _game(state)
     if inp.reason not in FORFEIT_REASONS:
@@ -804,7 +814,7 @@ def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, An
     other = 1 - inp.side
     pts = [0, 0]
     pts[other] = 20 * g.rail[other] - 20 * g.penalties[other]
-    g = evolve(
+    put(
         g,
         shot=None,
         questions=(),
@@ -814,7 +824,7 @@ def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, An
         winner=other,
     )
     fx.append({"type": "forfeit", "side": inp.side, "reason": inp.reason})
-    return _finish_game(evolve(state, game=g), fx)
+    _finish_game(state, fx)
 
 
 # ---------------------------------------------------------------- shoot-out
@@ -835,7 +845,7 @@ def _shootout_winner(so: Shootout, pucks: int) -> int | None:
     return None
 
 
-def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any]]) -> State:
+def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any]]) -> None:
     """A twenties shoot-out: each side shoots `shootout_pucks` at the hole, then one each until it breaks
     (001 R-1-B, 000 rule 9). Only the shooting puck counts: `shot in` or `shot` / `shot miss`."""
     so = state.shootout
@@ -862,12 +872,15 @@ def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any
     so = evolve(so, shots=_set(so.shots, side, 1), twenties=_set(so.twenties, side, 1 if made else 0))
     fx.append({"type": "shootout-shot", "side": side, "in": made})
     winner = _shootout_winner(so, options.shootout_pucks)
-    if winner is not None:
-        if so.purpose == "match":
-            fx.append({"type": "match-over", "winner": winner})
-            return evolve(state, shootout=None, winner=winner, over=True, shootout_result=so.twenties)
-        g = state.game
-        assert g is not None
-        state = evolve(state, shootout=None, game=evolve(g, winner=winner, shootout_winner=True))
-        return _finish_game(state, fx)
-    return evolve(state, shootout=so)
+    if winner is None:
+        put(state, shootout=so)
+        return
+    if so.purpose == "match":
+        fx.append({"type": "match-over", "winner": winner})
+        put(state, shootout=None, winner=winner, over=True, shootout_result=so.twenties)
+        return
+    g = state.game
+    assert g is not None
+    put(g, winner=winner, shootout_winner=True)
+    put(state, shootout=None)
+    _finish_game(state, fx)
