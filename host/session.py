@@ -286,9 +286,11 @@ class Fold:
             return Outcome(n, True, f"undid entry {top.n}: {self.game.format(top.line)}")
         if isinstance(line, Correct):
             return self._correct(n, line, source)
-        if isinstance(line, (Shot, Facts)):  # Pichenotte inputs carry their journal entry
-            inp: Any = evolve(line, ref=n)
+        if isinstance(line, (Shot, Facts)):
             source = line.source  # a trailing '@sensor' in the text counts, not only the caller's word
+            # A sensor's shot or facts carry their journal entry: a twenty they give stays provisional until
+            # confirmed by that entry (rules/pichenotte/engine.py). A typed line has no use for it.
+            inp: Any = evolve(line, ref=n) if source == "sensor" else line
         else:
             inp = line
         result = self.game.apply(self.state, inp)

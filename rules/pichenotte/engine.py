@@ -12,6 +12,7 @@ The only puck the engine follows individually is the one being shot ("the shooti
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
 from rules.immutable import Log, draft, evolve, fast_init, put
@@ -239,16 +240,19 @@ class State:
 
     # -- derived views used by the engine, the CLI and the scoreboard --
 
-    @property
+    # The setup and the pucks per player never change in a match: each figure is worked out once, on first use,
+    # and every later state shares it (cached_property keeps it in the instance dictionary, which states copy).
+
+    @cached_property
     def seats(self) -> int:
         return len(self.setup.players)
 
-    @property
+    @cached_property
     def dealt(self) -> int:
         """Pucks per side per game (000 rule 1)."""
         return self.per_player * self.seats // 2
 
-    @property
+    @cached_property
     def game_shots(self) -> int:
         return self.per_player * self.seats
 
