@@ -402,13 +402,27 @@ def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None 
     """Fold journal records, typed entries and board events alike, in journal order.
     `keep`: hold only about that many entries in effect (see `Fold.trim`); None keeps them all."""
     fold = Fold(game, game.start(), keep=keep)
-    for r in records:
-        if r.get("src") == "board":
-            fold.event(r["n"], r["m"], r["f"])
-        else:
-            fold.step(r["n"], r["in"], r.get("src", "manual"))
-        fold.trim()
+    held = 2 * keep if keep is not None else None  # Fold.trim's test, here without a call per record
+    for i, r in enumerate(records):
+        try:
+            _fold_record(fold, r)
+        except NeedsHistory:
+            # An undo or a correction (even one the rules refuse) reaching below the entries held: fold the records
+            # before it again holding them all, take it, and go on trimming. Rare; a live session does the same.
+            fold = fold_records(game, records[:i])
+            _fold_record(fold, r)
+            fold.keep = keep
+            fold.trim()
+        if held is not None and len(fold.stack) >= held:
+            fold.trim()
     return fold
+
+
+def _fold_record(fold: Fold, r: dict[str, Any]) -> None:
+    if r.get("src") == "board":
+        fold.event(r["n"], r["m"], r["f"])
+    else:
+        fold.step(r["n"], r["in"], r.get("src", "manual"))
 
 
 _SECOND: tuple[int, str] = (-1, "")  # the last whole second stamped, and its text

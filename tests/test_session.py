@@ -647,3 +647,31 @@ def test_an_old_entry_can_still_be_corrected(tmp_path: Path) -> None:
     out = session.submit("correct 99999 shot miss")
     assert not out.accepted and "not in effect" in out.message
     session.close()
+
+
+def test_a_journal_with_undos_and_corrections_far_back_resumes(tmp_path: Path) -> None:
+    """A restart folds the journal holding only the newest entries, like the live session. An entry that reaches
+    further back than that (a run of undos, a correction of an early entry, accepted or refused) must not stop the
+    restart: the fold takes it as a live session does, by folding what came before it in full."""
+    session, lines = long_match(tmp_path)
+    assert session.submit(f"correct 1 {lines[0]}").accepted
+    refused = session.submit("correct 2 shot miss Ana:ditch Ana:ditch Ana:ditch")
+    assert not refused.accepted
+    held = len(session.fold.stack)
+    for _ in range(held + 3):
+        assert session.submit("undo").accepted
+    assert session.submit(lines[-(held + 3)]).accepted
+    expected = dump(full_fold_summary(session))
+    assert dump(session.summary()) == expected
+    session.close()
+    resumed = Session.resume(str(tmp_path / "long.jsonl"))
+    assert dump(resumed.summary()) == expected
+    assert len(resumed.fold.stack) < 2 * Session.KEEP and resumed.fold.base > 0
+    assert resumed.fold.rejected == full_fold(resumed).rejected
+    resumed.close()
+
+
+def full_fold(session: Session) -> Any:
+    from host.session import fold_records
+
+    return fold_records(session.game, journal.read(session.journal.path).records)
