@@ -364,10 +364,9 @@ def _draft(state: State) -> State:
     new = draft(state)
     g = state.game
     if g is not None:
-        g = draft(g)
+        g = new.__dict__["game"] = draft(g)
         if g.shot is not None:
-            put(g, shot=draft(g.shot))
-        put(new, game=g)
+            g.__dict__["shot"] = draft(g.shot)
     return new
 
 
@@ -406,9 +405,7 @@ def _counts(state: State, side: int) -> str:
 
 
 def _set(pair: tuple[int, int], side: int, delta: int) -> tuple[int, int]:
-    lst = [pair[0], pair[1]]
-    lst[side] += delta
-    return (lst[0], lst[1])
+    return (pair[0] + delta, pair[1]) if side == 0 else (pair[0], pair[1] + delta)
 
 
 def _game(state: State) -> Game:
@@ -586,11 +583,11 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
         where = f"the {options.free_shot_zone} zone or inside it"
         other = f" (or move another {_name(state, side)} puck there)" if options.free_shot_other_puck else ""
         questions.append(Question("zone", side, f"did {player}'s free shot rest in {where}{other}?", ("zone", "short")))
-    put(g, questions=tuple(questions))
-    if questions:
+    if questions:  # the shot waits for the answers, then ends
+        put(g, questions=tuple(questions))
         fx.append({"type": "question", "kinds": [q.kind for q in questions]})
         return
-    _resolve(options, state, fx)
+    _resolve(options, state, fx)  # it ends now; _resolve sets the game's questions either way
 
 
 def _ditch_shooting_puck(state: State, fx: list[dict[str, Any]], why: str) -> None:
