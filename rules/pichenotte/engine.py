@@ -564,7 +564,6 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     shot = g.shot
     if shot is None:
         raise Illegal("no shot is in progress")
-    put(shot, ending=True)
     side = state.setup.side_of(shot.seat)
     opp = 1 - side
     questions: list[Question] = [q for q in g.questions if q.kind == "choice"]
@@ -584,6 +583,7 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
         other = f" (or move another {_name(state, side)} puck there)" if options.free_shot_other_puck else ""
         questions.append(Question("zone", side, f"did {player}'s free shot rest in {where}{other}?", ("zone", "short")))
     if questions:  # the shot waits for the answers, then ends
+        put(shot, ending=True)
         put(g, questions=tuple(questions))
         fx.append({"type": "question", "kinds": [q.kind for q in questions]})
         return
@@ -634,6 +634,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
                 ("choose leave", "choose ditch"),
             )
             fx.append({"type": "question", "kinds": ["choice"]})
+            put(shot, ending=True)  # it ends once the opponent has chosen
             put(g, questions=(q,))
             return
         elif shot.choice:
