@@ -42,11 +42,13 @@ from rules.games import AnyGame
 from . import protocol
 from .config import BOARD_ID, RESERVED_BOARDS
 from .journal import JournalError
+from .jsontext import encoder
 from .protocol import BoardMessage, ProtocolError, Tracker, Verdict
 from .scoreboard import moments, scoreboard_doc
 from .session import Outcome, Session, now_stamp
 
 log = logging.getLogger("flickboard.bridge")
+_dumps = encoder()  # json.dumps with the encoder made once (host/jsontext.py): moments and scoreboards
 
 HEALTH_TOPIC = "flickboard/bridge/health"
 HEALTH_FORMAT = "flickboard-bridge-health"
@@ -651,16 +653,16 @@ class Bridge:
         topic = f"flickboard/{bg.board}/events"
         if self._batch is not None:
             self._batch.boards[bg.board] = bg
-            self._batch.moments += [(bg.board, topic, json.dumps(m).encode()) for m in said]
+            self._batch.moments += [(bg.board, topic, _dumps(m).encode()) for m in said]
             return
         self._publish_doc(bg)
         for m in said:
-            self.publish(topic, json.dumps(m).encode(), 1, False)
+            self.publish(topic, _dumps(m).encode(), 1, False)
 
     def _publish_doc(self, bg: BoardGame) -> None:
         if self.publish is not None:
             doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now())
-            self.publish(f"flickboard/{bg.board}/scoreboard", json.dumps(doc).encode(), 1, True)
+            self.publish(f"flickboard/{bg.board}/scoreboard", _dumps(doc).encode(), 1, True)
 
     def health(self) -> dict[str, Any]:
         with self.lock:

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NoReturn
 
+from .jsontext import encoder
+
 KIND = "flickboard-journal"
 VERSION = 1
 
@@ -64,12 +66,12 @@ class TornTail:
         )
 
 
-# Made once: json.dumps with options builds a new encoder on every call.
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# Made once (host/jsontext.py): json.dumps with options builds a new encoder on every call.
+_CANONICAL = encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _canonical(obj: dict[str, Any]) -> str:
-    return _CANONICAL.encode(obj)
+    return _CANONICAL(obj)
 
 
 def _crc(obj: dict[str, Any]) -> str:
@@ -86,7 +88,7 @@ def _value(v: Any) -> str:
         return str(v)
     if type(v) is str:
         return _string(v)
-    return _CANONICAL.encode(v)
+    return _CANONICAL(v)
 
 
 def _encode(record: dict[str, Any]) -> bytes:

@@ -16,6 +16,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .jsontext import encoder
+
 VERSION = 1
 PREFIX = "FB1|"
 MAX_COMMAND_LINE = 512  # host -> board, frame included (firmware proto.MAX_LINE)
@@ -262,13 +264,14 @@ def _check_fields(m: str, s: int, f: dict[str, Any]) -> None:
 # ---- host -> board commands ------------------------------------------------------------------------------------
 
 _HEX = "0123456789abcdef"
+_WIRE = encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)  # made once: see host/jsontext.py
 
 
 def _dumps(v: Any) -> str:
     """Compact ASCII JSON with sorted keys, as the board writes it. The board checks the CRC over the text it
     receives, so the host need not copy the firmware's encoder byte for byte. Floats are not used on the wire."""
     _check_wire_value(v)
-    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return _WIRE(v)
 
 
 def _check_wire_value(v: Any) -> None:
