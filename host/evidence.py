@@ -27,13 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from rules.immutable import evolve
+from rules.immutable import evolve, fast_init
 from rules.pichenotte import Pichenotte
 from rules.pichenotte.engine import OpenShot, State
 
 DITCH_FACTS = ("ditch", "off", "rebound", "in-rebound", "base")
 
 
+@fast_init
 @dataclass(frozen=True)
 class ShotEvidence:
     """What the sensors saw during the open shot that only a person can attribute."""

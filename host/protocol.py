@@ -16,6 +16,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rules.immutable import fast_init
+
 from .jsontext import encoder
 
 VERSION = 1
@@ -70,6 +72,7 @@ class ProtocolError(ValueError):
         return self.code == "noise"
 
 
+@fast_init  # made for every message: a one-step __init__ (rules/immutable.py)
 @dataclass(frozen=True)
 class BoardMessage:
     """One decoded board -> host message. `fields`: every key but the envelope (v, b, bt, s, t, m)."""
@@ -447,6 +450,7 @@ class _Boot:
 Status = Literal["new", "duplicate", "stale"]
 
 
+@fast_init
 @dataclass(frozen=True)
 class Verdict:
     """What `Tracker.accept` decided about one message.
