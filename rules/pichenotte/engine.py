@@ -377,14 +377,11 @@ def check_accounting(state: State) -> None:
         return
     dealt = state.dealt
     # State.hand, inlined: the breaker's side has shot the odd shot out.
-    first, second = dealt - (g.shots + 1) // 2, dealt - g.shots // 2
-    hand = (first, second) if g.breaker % 2 == 0 else (second, first)
-    board, ditch, rail = g.board, g.ditch, g.rail
-    if (
-        hand[0] + board[0] + ditch[0] + rail[0] != dealt
-        or hand[1] + board[1] + ditch[1] + rail[1] != dealt
-        or min(*hand, *board, *ditch, *rail) < 0
-    ):
+    h0, h1 = dealt - (g.shots + 1) // 2, dealt - g.shots // 2
+    if g.breaker % 2:
+        h0, h1 = h1, h0
+    (b0, b1), (d0, d1), (r0, r1) = g.board, g.ditch, g.rail
+    if h0 + b0 + d0 + r0 != dealt or h1 + b1 + d1 + r1 != dealt or min(h0, h1, b0, b1, d0, d1, r0, r1) < 0:
         raise AssertionError(f"puck accounting broken: {g}")
 
 
