@@ -1,7 +1,8 @@
 """The Pichenotte engine: apply(options, state, input) -> Result(new state, effects, open questions).
 
 Pure: no I/O, no clock, no randomness. States are immutable; an illegal input raises `Illegal` with a
-sentence that says what is wrong and what would be valid, and the caller keeps its old state.
+sentence that says what is wrong and what would be valid, and the caller keeps its old state. (Inside `apply`,
+the handlers change a private copy of the state in place and hand it out once it is complete: see `apply`.)
 
 Seats are numbered clockwise from 0; seat i plays for side i % 2 (singles: 2 seats facing each other;
 doubles: 4 seats, partners facing, so play alternates sides - 000 rule 1, R-2).
