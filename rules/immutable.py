@@ -73,7 +73,7 @@ _setattr = object.__setattr__
 
 
 def fast_init(cls: type[D]) -> type[D]:
-    """Give a frozen dataclass an `__init__` that fills the instance dictionary directly.
+    """Give a frozen dataclass an `__init__` that sets the instance dictionary in one step.
 
     The `__init__` that `dataclass(frozen=True)` writes sets each field through `object.__setattr__`, one call per
     field; an engine builds a few such objects per shot. This one takes the same arguments and gives an equal
@@ -83,7 +83,7 @@ def fast_init(cls: type[D]) -> type[D]:
         f.default_factory is not dataclasses.MISSING or f.kw_only or not f.init for f in fields
     ):
         raise TypeError(f"fast_init does not handle {cls.__name__}")
-    names: dict[str, Any] = {}
+    names: dict[str, Any] = {"_setattr": _setattr}
     params = []
     for f in fields:
         if f.default is dataclasses.MISSING:
@@ -91,8 +91,8 @@ def fast_init(cls: type[D]) -> type[D]:
         else:
             names[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-    body = "".join(f"\n    d[{f.name!r}] = {f.name}" for f in fields)
-    exec(f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__{body}", names)
+    values = ", ".join(f"{f.name!r}: {f.name}" for f in fields)
+    exec(f"def __init__(self, {', '.join(params)}):\n    _setattr(self, '__dict__', {{{values}}})", names)
     init = names["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__

@@ -431,9 +431,9 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
     if g.shot is not None:
         who = state.setup.players[g.shot.seat]
         raise Illegal(f"{who}'s shot is still open: add what happened, or 'end' it")
-    seat = state.to_shoot()
-    if seat is None:
+    if g.shots >= state.game_shots:
         raise Illegal("all pucks have been shot: enter the zones of the pucks on the board (zones SIDE 15 10 5 ...)")
+    seat = (g.breaker + g.shots) % state.seats  # State.to_shoot, for a game in play with no shot open
     if inp.seat is not None and inp.seat != seat:
         raise Illegal(
             f"it is {state.setup.players[seat]}'s shot, not {state.setup.players[inp.seat]}'s "
@@ -499,7 +499,7 @@ def _fact(options: Options, state: State, fact: Fact, inp: Facts | Shot, fx: lis
     g = state.game
     assert g is not None and g.shot is not None
     shot = g.shot
-    shooter = state.setup.side_of(shot.seat)
+    shooter = shot.seat % 2
     side = shooter if fact.side is None else fact.side
     label = "the shooting puck" if fact.side is None else f"a {_name(state, side)} puck"
     if fact.what not in FACT_HELP:
@@ -562,7 +562,7 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     shot = g.shot
     if shot is None:
         raise Illegal("no shot is in progress")
-    side = state.setup.side_of(shot.seat)
+    side = shot.seat % 2
     opp = 1 - side
     questions: list[Question] = [q for q in g.questions if q.kind == "choice"]
     player = state.setup.players[shot.seat]
@@ -592,7 +592,7 @@ def _ditch_shooting_puck(state: State, fx: list[dict[str, Any]], why: str) -> No
     g = state.game
     assert g is not None and g.shot is not None
     shot = g.shot
-    side = state.setup.side_of(shot.seat)
+    side = shot.seat % 2
     if shot.puck == "hole":  # RULES-NOTES 1.1: a twenty without the required contact scores nothing
         put(g, rail=_set(g.rail, side, -1))
         put(shot, twenties=_set(shot.twenties, side, -1))
@@ -608,7 +608,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     g = state.game
     assert g is not None and g.shot is not None
     shot = g.shot
-    side = state.setup.side_of(shot.seat)
+    side = shot.seat % 2
     result = "stands"
     if shot.kind == "contact" and shot.contact is False and shot.puck != "ditch":
         _ditch_shooting_puck(state, fx, "no contact")
