@@ -10,6 +10,7 @@ import math
 import os
 import platform
 import statistics
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,29 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def speed_probe(rounds: int = 5) -> float:
+    """How fast the machine runs right now: milliseconds for one fixed piece of pure-Python work (tuples, strings,
+    a dictionary: the kind of work the bridge does), the best of `rounds`. On a steady machine it gives the same
+    number every time. On a shared virtual machine it can double from one hour to the next, and every figure
+    moves with it: `make bench` takes it before each figure so that a slow run can be told from a slow change."""
+    best = math.inf
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        _probe_work()
+        best = min(best, time.perf_counter() - t0)
+    return round(best * 1000, 2)
+
+
+def _probe_work() -> int:
+    counts: dict[tuple[int, str], int] = {}
+    total = 0
+    for i in range(20000):
+        key = (i % 97, str(i % 13))
+        counts[key] = counts.get(key, 0) + i
+        total += len(key[1])
+    return total + len(counts)
 
 
 def rss_kib(pid: int | str = "self") -> tuple[int, int]:

@@ -21,7 +21,7 @@ from typing import Any
 from broker import mosquitto
 
 from . import firmware_bench, host_bench, latency, scale
-from .common import ROOT, machine
+from .common import ROOT, machine, speed_probe
 
 FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale")
 NODELAY = "set_tcp_nodelay true"  # mosquitto.conf: send each small packet at once (docs/performance.md)
@@ -209,6 +209,16 @@ def table(r: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def speed_line(probes: dict[str, float]) -> str:
+    """One sentence on how fast the machine ran during the figures (bench/common.speed_probe)."""
+    each = ", ".join(f"{name} {ms} ms" for name, ms in probes.items())
+    spread = round(max(probes.values()) / min(probes.values()), 2) if probes else 1
+    return (
+        f"The machine's speed before each figure (one fixed piece of Python work, best of 5; lower is faster): "
+        f"{each}. The slowest is ×{spread} the fastest."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small runs (a minute in all)")
@@ -224,16 +234,20 @@ def main(argv: list[str] | None = None) -> int:
         "quick": args.quick,
         "machine_before": machine(),
         "seconds": {},
+        "speed_probe_ms": {},  # bench/common.speed_probe before each figure: lower is faster
     }
     with tempfile.TemporaryDirectory(prefix="flickboard-bench-") as tmp:
         for name in chosen:
             print(f"==> {name}", file=sys.stderr, flush=True)
+            results["speed_probe_ms"][name] = speed_probe()
             t0 = time.monotonic()
             results[name] = RUNNERS[name](args.quick, Path(tmp) / name)
             results["seconds"][name] = round(time.monotonic() - t0, 1)
+    results["speed_probe_ms"]["end"] = speed_probe()
     results["machine_after"] = machine()
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     print(table(results))
+    print("\n" + speed_line(results["speed_probe_ms"]))
     print(
         f"\n(written to {args.out}; load average before {results['machine_before']['load_avg_1_5_15']}, "
         f"after {results['machine_after']['load_avg_1_5_15']})"

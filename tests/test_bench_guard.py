@@ -19,7 +19,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import firmware_bench, host_bench, latency  # noqa: E402
-from bench.run import NODELAY, table  # noqa: E402
+from bench.common import speed_probe  # noqa: E402
+from bench.run import NODELAY, speed_line, table  # noqa: E402
 from host.links import MqttLink  # noqa: E402
 
 
@@ -119,3 +120,11 @@ def test_detection_floor_with_the_default_glitch_filter() -> None:
     assert r["shortest_always_detected_us_default_filter"] == 300
     polled = r["polled_every_us"]["16000"]["detected_of_trials"]
     assert polled["1000"] < 30, polled
+
+
+def test_the_speed_probe_times_its_work_and_the_run_reports_it() -> None:
+    """`make bench` takes the machine's speed before each figure, so that a slow hour shows as such."""
+    ms = speed_probe(rounds=2)
+    assert 0 < ms < 10_000
+    line = speed_line({"latency": 10.0, "replay": 20.0})
+    assert "latency 10.0 ms" in line and "replay 20.0 ms" in line and "×2.0" in line
