@@ -8,9 +8,11 @@ docs/rules-coverage.md maps every rule to these tests.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -873,6 +875,27 @@ def test_accounting_invariant_holds_through_a_whole_game() -> None:
             assert p.hand + p.board + p.ditch + p.rail == 12
     assert t.pucks("North") == Pucks(7, 2, 2, 1)
     assert t.pucks("South") == Pucks(8, 1, 2, 1)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"board": (2, 1)},  # a puck from nowhere
+        {"ditch": (0, 1)},
+        {"rail": (1, 0)},
+        {"board": (0, 2)},  # one side's puck counted on the other side
+        {"board": (-1, 3), "ditch": (2, -1)},  # the sums are right, two counts are not
+        {"shots": 3},  # one shot more than the pucks out of hand
+    ],
+)
+def test_the_accounting_check_catches_a_broken_count(change: dict[str, Any]) -> None:
+    """The engine checks the accounting after every input; a state that breaks it is a bug and must not pass."""
+    t = contact_position("tournament-2019")
+    check_accounting(t.state)
+    assert t.state.game is not None
+    broken = dataclasses.replace(t.state, game=dataclasses.replace(t.state.game, **change))
+    with pytest.raises(AssertionError, match="puck accounting broken"):
+        check_accounting(broken)
 
 
 LINES = [
