@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NoReturn
 
-from .jsontext import encoder
+from .jsontext import encoder, reader
 
 KIND = "flickboard-journal"
 VERSION = 1
@@ -108,10 +108,13 @@ def _encode(record: dict[str, Any]) -> bytes:
     return ("{" + ",".join(parts) + "}\n").encode("utf-8")
 
 
+_loads = reader(json.JSONDecoder())  # json.loads, with the C scanner called directly (host/jsontext.py)
+
+
 def _decode(line: bytes) -> dict[str, Any] | str:
     """The record on one line (without "crc"), or the reason it is not intact."""
     try:
-        obj = json.loads(line.decode("utf-8"))
+        obj = _loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
         return "it is not valid UTF-8 JSON"
     if not isinstance(obj, dict):

@@ -1,4 +1,4 @@
-"""JSON text from one encoder made once.
+"""JSON text from one encoder made once, and read with the C scanner called directly.
 
 `json.dumps(obj, **options)` and even a kept `json.JSONEncoder(**options).encode` build a new C encoder on every
 call. Under a flood the bridge encodes thousands of small documents a second (journal lines, scoring moments, acks),
@@ -7,10 +7,16 @@ text as `json.dumps(obj, **options)`, with the C encoder built once.
 
 The one difference: there is no check for circular references (a document that contains itself), which the
 bridge's documents never do; such a document raises RecursionError instead of ValueError.
+
+Reading is the other way round: `JSONDecoder.decode` (and so `json.loads`) adds two Python calls and a regular
+expression around its C scanner, for every line. `reader(decoder)` calls the scanner directly when the text is
+one JSON value and nothing else, which is how every journal line and board message is written, and falls back
+to `decoder.decode` for anything else, with its own result and its own errors.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from json import encoder as _json
 from typing import Any
@@ -42,3 +48,19 @@ def encoder(
         return join(chunks(obj, 0))
 
     return encode
+
+
+def reader(decoder: json.JSONDecoder) -> Callable[[str], Any]:
+    """A function equal to `decoder.decode`: the same value, or the same error."""
+    scan = decoder.scan_once  # type: ignore[attr-defined]  # set in JSONDecoder.__init__, not in the stubs
+
+    def decode(text: str) -> Any:
+        try:
+            value, end = scan(text, 0)
+            if end == len(text):
+                return value
+        except (StopIteration, ValueError):  # not a value at the very start, or a broken one: decode says why
+            pass
+        return decoder.decode(text)
+
+    return decode

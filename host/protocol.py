@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from rules.immutable import fast_init
 
-from .jsontext import encoder
+from .jsontext import encoder, reader
 
 VERSION = 1
 PREFIX = "FB1|"
@@ -118,6 +118,7 @@ def _no_float(literal: str) -> Any:
 # Made once: json.loads with options builds a new decoder on every call.
 _STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_no_float)
 _LENIENT = json.JSONDecoder(parse_constant=_no_constant)
+_strict, _lenient = reader(_STRICT), reader(_LENIENT)  # their decode, with the C scanner called directly
 
 
 def decode_line(line: str | bytes, max_line: int = MAX_BOARD_LINE) -> BoardMessage:
@@ -161,10 +162,10 @@ def _decode_json(body: bytes, topic_board: str | None) -> BoardMessage:
     floats = False
     try:
         try:
-            obj = _STRICT.decode(text)
+            obj = _strict(text)
         except _FloatSeen:  # refused below, once the message kind is known (for the reason's wording)
             floats = True
-            obj = _LENIENT.decode(text)
+            obj = _lenient(text)
     except (ValueError, RecursionError):
         raise ProtocolError("not valid JSON (half or garbled line)", "json") from None
     if not isinstance(obj, dict):

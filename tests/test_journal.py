@@ -409,6 +409,7 @@ def test_a_line_with_the_right_checksum_but_not_in_canonical_form_is_still_read(
         crc = f"{zlib.crc32(canonical(body).encode('utf-8')):08x}"
         ordered = {"crc": crc, **dict(reversed(list(body.items())))}
         lines.append((json.dumps(ordered, ensure_ascii=True, separators=(", ", ": ")) + "\n").encode("utf-8"))
+    lines[2] = b" \t" + lines[2][:-1] + b" \n"  # spaces around the object, as JSON allows
     path.write_bytes(b"".join(lines))
     with Journal.open(str(path)) as j:
         assert j.records == entries

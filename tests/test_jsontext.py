@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.jsontext import encoder
+from host.jsontext import encoder, reader
 
 OPTIONS: list[dict[str, Any]] = [
     {},
@@ -49,3 +49,25 @@ def test_what_json_refuses_is_refused_the_same_way() -> None:
         encoder()({"x": object()})
     with pytest.raises(TypeError):
         encoder(sort_keys=True)({1: "a", "b": 2})  # keys of mixed types cannot be sorted, as in json.dumps
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=documents, before=st.sampled_from(["", " ", "\n\t"]), after=st.sampled_from(["", " ", "\r\n"]))
+def test_the_reader_gives_what_decode_gives(doc: Any, before: str, after: str) -> None:
+    text = before + json.dumps(doc) + after
+    assert reader(json.JSONDecoder())(text) == json.loads(text)
+
+
+@pytest.mark.parametrize("text", ["", " ", "{", '{"a":1}x', '{"a":1} {"b":2}', "\ufeff{}", "[1,]", "NaN", "'a'", "1 2"])
+def test_the_reader_refuses_what_decode_refuses(text: str) -> None:
+    hooked = json.JSONDecoder(parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    for decoder in (json.JSONDecoder(), hooked):
+        try:
+            expected: Any = ("ok", decoder.decode(text))
+        except ValueError as e:
+            expected = ("error", type(e), str(e))
+        try:
+            got: Any = ("ok", reader(decoder)(text))
+        except ValueError as e:
+            got = ("error", type(e), str(e))
+        assert got == expected
