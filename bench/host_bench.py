@@ -184,15 +184,6 @@ def replay(games: int = 1000, workdir: str | None = None, repeats: int = 3) -> d
             folds.append(t2 - t0)
             state_totals = json.dumps(fold.game.summary(fold.state, len(fold.rejected))["totals"])
         finished = len(fold.state.games)
-        # The same with Python's cyclic garbage collector paused: what the collector costs a rebuild.
-        gc.collect()
-        gc.disable()
-        try:
-            t0 = time.perf_counter()
-            fold_records(game_of(snap.header, str(path)), read(str(path)).records, Session.KEEP)
-            paused = time.perf_counter() - t0
-        finally:
-            gc.enable()
     best_read, best = min(reads), min(folds)
     return {
         "games": games,
@@ -204,7 +195,6 @@ def replay(games: int = 1000, workdir: str | None = None, repeats: int = 3) -> d
         "rebuild_s_median": round(sorted(folds)[len(folds) // 2], 3),
         "read_and_verify_alone_s": round(best_read, 3),
         "ratio_to_read_alone": ratio(best, best_read),
-        "rebuild_s_collector_paused": round(paused, 3),
         "us_per_entry": round(best / entries * 1e6),
         "entries_per_s": round(entries / best),
         "journal_build_s": round(build_s, 1),

@@ -151,7 +151,7 @@ def table(r: dict[str, Any]) -> str:
         rows.append(
             f"| 3 | replay: {rp['games']} games, {rp['entries']} entries, to the game state "
             f"| {rp['rebuild_s_best']} s | reading and checking the file alone {rp['read_and_verify_alone_s']} s "
-            f"(×{rp['ratio_to_read_alone']}); with the garbage collector paused {rp['rebuild_s_collector_paused']} s "
+            f"(×{rp['ratio_to_read_alone']}) "
             f"| ≤ 1 s | {_ok(rp['rebuild_s_best'], 1)} |"
         )
     fw = r.get("firmware")

@@ -675,3 +675,36 @@ def full_fold(session: Session) -> Any:
     from host.session import fold_records
 
     return fold_records(session.game, journal.read(session.journal.path).records)
+
+
+def test_a_fold_leaves_no_reference_cycles_and_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The fold pauses the cyclic garbage collector while it runs. That is only sound if nothing it makes needs
+    that collector; and the collector must be on again afterwards, also when a fold fails."""
+    import gc
+
+    from host.session import fold_records
+
+    session, _ = long_match(tmp_path)
+    records = journal.read(session.journal.path).records
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        fold = fold_records(session.game, records, Session.KEEP)
+        assert gc.isenabled()
+        del fold
+        gc.collect()
+        ours = [o for o in gc.garbage if type(o).__module__.startswith(("rules", "host"))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert ours == []
+    with pytest.raises(KeyError):
+        fold_records(session.game, [{"src": "board"}])  # a record without its fields
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        fold_records(session.game, records[:10])
+        assert not gc.isenabled()  # a caller that had paused it keeps it paused
+    finally:
+        gc.enable()
+    session.close()
