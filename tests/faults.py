@@ -743,7 +743,8 @@ class PtyBoard:
         self.lock = threading.Lock()
         self.commands: list[bytes] = []
         self._stop = False
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
 
     def _drain(self) -> None:
         buf = b""
@@ -787,8 +788,14 @@ class PtyBoard:
         return best
 
     def close(self) -> None:
+        """Stop the reader, then close both ends, once. The order matters: a closed fd number is reused at once,
+        and a reader still running would read the next file opened (a journal, read by the test right after)
+        from under it: that once took the first 64 KB of a journal and failed the flood test."""
         self._stop = True
-        for fd in (self.master, self.slave):
+        self._reader.join(timeout=5)
+        assert not self._reader.is_alive(), "the pty reader did not stop"
+        fds, self.master, self.slave = [fd for fd in (self.master, self.slave) if fd >= 0], -1, -1
+        for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
