@@ -403,10 +403,9 @@ def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None 
     """Fold journal records, typed entries and board events alike, in journal order.
     `keep`: hold only about that many entries in effect (see `Fold.trim`); None keeps them all."""
     fold = Fold(game, game.start(), keep=keep)
-    held = 2 * keep if keep is not None else None  # Fold.trim's test, here without a call per record
     # A fold makes many small objects and no reference cycles, so the cyclic garbage collector would only walk
     # them again and again (a tenth to a fifth of a long rebuild): it is paused while the fold runs.
-    paused = gc.isenabled()
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
         for i, r in enumerate(records):
@@ -419,11 +418,9 @@ def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None 
                 fold = fold_records(game, records[:i])
                 _fold_record(fold, r)
                 fold.keep = keep
-                fold.trim()
-            if held is not None and len(fold.stack) >= held:
-                fold.trim()
+            fold.trim()
     finally:
-        if paused:
+        if was_enabled:
             gc.enable()
     return fold
 

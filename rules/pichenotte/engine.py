@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from rules.immutable import Log, draft, evolve, fast_init, put
 
@@ -402,7 +402,10 @@ def _counts(state: State, side: int) -> str:
     )
 
 
-def _set(pair: tuple[int, int], side: int, delta: int) -> tuple[int, int]:
+N = TypeVar("N", int, float)
+
+
+def _set(pair: tuple[N, N], side: int, delta: N) -> tuple[N, N]:
     return (pair[0] + delta, pair[1]) if side == 0 else (pair[0], pair[1] + delta)
 
 
@@ -756,7 +759,7 @@ def _finish_game(state: State, fx: list[dict[str, Any]]) -> None:
     assert g is not None and g.points is not None
     fx.append({"type": "game-over", "game": g.number, "points": list(g.points), "winner": g.winner})
     won = state.won
-    won = (won[0] + 0.5, won[1] + 0.5) if g.winner is None else _set_won(won, g.winner)  # a tie: half each
+    won = (won[0] + 0.5, won[1] + 0.5) if g.winner is None else _set(won, g.winner, 1.0)  # a tie: half each
     scored = (state.scored[0] + g.points[0], state.scored[1] + g.points[1])
     # From here on the finished game is part of the match's record: it is not changed again.
     put(state, games=state.games.append(g), game=None, won=won, scored=scored)
@@ -772,10 +775,6 @@ def _finish_game(state: State, fx: list[dict[str, Any]]) -> None:
         return
     # singles - the Hammer (always the non-breaker) breaks next; doubles - next seat clockwise.
     put(state, game=Game(number=g.number + 1, breaker=(g.breaker + 1) % state.seats))
-
-
-def _set_won(won: tuple[float, float], side: int) -> tuple[float, float]:
-    return (won[0] + 1, won[1]) if side == 0 else (won[0], won[1] + 1)
 
 
 def _leader(pair: tuple[float, float]) -> int | None:
