@@ -38,6 +38,7 @@ USER_DEFAULTS = {
     "mqtt": {"host": None, "port": 1883, "user": None, "password": None, "tls": False},
 }
 SECRETS = ("wifi.password", "mqtt.password")
+MAX_HALL = 128  # sensors per hall strip: eight 74HC4067s on one set of select lines
 _ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 
@@ -144,7 +145,7 @@ def check_sensor(s, port):
         for k in HALL_DEFAULTS:
             if k not in s:
                 s[k] = _copy(HALL_DEFAULTS[k])
-        count = _int(s.get("count"), w + ".count", 16, 32)
+        count = _int(s.get("count"), w + ".count", 1, MAX_HALL)
         _bool(s["active_low"], w + ".active_low")
         _int(s["settle_ms"], w + ".settle_ms", 0, 10000)
         _int(s["rest_window_ms"], w + ".rest_window_ms", 100, 60000)
