@@ -478,3 +478,130 @@ def test_wifi_join_backoff_and_loss_with_a_stand_in_network_module(tmp_path: Pat
         obs.wait_for(lambda: {"before", "during"} <= set(obs.payloads("flickboard/t8/raw")), 5, "both events")
     finally:
         obs.close()
+
+
+def test_idle_client_keeps_one_connection_across_keepalives(tmp_path: Path) -> None:
+    """An idle board only exchanges PINGREQ/PINGRESP with the broker. A PINGRESP has a remaining length of 0; it must
+    keep the connection up, over more than two keepalive periods (issue: every idle board dropped its link)."""
+    conf, log = log_conf(tmp_path)
+    with mosquitto(conf) as b:
+        obs = Observer(b, "flickboard/t9/status")
+        fw = Firmware(tmp_path, b, "t9", ka=1)
+        try:
+            fw.wait(lambda e: e["ev"] == "up", 5)
+            wait_log(log, "Sending PINGRESP to flickboard-t9", count=5, timeout=6)
+            s = fw.of("stats")[-1]
+            assert s["connects"] == 1 and s["errors"] == 0 and s["state"] == "up", s
+            assert fw.of("down") == [], fw.of("down")
+            assert obs.payloads("flickboard/t9/status") == ["online"], obs.payloads("flickboard/t9/status")
+            assert len(wait_log(log, "New client connected")) == 2  # the observer and the board, once each
+        finally:
+            fw.stop()
+            obs.close()
+
+
+def test_idle_simulated_board_stays_online(tmp_path: Path) -> None:
+    """As a maker tries it: `flickboard sim` of a one-shot scenario to a live Mosquitto with `--run-on`, then idle
+    for more than two keepalive periods. One connection, `online` once, never `offline`."""
+    conf, log = log_conf(tmp_path)
+    scenario = tmp_path / "one-shot.json"
+    scenario.write_text(
+        json.dumps(
+            {
+                "profile": "pico_w",
+                "board_id": "idle1",
+                "hall_start": [3],
+                "events": [{"at_ms": 100, "hall": "baseline", "seg": 3, "present": False}],
+                "end_ms": 500,
+                "mqtt": {"keepalive": 1},
+            }
+        )
+    )
+    with mosquitto(conf) as b:
+        obs = Observer(b, "flickboard/idle1/#")
+        url = f"mqtt://{b.host}:{b.port}"
+        cmd = [sys.executable, "-m", "host.cli", "sim", str(scenario), "--mqtt", url, "--run-on"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            obs.wait_for(lambda: '"m":"shot_start"' in "".join(obs.payloads("flickboard/idle1/raw")), 15, "shot_start")
+            wait_log(log, "Sending PINGRESP to flickboard-idle1", count=5, timeout=8)
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert obs.payloads("flickboard/idle1/status") == ["online"], obs.payloads("flickboard/idle1/status")
+            assert len(wait_log(log, "New client connected from")) == 2  # the observer and the board, once each
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+            obs.close()
+
+
+# Every packet a broker could send with a remaining length of 0 (or too short for its type), and what the client
+# must make of it: None = the connection stays up; otherwise the start of the reason it gives for closing.
+ZERO_LENGTH = [
+    (b"\xd0\x00", None),  # PINGRESP: has no body
+    (b"\xd0\x01\x00", "malformed PINGRESP"),
+    (b"\xe0\x00", "broker sent DISCONNECT"),
+    (b"\x20\x00", "malformed packet type 2"),  # CONNACK
+    (b"\x30\x00", "malformed packet type 3"),  # PUBLISH
+    (b"\x40\x00", "malformed packet type 4"),  # PUBACK
+    (b"\x90\x00", "malformed packet type 9"),  # SUBACK
+    (b"\xb0\x00", "malformed packet type 11"),  # UNSUBACK
+    (b"\xc0\x00", "unexpected packet type 12"),  # PINGREQ: only clients send it
+    (b"\xf0\x00", "unexpected packet type 15"),
+]
+
+
+def _read_packet(conn: Any) -> bytes:
+    head = conn.recv(1)
+    if not head:
+        return b""
+    rl, mult = 0, 1
+    while True:
+        c = conn.recv(1)[0]
+        rl += (c & 0x7F) * mult
+        mult <<= 7
+        if not c & 0x80:
+            break
+    body = b""
+    while len(body) < rl:
+        chunk = conn.recv(rl - len(body))
+        if not chunk:
+            break
+        body += chunk
+    return head + body
+
+
+def test_every_zero_length_packet_type(tmp_path: Path) -> None:
+    """A scripted broker accepts the board, then sends one packet of ZERO_LENGTH per connection. PINGRESP keeps the
+    link up; every other zero-length packet is a protocol error that closes it with a reason (and a reconnect)."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(10)
+    port = server.getsockname()[1]
+    fake = Broker.__new__(Broker)
+    fake.host, fake.port = "127.0.0.1", port  # the driver only reads host and port
+    fw = Firmware(tmp_path, fake, "t10", ka=60, bmin=50, bmax=100)
+    try:
+        for packet, reason in ZERO_LENGTH:
+            conn, _ = server.accept()
+            conn.settimeout(5)
+            assert _read_packet(conn)[:1] == b"\x10"  # CONNECT
+            ups, downs = len(fw.of("up")), len(fw.of("down"))
+            conn.sendall(b"\x20\x02\x00\x00")
+            fw.wait(lambda e, n=ups: e["ev"] == "up" and len(fw.of("up")) > n, 5)
+            conn.sendall(packet)
+            if reason is None:
+                time.sleep(0.5)
+                assert len(fw.of("down")) == downs, fw.of("down")[downs:]
+                conn.sendall(b"\xe0\x00")  # the next case: close it from our side
+                fw.wait(lambda e, n=downs: e["ev"] == "down" and len(fw.of("down")) > n, 5)
+            else:
+                fw.wait(lambda e, n=downs: e["ev"] == "down" and len(fw.of("down")) > n, 5)
+                got = fw.of("down")[downs]["reason"]
+                assert got.startswith(reason), (packet, got)
+            conn.close()
+    finally:
+        fw.stop()
+        server.close()

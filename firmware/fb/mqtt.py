@@ -84,7 +84,8 @@ successful connections after the first one.
   `oversized` is counted; for a QoS 1 PUBLISH whose topic and packet id fit in the buffer the PUBACK is still
   sent so the broker does not redeliver it forever. Outgoing packets larger than the output buffer are refused.
 * Malformed input (remaining length over 4 bytes, a packet too short for its type, a CONNACK when
-  connected...): protocol error, reconnect. A topic that is not UTF-8, or an exception raised by
+  connected, a packet type a broker never sends...): protocol error, reconnect. PINGRESP is the one packet
+  with an empty body (remaining length 0); a DISCONNECT from the broker closes the connection like EOF. A topic that is not UTF-8, or an exception raised by
   `on_message`, is counted in `errors` and does not affect the connection (a QoS 1 message is still acked).
 * Incoming QoS 2 cannot happen (we subscribe with QoS <= 1); if it does, it is counted and ignored.
 * Anything unexpected raised inside the client (a bug, MemoryError) is caught by `poll()`, counted and
@@ -791,12 +792,25 @@ class MQTTClient:
             self._put(bytes((0x40, 2, pid >> 8, pid & 0xFF)))
 
     def _handle(self, first, i, total, now):
+        """One whole packet from the broker: fixed header b[0], body b[i:total]. Of what a broker may send to a
+        client that publishes and subscribes with QoS <= 1, PINGRESP (and a DISCONNECT) carry no body and every
+        other packet has at least two bytes; anything else is a protocol error."""
         b = self._rbuf
         kind = first >> 4
-        if kind == 2:  # CONNACK
-            self._on_connack(b[i + 1] if total >= i + 2 else 255, now)
-        elif total - i < 2:
-            self._fail("malformed packet type %d" % kind, now)
+        size = total - i
+        if kind == 13:  # PINGRESP: remaining length 0
+            if size:
+                self._fail("malformed PINGRESP (remaining length %d)" % size, now)
+            else:
+                self._ping_at = None
+        elif kind == 14:  # DISCONNECT: MQTT 3.1.1 brokers never send it; a closed connection all the same
+            self._fail("broker sent DISCONNECT", now)
+        elif kind not in (2, 3, 4, 9, 11):
+            self._fail("unexpected packet type %d from the broker" % kind, now)
+        elif size < 2:
+            self._fail("malformed packet type %d (remaining length %d)" % (kind, size), now)
+        elif kind == 2:  # CONNACK
+            self._on_connack(b[i + 1], now)
         elif kind == 3:  # PUBLISH
             qos = (first >> 1) & 3
             tl = (b[i] << 8) | b[i + 1]
@@ -828,12 +842,10 @@ class MQTTClient:
                     if e[0] == pid:
                         del self._inflight[k]
                         break
-        elif kind == 9:  # SUBACK
+        else:  # SUBACK (9), UNSUBACK (11)
             pid = (b[i] << 8) | b[i + 1]
             self._internal.pop(pid, None)
             for k in range(i + 2, total):
                 if b[k] == 0x80:
                     self.errors += 1
                     self.last_error = "subscription refused"
-        elif kind == 13:  # PINGRESP
-            self._ping_at = None
