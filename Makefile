@@ -5,10 +5,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.flickboard-installed
-# Distribution packages the tests use (real parts, never mocks): the MQTT broker, and a headless browser for the
-# web pages (tests/test_web.py drives Chromium over the DevTools protocol).
-SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium
-SYSTEM_COMMANDS := mosquitto chromium
+# Distribution packages the tests use (real parts, never mocks): the MQTT broker, a headless browser for the web
+# pages (tests/test_web.py drives Chromium over the DevTools protocol) and a DNS server for the board's broker
+# lookup (tests/test_fw_dns.py runs dnsmasq).
+SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium dnsmasq-base
+SYSTEM_COMMANDS := mosquitto chromium dnsmasq
 # The demo needs only the broker: no browser download for `make demo`.
 DEMO_SYSTEM := SYSTEM_PACKAGES="mosquitto mosquitto-clients" SYSTEM_COMMANDS=mosquitto
 

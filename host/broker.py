@@ -48,12 +48,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _bindable(port: int) -> bool:
+def _bindable(port: int, host: str = HOST) -> bool:
     """Whether nobody listens on the loopback port (a socket in TIME_WAIT after a restart does not count)."""
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind((HOST, port))
+            s.bind((host, port))
         except OSError:
             return False
     return True
@@ -75,9 +75,9 @@ def _reason(log: Path) -> str:
 class Broker:
     """A running Mosquitto: `host`, `port`, `url`; `stop()`, `restart()`, `close()`."""
 
-    def __init__(self, exe: str, port: int, extra_conf: str = "") -> None:
+    def __init__(self, exe: str, port: int, extra_conf: str = "", host: str = HOST) -> None:
         self.exe = exe
-        self.host = HOST
+        self.host = host
         self.port = port
         self._dir = tempfile.TemporaryDirectory(prefix="flickboard-mosquitto-")
         self.conf = Path(self._dir.name) / "mosquitto.conf"
@@ -85,7 +85,7 @@ class Broker:
         # Started as root, mosquitto switches to the `mosquitto` user unless told to stay: it could then no longer
         # read this private configuration. As anyone else it cannot switch, and a `user` line is not needed.
         user = "user root\n" if os.geteuid() == 0 else ""
-        self.conf.write_text(f"listener {port} {HOST}\nallow_anonymous true\npersistence false\n{user}{extra_conf}\n")
+        self.conf.write_text(f"listener {port} {host}\nallow_anonymous true\npersistence false\n{user}{extra_conf}\n")
         self.proc: subprocess.Popen[bytes] | None = None
         try:
             self._start()
@@ -98,7 +98,7 @@ class Broker:
         return f"mqtt://{self.host}:{self.port}"
 
     def _start(self) -> None:
-        if not _bindable(self.port):  # else the check below would find the other listener and look fine
+        if not _bindable(self.port, self.host):  # else the check below would find the other listener and look fine
             raise BrokerError(f"cannot start mosquitto: port {self.port} on {self.host} is already in use")
         with self.log.open("ab") as log:  # the child keeps its own copy of the descriptor
             proc = subprocess.Popen(
@@ -144,18 +144,19 @@ class Broker:
         self._dir.cleanup()
 
 
-def start_mosquitto(extra_conf: str = "", port: int | None = None) -> Broker:
-    """A new broker on `port` (default: a free one); `extra_conf`: more mosquitto.conf lines. Raises BrokerError."""
+def start_mosquitto(extra_conf: str = "", port: int | None = None, host: str = HOST) -> Broker:
+    """A new broker on `port` (default: a free one) of the loopback address `host`; `extra_conf`: more
+    mosquitto.conf lines. Raises BrokerError."""
     exe = find_mosquitto()
     if exe is None:
         raise BrokerError("Mosquitto is not installed: sudo apt-get install mosquitto (make test/make demo install it)")
-    return Broker(exe, free_port() if port is None else port, extra_conf)
+    return Broker(exe, free_port() if port is None else port, extra_conf, host)
 
 
 @contextmanager
-def mosquitto(extra_conf: str = "", port: int | None = None) -> Iterator[Broker]:
+def mosquitto(extra_conf: str = "", port: int | None = None, host: str = HOST) -> Iterator[Broker]:
     """A broker for the duration of the `with` block."""
-    broker = start_mosquitto(extra_conf, port)
+    broker = start_mosquitto(extra_conf, port, host)
     try:
         yield broker
     finally:

@@ -54,7 +54,7 @@ def on_cmd(payload):
 link = Link(A["board"], A["host"], A["port"], keepalive=A.get("ka", 10), user=A.get("user"),
             password=A.get("password"), on_command=on_cmd, backoff_min_ms=A.get("bmin", 200),
             backoff_max_ms=A.get("bmax", 2000), connect_timeout_ms=A.get("cto", 1000),
-            max_packet=A.get("max_packet", 2048), stable_ms=500)
+            max_packet=A.get("max_packet", 2048), stable_ms=500, dns=tuple(A["dns"]) if A.get("dns") else None)
 c = link.client
 c.on_connect = lambda: out("up", {"reconnects": c.reconnects})
 c.on_disconnect = lambda r: out("down", {"reason": r, "backoff": c.backoff_ms, "errors": c.errors})

@@ -17,8 +17,8 @@ bounded amount of work with a non-blocking socket and `select.poll(0)`:
   are parsed out of it; a packet split over many TCP segments simply waits for its remaining bytes;
 * writes go into one pre-allocated output buffer; `send` may take part of it, the rest goes on the next poll.
 
-The only calls that can block are `socket.getaddrinfo` (DNS, see below) and, if `connect_blocking_ms` is set
-for a port whose `connect` cannot be non-blocking, a `connect` bounded by that timeout.
+No call blocks. `connect_blocking_ms`, for a port whose `connect` cannot be non-blocking, bounds a blocking
+`connect` by that timeout; it is off by default.
 
 Messages and topics
 -------------------
@@ -51,10 +51,15 @@ successful connections after the first one.
 * Wi-Fi down: handled by `fb.mqtt_link`, which stops polling the client, calls `client.drop("wifi down")`
   and resumes once the station has an address again. Without that layer, the socket calls fail (or the
   connection goes silent) and one of the cases below applies.
-* DNS failure: `getaddrinfo` raising (or returning nothing) counts as a failed attempt ("DNS failure") and
-  backs off. On the boards DNS is a blocking lwIP call that can take up to its own timeout (a few seconds);
-  the name is resolved again before every attempt. Configure the broker as an IP address to avoid DNS
-  entirely (resolving a literal address does not touch the network).
+* DNS. The broker's name is looked up once, and the address is kept across reconnects. It is looked up again
+  only when it stops working: after STALE_AFTER (3) failed TCP connects in a row to it (the broker may have
+  moved). On the boards the lookup is `fb.dns`, which sends its own query to the DNS server the Wi-Fi link got
+  from DHCP (`dns_server`) and checks for the answer on each poll, so it never holds the main loop or the
+  watchdog: `socket.getaddrinfo` would block inside lwIP until the resolver gave up, seconds per DNS server.
+  A lookup with no answer (3 tries of 1 s) or a refusal counts as a failed attempt ("DNS: ...") and backs off;
+  while it fails, the last address that reached the broker is tried instead. A broker given as an IP address
+  needs no lookup at all. Without `dns_server` (the unix port, CPython) the host's own resolver answers
+  through `getaddrinfo`.
 * Broker down (connection refused, host unreachable): the non-blocking connect reports POLLERR/POLLHUP or the
   connect call fails; counted and retried with backoff. A TCP connect with no answer at all is abandoned after
   `connect_timeout_ms`.
@@ -93,7 +98,7 @@ successful connections after the first one.
 * Port differences: where a failed non-blocking connect shows up as "writable" rather than POLLERR/POLLHUP
   (some lwIP builds), the CONNECT write or the next read fails instead; same outcome, one poll later.
 
-Counters, for the heartbeat: `errors`, `reconnects`, `connects`, `oversized`, `dropped`, `resent`,
+Counters, for the heartbeat: `errors`, `reconnects`, `connects`, `oversized`, `dropped`, `resent`, `lookups`,
 `last_error`, `last_connack`; `stats()` returns them as a dict.
 """
 
@@ -101,6 +106,8 @@ import errno
 import random
 import select
 import socket
+
+from fb import dns
 
 # Millisecond ticks arithmetic modulo 2**30 (the MicroPython ticks period, also used by fb.compat under
 # CPython). It is also right for an unbounded monotonic count as long as the intervals are < 2**29 ms.
@@ -129,7 +136,10 @@ TCP = 1
 MQTT = 2
 UP = 3
 STOPPED = 4
-STATE_NAMES = ("wait", "tcp", "mqtt", "up", "stopped")
+DNS = 5
+STATE_NAMES = ("wait", "tcp", "mqtt", "up", "stopped", "dns")
+# Failed TCP connects in a row to a looked-up address before the name is looked up again (the broker may have moved).
+STALE_AFTER = 3
 
 CONNACK_TEXT = {
     1: "unacceptable protocol version",
@@ -206,6 +216,7 @@ class MQTTClient:
         ack_timeout_ms=0,
         auto_resend=True,
         connect_blocking_ms=0,
+        dns_server=None,
     ):
         self.client_id = _b(client_id)
         self.server = server
@@ -230,6 +241,7 @@ class MQTTClient:
         self.ack_timeout_ms = ack_timeout_ms or (2 * ka_ms if ka_ms else 30000)
         self.auto_resend = auto_resend
         self.connect_blocking_ms = connect_blocking_ms
+        self.dns_server = dns_server  # () -> (ip, port) | ip | None: where to send lookups; None: getaddrinfo
         # buffers, allocated once
         self._rbuf = bytearray(max_packet + 5)
         self._rmv = memoryview(self._rbuf)
@@ -242,7 +254,11 @@ class MQTTClient:
         self._sock = None
         self._poller = None
         self._pmask = 0
-        self._addr = None
+        self._addr = None  # (family, sockaddr) of the broker, kept across reconnects
+        self._known = None  # the last address a connection reached, used while a new lookup fails
+        self._tcp_fails = 0  # failed TCP connects in a row to _addr
+        self._lookup = None
+        self.lookups = 0
         self.state = WAIT
         self._next_at = None  # None: first attempt right away
         self._deadline = 0
@@ -340,7 +356,7 @@ class MQTTClient:
 
     def drop(self, reason, now_ms):
         """Close the connection now (e.g. Wi-Fi lost) and schedule a reconnect with backoff."""
-        if self.state in (TCP, MQTT, UP):
+        if self.state in (TCP, MQTT, UP, DNS):
             self._fail(reason, now_ms)
 
     def retry_now(self, now_ms):
@@ -373,6 +389,7 @@ class MQTTClient:
             "oversized": self.oversized,
             "dropped": self.dropped,
             "resent": self.resent,
+            "lookups": self.lookups,
             "backoff_ms": self.backoff_ms,
             "last_error": self.last_error,
             "last_connack": self.last_connack,
@@ -388,6 +405,9 @@ class MQTTClient:
             if self._next_at is None or _diff(now_ms, self._next_at) >= 0:
                 self._begin(now_ms)
             return self.state
+        if st == DNS:
+            self._resolved(now_ms)
+            return self.state
         try:
             self._io(now_ms)
         except OSError as e:
@@ -399,17 +419,51 @@ class MQTTClient:
     # ------------------------------------------------------------------ connection state machine
 
     def _begin(self, now):
+        if self._addr is None and not self._resolve(now):
+            return
+        self._connect(now)
+
+    def _resolve(self, now):
+        """Find the broker's address: True when it is known now. A name is looked up without blocking (fb.dns)
+        when the link says which DNS server to ask; the answer arrives through _resolved()."""
+        server = self.dns_server() if self.dns_server is not None else None
+        if server is not None and not dns.is_ip(self.server):
+            self.lookups += 1
+            self._lookup = dns.Lookup(self.server, server if isinstance(server, tuple) else (server, 53), now)
+            self.state = DNS
+            self._resolved(now)
+            return False
+        try:  # a literal address needs no lookup; elsewhere (unix port, CPython) the host's resolver answers
+            ai = socket.getaddrinfo(self.server, self.port, 0, socket.SOCK_STREAM)
+            self._addr = (ai[0][0], ai[0][-1]) if ai else None
+        except (OSError, IndexError) as e:
+            self._addr = None
+            self._fail("DNS failure for %s: %s" % (self.server, e), now)
+            return False
         if self._addr is None:
-            try:
-                ai = socket.getaddrinfo(self.server, self.port, 0, socket.SOCK_STREAM)
-                self._addr = (ai[0][0], ai[0][-1]) if ai else None
-            except (OSError, IndexError) as e:
-                self._addr = None
-                self._fail("DNS failure for %s: %s" % (self.server, e), now)
-                return
-            if self._addr is None:
-                self._fail("DNS failure for %s" % self.server, now)
-                return
+            self._fail("DNS failure for %s" % self.server, now)
+            return False
+        return True
+
+    def _resolved(self, now):
+        q = self._lookup
+        ip = q.poll(now)
+        if ip is None and not q.done():
+            return
+        self._lookup = None
+        if ip is not None:
+            ai = socket.getaddrinfo(ip, self.port)  # a literal: no lookup
+            self._addr = (socket.AF_INET, ai[0][-1])
+        elif self._known is not None:
+            self._addr = self._known  # keep trying the last address that worked
+            self.last_error = "DNS: %s; trying the last known address" % q.error
+        else:
+            self.state = WAIT
+            self._fail("DNS: %s" % q.error, now)
+            return
+        self._connect(now)
+
+    def _connect(self, now):
         try:
             s = socket.socket(self._addr[0], socket.SOCK_STREAM)
         except OSError as e:
@@ -443,6 +497,8 @@ class MQTTClient:
 
     def _tcp_up(self, now):
         self.state = MQTT
+        self._tcp_fails = 0
+        self._known = self._addr
         self._deadline = _add(now, self.connect_timeout_ms)
         self._last_progress = now
         self._write_connect()
@@ -523,6 +579,7 @@ class MQTTClient:
 
     def _fail(self, reason, now):
         was_up = self.state == UP
+        was_tcp = self.state == TCP
         self._close()
         self.errors += 1
         self.last_error = reason
@@ -540,7 +597,11 @@ class MQTTClient:
         self.backoff_ms = d
         self._next_at = _add(now, d)
         self.state = WAIT
-        self._addr = None  # resolve again: the broker may have moved
+        if was_tcp:
+            self._tcp_fails += 1
+            if self._tcp_fails >= STALE_AFTER and self._addr is not None:
+                self._addr = None  # look the name up again: the broker may have moved
+                self._tcp_fails = 0
         if self.auto_resend:
             for e in self._inflight:
                 e[6] = True  # resend, with DUP, on the next connection
@@ -555,6 +616,9 @@ class MQTTClient:
                 self.errors += 1
 
     def _close(self):
+        if self._lookup is not None:
+            self._lookup.close()
+            self._lookup = None
         s = self._sock
         self._sock = None
         if s is not None:

@@ -14,6 +14,9 @@ notice) and reconnected as soon as Wi-Fi is back. Nothing here ever resets the b
 
 Ports without `network` (the unix port, CPython in tests and the simulator) have no Wi-Fi to manage:
 the network is treated as always up and only the broker connection is managed.
+
+DNS: the broker's name is looked up without blocking (fb.dns) by asking the DNS server the station got from DHCP,
+or `dns` when given; see fb.mqtt, "DNS".
 """
 
 try:
@@ -46,6 +49,7 @@ class Link:
         wifi_timeout_ms=20000,
         wifi_backoff_min_ms=2000,
         wifi_backoff_max_ms=60000,
+        dns=None,
         **mqtt_options
     ):
         self.board = board
@@ -65,8 +69,10 @@ class Link:
             will_msg=b"offline",
             birth_msg=b"online",
             on_message=self._on_message,
+            dns_server=self._dns_server,
             **mqtt_options
         )
+        self.dns = dns  # (ip, port) of the DNS server to ask; None: the one the station got from DHCP
         self.client.subscribe(self.cmd_topic, 1)
         # Wi-Fi
         self.ssid = ssid
@@ -133,6 +139,21 @@ class Link:
         self.client.disconnect(now_ms)
 
     # ------------------------------------------------------------------ internals
+
+    def _dns_server(self):
+        """Where the MQTT client sends its lookups (fb.dns): the configured server, else the station's (DHCP)."""
+        if self.dns is not None:
+            return self.dns
+        if self._wlan is None:
+            return None  # no Wi-Fi on this port: the host's resolver answers
+        try:
+            return network.ipconfig("dns")  # type: ignore[attr-defined,unused-ignore]  # MicroPython >= 1.24
+        except (AttributeError, OSError, ValueError, TypeError):
+            pass
+        try:
+            return self._wlan.ifconfig()[3]
+        except (AttributeError, OSError, IndexError):
+            return None
 
     def _on_message(self, topic, payload, retained):
         if topic == self.cmd_topic and self.on_command:
