@@ -363,7 +363,8 @@ class SerialLink:
             raw = raw[:-1]
         if not raw:
             return
-        text = raw.decode("utf-8", errors="replace")
+        # Bytes that are not UTF-8 are kept as they came (surrogate escapes), so the decoder can say what they are.
+        text = raw.decode("utf-8", errors="surrogateescape")
         if not _PROTOCOL_LINE.match(text):  # any FBn| line goes on, so another version is refused with a reason
             self.noise += 1
             log.debug("serial %s: noise: %r", self.device, text[:200])

@@ -45,6 +45,7 @@ ERROR_CODES: tuple[str, ...] = (
     "echo",
     "frame",
     "crc",
+    "encoding",
     "json",
     "oversize",
     "version",
@@ -138,6 +139,8 @@ def decode_line(line: str | bytes, max_line: int = MAX_BOARD_LINE) -> BoardMessa
         raise ProtocolError("not a protocol line: " + repr(_clip(text)), "noise")
     if len(data) > max_line:
         raise ProtocolError(f"line of {len(data)} bytes, longer than {max_line}", "oversize")
+    if not data.isascii():  # the board sends ASCII only (JSON escapes the rest); UTF-8 is checked here for the reason
+        _utf8(data, "line")
     body, bar, crc = data[len(PREFIX) :].rpartition(b"|")
     if not bar or not _CRC.match(crc):
         raise ProtocolError("no |crc32 at the end (a half or garbled line)", "frame")
@@ -154,11 +157,18 @@ def decode_payload(payload: bytes, topic_board: str | None, max_line: int = MAX_
     return _decode_json(data, topic_board)
 
 
-def _decode_json(body: bytes, topic_board: str | None) -> BoardMessage:
+def _utf8(data: bytes, what: str) -> str:
     try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProtocolError("payload is not UTF-8", "json") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ProtocolError(
+            f"{what} is not UTF-8 text (byte 0x{data[e.start]:02x} at {e.start}): garbled, or a wrong baud rate",
+            "encoding",
+        ) from None
+
+
+def _decode_json(body: bytes, topic_board: str | None) -> BoardMessage:
+    text = _utf8(body, "payload")
     floats = False
     try:
         try:

@@ -27,6 +27,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from serial.tools.list_ports_common import ListPortInfo
 
 from host.links import BRIDGE_STATUS_TOPIC, LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
+from host.protocol import ProtocolError, decode_line
 
 T = TypeVar("T")
 PROFILES = str(ROOT / "hardware" / "profiles")
@@ -169,6 +170,26 @@ def test_serial_filters_noise_sends_pings_and_survives_unplug(tmp_path: Path) ->
         link.stop()
         pty.close()
     assert not link.connected
+
+
+def test_serial_line_that_is_not_utf8_is_refused_as_such(tmp_path: Path) -> None:
+    """A byte that is not UTF-8 on the wire (a glitch, a wrong baud rate) reaches the decoder as it came, with a CRC
+    that matches its bytes, and is refused as `encoding`, not taken for a CRC mismatch."""
+    pty = Pty()
+    lines = Collector()
+    link = SerialLink(pty.path, lines, ping_line=lambda: PING)
+    link.start()
+    try:
+        assert pty.read_line() == PING
+        body = b'{"v":1,"b":"fb-01","bt":1,"s":2,"t":9,"m":"pass","dur_us":800,"n":"h\xffle"}'
+        os.write(pty.master, b"FB1|" + body + b"|%08x\n" % zlib.crc32(body))
+        (_, text), *_ = lines.wait_for(lambda xs: len(xs) >= 1)
+        with pytest.raises(ProtocolError) as e:
+            decode_line(text)
+        assert e.value.code == "encoding" and "byte 0xff" in e.value.reason, e.value
+    finally:
+        link.stop()
+        pty.close()
 
 
 def test_serial_with_the_real_simulated_board(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ RELIABLE = {"hello", "pass", "stuck", "clear", "shot_start", "baseline_rest", "c
 
 
 def frame(payload: str) -> str:
-    return f"FB1|{payload}|{zlib.crc32(payload.encode()):08x}"
+    return f"FB1|{payload}|{zlib.crc32(payload.encode('utf-8', 'surrogateescape')):08x}"
 
 
 def envelope(**over: Any) -> dict[str, Any]:
@@ -224,7 +224,8 @@ BAD_LINES = [
     ("not-json", frame("{v:1}"), "json", "not valid JSON"),
     ("empty", frame(""), "json", "not valid JSON"),
     ("nan", frame('{"v":1,"b":"fb-01","bt":7,"s":2,"t":1,"m":"pass","dur_us":NaN,"n":"hole"}'), "json", "JSON"),
-    ("not-utf8", "FB1|" + "\udcff" + "|" + "0" * 8, "crc", "CRC"),
+    ("not-utf8", "FB1|" + "\udcff" + "|" + "0" * 8, "encoding", "not UTF-8 text (byte 0xff at 4)"),
+    ("not-utf8-crc-right", frame('{"n":"h\udcfele"}'), "encoding", "not UTF-8"),
     ("oversize", frame('{"x":"' + "y" * MAX_BOARD_LINE + '"}'), "oversize", "longer than 4096"),
     ("version-field", line_of(v=2), "version", "version 2"),
     ("version-bool", line_of(v=True), "version", "version True"),
@@ -292,7 +293,7 @@ def test_payload_board_must_match_the_topic() -> None:
 @pytest.mark.parametrize(
     "payload, code",
     [
-        (b"\xff{}", "json"),
+        (b"\xff{}", "encoding"),
         (b"online", "json"),
         (GOOD.encode(), "json"),  # a serial frame is not an MQTT payload
         (b'{"v":1}', "schema"),
