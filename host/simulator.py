@@ -148,7 +148,8 @@ def run(args: Any, out: TextIO) -> int:
             raise SimError(str(e)) from None
         if url.tls:
             raise SimError("the board's MQTT client speaks plain MQTT: use mqtt:// for the simulated board")
-        mqtt = scenario.get("mqtt") if isinstance(scenario.get("mqtt"), dict) else {}  # a scenario may set keepalive
+        given = scenario.get("mqtt")
+        mqtt: dict[str, Any] = given if isinstance(given, dict) else {}  # a scenario may set the keepalive
         scenario["mqtt"] = {**mqtt, "host": url.host, "port": url.port, "user": url.username, "password": url.password}
         realtime = True  # the broker and its keepalives run on wall-clock time
     if args.run_on:
