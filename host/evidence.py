@@ -17,6 +17,7 @@ never runs ahead of a person: while a question is open, the events behind it wai
     stuck hole beam            -> the A-4 question: the shot cannot end until `edge` is entered (or `reviewed`)
     other stuck beam, count,   -> review: a person checks the board and the last shot, then types `reviewed`
     gap, fault
+    chatter                    -> a note: the beam flickered and counted nothing; no puck is guessed
 
 Nothing is guessed silently: where the sensors cannot tell, the game waits or goes on a review hold, and the
 step says what to enter.
@@ -152,6 +153,11 @@ def board_health(kind: str, fields: dict[str, Any]) -> Step | None:
         return Step(
             review=f"{sensor} saw {fields.get('seen')} edges but reported {fields.get('expected')}: an event may be "
             "lost - check the last shot, then type 'reviewed'"
+        )
+    if kind == "chatter":
+        return Step(
+            note=f"beam {sensor} flickered ({fields.get('bursts')} burst(s), {fields.get('edges')} edges) and counted "
+            "no puck: if it keeps happening, check its wiring and alignment"
         )
     if kind == "gap":
         return Step(

@@ -27,7 +27,9 @@ MAX_COMMAND_LINE = 512  # host -> board, frame included (firmware proto.MAX_LINE
 # anything above this is not a line the v1 firmware writes: it is refused so a runaway line stays bounded.
 MAX_BOARD_LINE = 4096
 
-RELIABLE_KINDS = frozenset({"hello", "pass", "stuck", "clear", "shot_start", "baseline_rest", "count", "fault"})
+RELIABLE_KINDS = frozenset(
+    {"hello", "pass", "stuck", "clear", "shot_start", "baseline_rest", "count", "chatter", "fault"}
+)
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "pass": ("dur_us",),
     "stuck": ("after_ms",),
@@ -35,6 +37,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "shot_start": ("q", "seg"),
     "baseline_rest": ("q", "seg"),
     "count": ("expected", "seen"),
+    "chatter": ("bursts", "edges"),
 }
 KINDS = frozenset(RELIABLE_KINDS | {"gap", "heartbeat", "reply"})
 COMMANDS = ("ack", "ping", "status", "selftest", "config_get", "config_set", "reboot")

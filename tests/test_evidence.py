@@ -226,3 +226,13 @@ def test_lifting_an_out_of_bounds_puck_off_the_baseline_is_not_a_shot() -> None:
     assert b.cur["to_shoot"] == "Ben" and b.cur["in_ditch"] == [1, 0]
     b.sensor("shot_start", "baseline", q=3, seg=9)  # a second start from there is a shot again: Ben's is open
     assert "answer first" in b.waiting()
+
+
+def test_chatter_is_a_note_and_changes_nothing() -> None:
+    """A flickering beam counts no puck (the firmware never makes a pass of it); the scorer is told, nothing waits."""
+    b = Bench()
+    b.sensor("shot_start", "baseline", q=1)
+    before = b.doc()["current"]
+    b.sensor("chatter", "hole", bursts=2, edges=18)
+    assert b.doc()["current"] == before and not b.review()
+    assert any("hole flickered (2 burst(s), 18 edges)" in text for _, text in b.fold.notes), b.fold.notes

@@ -220,3 +220,32 @@ from fb import pins
 assert pins.Pin is None and pins.make_counter(2, "pio") is None and pins.make_counter(2, None) is None
 """,
     )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_overflow_resyncs_beams_to_their_pins_and_sends_a_fault(impl: str) -> None:
+    """A burst fills the ring while the main loop is busy; the newest edges (the beam clearing) are dropped. Before:
+    the hole beam stayed broken in the detector and became `stuck` with the pin clear. Now every beam adopts its
+    live level, nothing is invented, and a fault says how many edges were lost."""
+    run_both(
+        impl,
+        """
+FAULTS = []
+b = SimBoard()
+b.pin(2, 0)
+s = Sensors([beam(stuck_ms=1500)], b, emit, Uptime(), ring_size=8, fault=lambda code, msg: FAULTS.append((code, msg)))
+t = 1000
+for k in range(21):                       # 21 edges, 10 us apart: the beam ends broken... then clears
+    b.at(t + 10 * k, 2, (k + 1) & 1)
+b.at(t + 1000, 2, 0)                      # the beam clears for good: this edge is lost too (ring full)
+b.advance(2000)                           # the main loop was busy for all of it
+assert s.dropped == 14, s.dropped
+run(b, s, 2000000, step=1000)
+assert FAULTS == [("irq_overflow", "14 sensor edges lost: the main loop fell behind; beams re-read their pins")], FAULTS
+assert "stuck" not in [e[0] for e in EV], EV
+assert s.live()["hole"] == "clear"
+b.beam(2, 2100000, 800)
+run(b, s, 2200000, step=1000)
+assert EV[-1] == ("pass", "hole", 2100000, {"dur_us": 800}), EV
+""",
+    )

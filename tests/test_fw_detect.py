@@ -321,3 +321,86 @@ assert EV == [
 ], EV
 """,
     )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_chatter_burst_is_never_a_pass_and_is_reported(impl: str) -> None:
+    """10 ms of edge chatter on the hole beam (breaks of 50 to 150 us, none reaching min_pulse_us): before the
+    delayed-on filter this was one `pass` of about 10 ms, a false twenty. Now: no pass, one `chatter` event."""
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(min_pulse_us=200, min_gap_us=1000)])
+s = start(b, cfgs)
+t = 10000
+widths = [50, 150, 80, 120, 60, 140, 100, 90]
+n = 0
+while t < 20000:
+    w = widths[n % len(widths)]
+    b.beam(2, t, w)
+    t += w + 60
+    n += 1
+run(b, s, 40000, step=100)
+assert "pass" not in kinds(), EV
+assert EV == [("chatter", "hole", 10000, {"bursts": 1, "edges": 2 * n})], EV
+assert s.beams[0].chatter == 1 and s.beams[0].glitches == n
+# the beam still works: a real 800 us break right after is a pass
+b.beam(2, 50000, 800)
+run(b, s, 60000, step=100)
+assert EV[1:] == [("pass", "hole", 50000, {"dur_us": 800})], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_chatter_reports_are_rate_limited(impl: str) -> None:
+    """A beam that flickers all the time: one `chatter` event per second, each with the bursts since the last."""
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(min_pulse_us=200, min_gap_us=1000)])
+s = start(b, cfgs)
+for k in range(30):                       # a two-glitch burst every 100 ms for 3 s
+    t = 10000 + k * 100000
+    b.beam(2, t, 50)
+    b.beam(2, t + 100, 50)
+run(b, s, 3200000, step=1000)
+chat = [e for e in EV if e[0] == "chatter"]
+assert [e[3]["bursts"] for e in chat] == [1, 10, 10, 9], chat
+assert sum(e[3]["edges"] for e in chat) == 30 * 4, chat
+assert "pass" not in kinds(), EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_a_single_glitch_is_not_chatter(impl: str) -> None:
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(min_pulse_us=200, min_gap_us=1000)])
+s = start(b, cfgs)
+b.beam(2, 10000, 150)
+b.beam(2, 20000, 150)                     # 9.85 ms later: another run, another lone glitch
+run(b, s, 2000000, step=1000)
+assert EV == [] and s.beams[0].glitches == 2 and s.beams[0].chatter == 0, (EV, s.beams[0].chatter)
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_short_pulses_either_side_of_min_pulse(impl: str) -> None:
+    """The delayed-on filter keeps what a real puck gives: 5 ms, 1 ms and 0.3 ms breaks are passes with their exact
+    widths; 0.1 ms is filtered."""
+    run_both(
+        impl,
+        """
+b, cfgs = rig([beam(min_pulse_us=200)])
+s = start(b, cfgs)
+for k, w in enumerate([5000, 1000, 300, 100]):
+    b.beam(2, 10000 + k * 20000, w)
+run(b, s, 100000, step=100)
+assert EV == [("pass", "hole", 10000, {"dur_us": 5000}), ("pass", "hole", 30000, {"dur_us": 1000}),
+              ("pass", "hole", 50000, {"dur_us": 300})], EV
+""",
+    )

@@ -69,6 +69,7 @@ def test_board_vectors_are_self_consistent():
         "shot_start",
         "baseline_rest",
         "count",
+        "chatter",
         "fault",
         "gap",
         "heartbeat",

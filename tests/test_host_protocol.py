@@ -33,7 +33,7 @@ VECTORS = ROOT / "tests" / "vectors"
 BOARD = json.loads((VECTORS / "board_messages.json").read_text())
 HOST = json.loads((VECTORS / "host_commands.json").read_text())
 ENVELOPE = ("v", "b", "bt", "s", "t", "m")
-RELIABLE = {"hello", "pass", "stuck", "clear", "shot_start", "baseline_rest", "count", "fault"}
+RELIABLE = {"hello", "pass", "stuck", "clear", "shot_start", "baseline_rest", "count", "chatter", "fault"}
 
 
 def frame(payload: str) -> str:

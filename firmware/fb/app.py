@@ -47,7 +47,7 @@ class App:
         self.next_beat = 0
         self.wdt = None
         self.led = None
-        self.sensors = Sensors(d["sensors"], backend, self._emit, self.uptime)
+        self.sensors = Sensors(d["sensors"], backend, self._emit, self.uptime, fault=self.fault)
         self.dispatcher = proto.Dispatcher(self.enc, self.outbox, config, self._status, self.sensors.live)
         if mqtt is not None:
             mqtt.on_command = self._mqtt_command

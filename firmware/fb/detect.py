@@ -3,11 +3,17 @@
 Every detector reports through emit(kind, sensor, t_us, fields); t_us is µs since boot (compat.Uptime).
 
 BeamDetector(cfg, emit): the beam is "broken" when pin level XOR invert is 1 (a modulated IR receiver
-with pull-up reads high when it sees no IR). A break starts on the first broken edge; a clear followed
-by a new break within min_gap_us is bounce and merges into the same break; the break ends once the
-beam has stayed clear for min_gap_us. Its span (first break edge to last clear edge) then gives
-  - shorter than min_pulse_us: a glitch, counted in .glitches, no event;
-  - otherwise `pass` {"dur_us"} at t_us = break start;
+with pull-up reads high when it sees no IR). Two filters, as ESPHome's delayed_on / delayed_off:
+  - a break COUNTS only once the beam has stayed broken without interruption for min_pulse_us. Shorter
+    breaks are glitches (.glitches); a run of two or more of them, each clear gap shorter than min_gap_us,
+    is chatter (a loose wire, a flickering LED, a puck rattling at the rim): counted in .chatter and
+    reported as `chatter` {"bursts", "edges"} at the first burst's start, at most once per CHATTER_EVERY_US
+    per beam (bursts in between are added to the next report), never as a pass;
+  - once a break counts, a clear shorter than min_gap_us is bounce and the break goes on; it ends once the
+    beam has stayed clear for min_gap_us.
+A break that counts spans from the first broken edge of its run (a leading bounce belongs to it) to its last
+clear edge, and gives:
+  - `pass` {"dur_us"} at t_us = break start;
   - if it reached stuck_ms: `stuck` {"after_ms"} at t_us = start + stuck_ms (raised by poll(now) while
     still broken, with no edge needed) and, when it ends, `clear` {"dur_us"} at the clear time; no pass.
 HallStrip(cfg, emit, backend): segments read directly or through 74HC4067 multiplexers, scanned by
@@ -19,12 +25,16 @@ Reconciler(name, counter, irq, emit): compares hardware-counted edges with IRQs 
 holds unchanged for confirm_us (2 ms: soft IRQs may lag) is reported as `count` {"expected", "seen"}:
 edges counted by hardware and by the IRQ handler since the two last agreed; the beam then re-syncs to
 the live pin level (no pass is invented, and a false `stuck` is avoided).
-Sensors(cfgs, backend, emit, uptime): wires the above to a backend (fb.pins or fb.simpins.SimBoard).
+Sensors(cfgs, backend, emit, uptime, fault): wires the above to a backend (fb.pins or fb.simpins.SimBoard).
+When the IRQ ring overflowed (edges lost), every beam re-syncs to its live pin level and `fault(code, msg)`
+says how many edges were lost.
 """
 
 from array import array
 
 from fb.ring import EDGE_MASK, EdgeIrq, Ring
+
+CHATTER_EVERY_US = 1000000  # at most one `chatter` event per beam per second: a flickering beam cannot flood the outbox
 
 
 class BeamDetector:
@@ -37,18 +47,29 @@ class BeamDetector:
         self.stuck_us = self.stuck_ms * 1000
         self.emit = emit
         self.broken = False  # level of the latest edge
-        self.start = None  # start of the current break (None: idle)
-        self.end = None  # last clear edge of the current break, while waiting min_gap for bounce
+        self.start = None  # first broken edge of the current run (None: idle)
+        self.seg = 0  # start of the run's current uninterrupted broken stretch
+        self.end = None  # last clear edge of the run, while waiting min_gap for more
+        self.counts = False  # the run has had a broken stretch of min_pulse_us: it is a break, not a glitch
+        self.short = 0  # broken stretches of the run that ended before min_pulse_us
         self.stuck = False
         self.passes = 0
         self.glitches = 0
+        self.chatter = 0  # runs of two or more glitches
         self.dups = 0  # edges that did not change the level (glitch faster than the IRQ, or lost edge)
+        self._chat_bursts = 0  # chatter not reported yet
+        self._chat_edges = 0
+        self._chat_t = 0
+        self._chat_next = 0  # when the next `chatter` event may go
 
     def begin(self, level, t_us):
         """Initial level at boot: a beam broken at boot is a break starting now (it may become stuck)."""
         self.broken = (level ^ self.inv) == 1
         self.start = t_us if self.broken else None
+        self.seg = t_us
         self.end = None
+        self.counts = False
+        self.short = 0
         self.stuck = False
 
     def edge(self, level, t_us):
@@ -60,26 +81,41 @@ class BeamDetector:
         if b:
             if self.start is not None:
                 if t_us - self.end < self.min_gap:
-                    self.end = None  # bounce: the same break goes on
+                    self.seg = t_us  # bounce, or the next glitch of a burst: the same run goes on
+                    self.end = None
                     return
                 self._finish()
             self.start = t_us
+            self.seg = t_us
             self.end = None
+            self.counts = False
+            self.short = 0
         elif self.start is not None:
+            if not self.counts:
+                if t_us - self.seg >= self.min_pulse:
+                    self.counts = True
+                else:
+                    self.short += 1
             self.end = t_us
             if self.min_gap <= 0:
                 self._finish()
 
     def poll(self, now):
         s = self.start
-        if s is None:
-            return
-        if self.broken:
-            if not self.stuck and now - s >= self.stuck_us:
-                self.stuck = True
-                self.emit("stuck", self.name, s + self.stuck_us, {"after_ms": self.stuck_ms})
-        elif now - self.end >= self.min_gap:
-            self._finish()
+        if s is not None:
+            if self.broken:
+                if not self.counts and now - self.seg >= self.min_pulse:
+                    self.counts = True
+                if self.counts and not self.stuck and now - s >= self.stuck_us:
+                    self.stuck = True
+                    self.emit("stuck", self.name, s + self.stuck_us, {"after_ms": self.stuck_ms})
+            elif now - self.end >= self.min_gap:
+                self._finish()
+        if self._chat_bursts and now >= self._chat_next:
+            self.emit("chatter", self.name, self._chat_t, {"bursts": self._chat_bursts, "edges": self._chat_edges})
+            self._chat_bursts = 0
+            self._chat_edges = 0
+            self._chat_next = now + CHATTER_EVERY_US
 
     def _finish(self):
         s = self.start
@@ -89,20 +125,27 @@ class BeamDetector:
         dur = e - s
         self.start = None
         self.end = None
+        if not self.counts:
+            self.glitches += self.short
+            if self.short >= 2:
+                self.chatter += 1
+                if not self._chat_bursts:
+                    self._chat_t = s
+                self._chat_bursts += 1
+                self._chat_edges += 2 * self.short
+            return
         if not self.stuck and dur >= self.stuck_us:  # stuck and cleared between two polls
             self.stuck = True
             self.emit("stuck", self.name, s + self.stuck_us, {"after_ms": self.stuck_ms})
         if self.stuck:
             self.stuck = False
             self.emit("clear", self.name, e, {"dur_us": dur})
-        elif dur < self.min_pulse:
-            self.glitches += 1
         else:
             self.passes += 1
             self.emit("pass", self.name, s, {"dur_us": dur})
 
     def resync(self, level, now):
-        """After lost edges: adopt the live level without inventing a pass (the `count` event reports it)."""
+        """After lost edges: adopt the live level without inventing a pass (a `count` or `fault` event says why)."""
         b = (level ^ self.inv) == 1
         if b == self.broken:
             return
@@ -248,9 +291,11 @@ class Sensors:
     call it every main-loop pass. It returns the current µs since boot.
     """
 
-    def __init__(self, cfgs, backend, emit, uptime, ring_size=64):
+    def __init__(self, cfgs, backend, emit, uptime, ring_size=64, fault=None):
         self.ring = Ring(ring_size)
         self.uptime = uptime
+        self.fault = fault  # fault(code, msg): the app's reliable fault event
+        self._overflow = 0  # ring.overflow when last looked at
         self.beams = []  # type: list
         self.beam_pins = []  # type: list
         self.irqs = []  # type: list
@@ -282,6 +327,8 @@ class Sensors:
         beams = self.beams
         while ring.pop_into(buf):
             beams[buf[0]].edge(buf[1], up.at(buf[2]))
+        if ring.overflow != self._overflow:
+            self._overflowed(now)
         for det in beams:
             det.poll(now)
         for h in self.halls:
@@ -290,6 +337,16 @@ class Sensors:
             if rec.check(now):
                 beams[idx].resync(self.beam_pins[idx].value(), now)
         return now
+
+    def _overflowed(self, now):
+        """Edges were dropped because the ring was full: what each beam saw after them is unknown, so each adopts its
+        live pin level (a break whose end was lost is not left standing as a false `stuck`), and a fault says so."""
+        lost = (self.ring.overflow - self._overflow) & EDGE_MASK
+        self._overflow = self.ring.overflow
+        for idx, det in enumerate(self.beams):
+            det.resync(self.beam_pins[idx].value(), now)
+        if self.fault is not None:
+            self.fault("irq_overflow", "%d sensor edges lost: the main loop fell behind; beams re-read their pins" % lost)
 
     @property
     def dropped(self):

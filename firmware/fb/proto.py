@@ -24,6 +24,7 @@ EVENT_FIELDS = {
     "shot_start": ("q", "seg"),
     "baseline_rest": ("q", "seg"),
     "count": ("expected", "seen"),
+    "chatter": ("bursts", "edges"),
 }
 COMMANDS = ("ack", "ping", "status", "selftest", "config_get", "config_set", "reboot")
 
