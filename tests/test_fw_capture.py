@@ -217,7 +217,13 @@ def test_hardware_seam_imports_without_hardware(impl: str) -> None:
         impl,
         """
 from fb import pins
-assert pins.Pin is None and pins.make_counter(2, "pio") is None and pins.make_counter(2, None) is None
+assert pins.Pin is None and pins.make_counter(2, None) is None
+for kind, words in (("pio", "needs an RP2040"), ("pcnt", "needs 1.26 or newer")):
+    try:
+        pins.make_counter(2, kind)
+        raise AssertionError("a counter without hardware")
+    except pins.NoCounter as e:
+        assert words in str(e), e
 """,
     )
 

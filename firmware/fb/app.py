@@ -52,6 +52,8 @@ class App:
         if mqtt is not None:
             mqtt.on_command = self._mqtt_command
         self._reliable(self.enc.hello(self.uptime.now(), VERSION, d["profile"], d["sensors"], reset_cause))
+        for name, why in self.sensors.problems:
+            self.fault("counter", name + ": " + why + "; lost interrupts on this beam go unnoticed", name)
 
     # -- output
 

@@ -301,6 +301,7 @@ class Sensors:
         self.irqs = []  # type: list
         self.halls = []  # type: list
         self.recs = []  # (beam index, Reconciler)
+        self.problems = []  # (sensor name, reason): a hardware counter the profile asks for and the port lacks
         self._buf = array("i", [0, 0, 0])
         now = uptime.now()
         for cfg in cfgs:
@@ -313,7 +314,11 @@ class Sensors:
                 self.beams.append(det)
                 self.beam_pins.append(pin)
                 self.irqs.append(irq)
-                counter = backend.make_counter(cfg["pin"], cfg.get("counter"), pin)
+                try:
+                    counter = backend.make_counter(cfg["pin"], cfg.get("counter"), pin)
+                except Exception as e:  # pins.NoCounter, or a port that refused the unit
+                    counter = None
+                    self.problems.append((cfg["name"], str(e)))
                 if counter is not None:
                     self.recs.append((idx, Reconciler(cfg["name"], counter, irq, emit)))
             elif cfg["kind"] == "hall":

@@ -447,6 +447,8 @@ class MQTTClient:
 
     def _resolved(self, now):
         q = self._lookup
+        if q is None:
+            return
         ip = q.poll(now)
         if ip is None and not q.done():
             return
@@ -464,8 +466,11 @@ class MQTTClient:
         self._connect(now)
 
     def _connect(self, now):
+        addr = self._addr
+        if addr is None:
+            return
         try:
-            s = socket.socket(self._addr[0], socket.SOCK_STREAM)
+            s = socket.socket(addr[0], socket.SOCK_STREAM)
         except OSError as e:
             self._fail("socket(): %d" % _errno(e), now)
             return
@@ -480,12 +485,12 @@ class MQTTClient:
         try:
             if self.connect_blocking_ms:
                 s.settimeout(self.connect_blocking_ms / 1000)
-                s.connect(self._addr[1])
+                s.connect(addr[1])
                 s.setblocking(False)
                 self._tcp_up(now)
             else:
                 s.setblocking(False)
-                s.connect(self._addr[1])
+                s.connect(addr[1])
                 self._tcp_up(now)  # loopback may connect at once
         except OSError as e:
             if _errno(e) not in EINPROGRESS_SET:

@@ -6,6 +6,7 @@ this interface ("backend"):
     make_input(pin_no, pull, handler=None) -> pin   # handler(pin) on both edges; pull "up"|"down"|None
     make_output(pin_no, value=0) -> pin
     make_counter(pin_no, kind, pin=None) -> counter | None   # kind "pio"|"pcnt"|None; counter.value()
+                                                     # raises NoCounter(reason) when the port cannot give one
 
 IRQs: both edges, hard=True where the port accepts it (RP2040: the handler runs in the interrupt, so
 it must not allocate: see fb.ring.EdgeIrq). ESP32 pin IRQs are soft: they go through MicroPython's
@@ -15,16 +16,18 @@ Reconciliation: every beam with "counter" set also counts its edges in hardware,
 CPU; the main loop compares that count with the IRQs the handler actually ran (fb.detect.Reconciler)
 and reports a difference as a `count` event (expected = hardware edges, seen = IRQ edges).
 
-* ESP32 ("pcnt"): one PCNT unit per beam (esp32.PCNT, MicroPython >= 1.24), counting both rising and
+* ESP32 ("pcnt"): one PCNT unit per beam (esp32.PCNT, MicroPython 1.26 or newer), counting both rising and
   falling edges (INCREMENT/INCREMENT), glitch filter off so it counts what the IRQ should have seen.
-  The unit is 16-bit and returns to 0 when it passes `max`; value() is read every main-loop pass, far
-  more often than 30000 edges, and unwrapped modulo that period. Falls back to two machine.Counter
-  units (RISING + FALLING) where esp32.PCNT is missing.
+  The unit is 16-bit and returns to 0 when it reaches `max`; value() is read every main-loop pass, far
+  more often than 30000 edges, and unwrapped modulo that period. There is no fallback: machine.Counter,
+  also new in 1.26, is a thin layer over esp32.PCNT.
 * RP2040 ("pio"): one PIO state machine per beam runs a 6-instruction edge counter: it branches on the
   current level (jmp pin), waits for the opposite level, decrements X, and repeats; value() execs
   `mov(isr, x)` + `push()` and reads the FIFO, so the count is -X modulo 2**32. Eight state machines
   exist (two PIO blocks), enough for one or two hole beams and four ditch beams.
 Counts are compared modulo 2**16 (fb.ring.EDGE_MASK).
+A profile that asks for a counter the port cannot give gets NoCounter with the reason; the app reports it as a
+`fault` (code `counter`) after `hello`, and the beam runs without the check: never silently.
 """
 
 from fb.ring import EDGE_MASK
@@ -47,6 +50,10 @@ except ImportError:
     esp32 = None  # type: ignore[assignment,unused-ignore]  # a module only in the esp32 stubs
 
 PCNT_MAX = 30000
+
+
+class NoCounter(Exception):
+    """The board cannot count this beam's edges in hardware; str() says why and what to do."""
 
 
 def _pull(pull):
@@ -76,21 +83,25 @@ _next_unit = [0]
 
 
 def make_counter(pin_no, kind, pin=None):
-    """A hardware edge counter on pin_no for reconciliation, or None (kind None, or no support)."""
-    if not kind or machine is None:
+    """A hardware edge counter on pin_no for reconciliation; None when the profile asks for none."""
+    if not kind:
         return None
+    if kind == "pio":
+        if rp2 is None:
+            raise NoCounter("a PIO edge counter needs an RP2040 board")
+    elif kind == "pcnt":
+        if esp32 is None or not hasattr(esp32, "PCNT"):
+            raise NoCounter("this MicroPython has no esp32.PCNT (it needs 1.26 or newer): update it from micropython.org")
+    else:
+        raise NoCounter("unknown counter kind " + str(kind))
     unit = _next_unit[0]
+    try:
+        p = Pin(pin_no, Pin.IN) if pin is None else pin
+        c = PioCounter(unit, p) if kind == "pio" else PcntCounter(unit, p)
+    except (ValueError, OSError) as e:  # every unit taken (on the Pico W the Wi-Fi driver uses a PIO block)
+        raise NoCounter("no free " + kind.upper() + " unit for an edge counter (" + str(e) + ")") from None
     _next_unit[0] = unit + 1
-    if pin is None:
-        pin = Pin(pin_no, Pin.IN)
-    if kind == "pio" and rp2 is not None:
-        return PioCounter(unit, pin)
-    if kind == "pcnt":
-        if esp32 is not None and hasattr(esp32, "PCNT"):
-            return PcntCounter(unit, pin)
-        if hasattr(machine, "Counter"):
-            return TwoCounter(2 * unit, pin)
-    return None
+    return c
 
 
 class _Unwrap:
@@ -121,17 +132,6 @@ class PcntCounter(_Unwrap):
 
     def _raw(self):
         return self._u.value()
-
-
-class TwoCounter(_Unwrap):
-    def __init__(self, unit, pin):
-        C = machine.Counter  # type: ignore[attr-defined,unused-ignore]  # ESP32 only; guarded by hasattr above
-        self._r = C(unit, pin, edge=C.RISING)
-        self._f = C(unit + 1, pin, edge=C.FALLING)
-        _Unwrap.__init__(self, 1 << 32)
-
-    def _raw(self):
-        return self._r.value() + self._f.value()
 
 
 if rp2 is not None:
