@@ -91,7 +91,7 @@ typecheck: setup
 	@echo "==> mypy (host, rules)"
 	@$(BIN)/mypy
 
-unit: setup system
+unit: setup system rp2
 	@echo "==> pytest"
 	@$(BIN)/python -m pytest
 
@@ -225,3 +225,23 @@ $(FUZZ_STAMP): pyproject.toml | $(STAMP)
 bench: setup
 	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM)
 	@$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+# ---- the emulated Pico (host/rp2): the real MicroPython rp2 firmware in rp2040js, for the tests ---------------------
+.PHONY: rp2
+
+RP2_DIR   := host/rp2
+RP2_STAMP := $(RP2_DIR)/node_modules/.flickboard-installed
+# The MicroPython v1.28.0 RPI_PICO .uf2 and the RP2040 B1 boot ROM: from RP2_IMAGES, else ../shared/firmware-images/.
+RP2_IMAGES ?= $(if $(wildcard ../shared/firmware-images),$(abspath ../shared/firmware-images))
+export RP2_IMAGES
+
+# Node (from the distribution when missing), rp2040js pinned by host/rp2/package-lock.json, and the firmware images.
+rp2: $(RP2_STAMP) board-tools
+	@$(BIN)/python -m host.rp2 check >/dev/null
+
+$(RP2_STAMP): $(RP2_DIR)/package.json $(RP2_DIR)/package-lock.json | $(STAMP)
+	@$(MAKE) --no-print-directory system SYSTEM_PACKAGES="nodejs npm" SYSTEM_COMMANDS="node npm"
+	@echo "==> installing rp2040js (the RP2040 emulator) into $(RP2_DIR)/node_modules"
+	@cd $(RP2_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null || \
+	  { echo "npm could not install rp2040js into $(RP2_DIR)/node_modules (see the lines above); check your network or proxy and run make again."; exit 1; }
+	@touch $@
