@@ -150,6 +150,37 @@ def test_host_commands_through_the_serial_link(tmp_path: Path) -> None:
         sim.close()
 
 
+def test_a_host_that_does_not_read_never_stops_the_board(tmp_path: Path) -> None:
+    """The board's USB port is open on the host but nobody reads it (a stuck program, a terminal scrolled back).
+    The board must go on capturing and reach the end of its timeline: lines that do not fit are skipped (counted),
+    and the host gets the reliable ones again with `ping` once it reads. Before: the board blocked in its write."""
+    control = tmp_path / "control"
+    control.mkdir()
+    events = [{"at_ms": 50 + 5 * i, "beam": "hole", "dur_us": 700} for i in range(3000)]  # ~330 KB of lines
+    scenario = {**SCENARIO, "events": events, "hall_start": [], "end_ms": None, "heartbeat_ms": 1000,
+                "control": str(control), "holds": [{"at_ms": 16000, "name": "end"}]}  # fmt: skip
+    cmd, env = sim_cmd("micropython", write_scenario(tmp_path, scenario))
+    sim = LiveSim.__new__(LiveSim)
+    sim.p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sim.buf = b""
+    try:
+        deadline = time.monotonic() + 60
+        while not (control / "end.at").exists():  # nobody reads the board's output meanwhile
+            assert sim.p.poll() is None, sim.p.stderr.read() if sim.p.stderr else ""
+            assert time.monotonic() < deadline, "the board stopped: blocked writing to a host that does not read"
+            time.sleep(0.1)
+        assert int((control / "end.at").read_text()) == 3001, "every pass was captured and numbered"
+        sim.send(frame({"c": "status", "id": 1}))
+        st = sim.read_until(lambda m: m["m"] == "reply" and m.get("c") == "status", timeout=30)[-1]
+        assert st["d"]["usb_skip"] > 1000 and st["d"]["drop"] == 3001 - 64, st["d"]
+        sim.send(frame({"c": "ping", "id": 2}))
+        got = sim.read_until(lambda m: m["m"] == "pass" and m["s"] == 3001)
+        assert [m["s"] for m in got if m["m"] == "pass"][-64:] == list(range(2938, 3002)), "the outbox, resent"
+    finally:
+        (control / "end.go").touch()
+        sim.close()
+
+
 def test_outbox_overflow_reports_the_exact_gap(tmp_path: Path) -> None:
     events = [{"at_ms": 50 + 20 * i, "beam": "hole", "dur_us": 700} for i in range(10)]
     sim = LiveSim(tmp_path, {**SCENARIO, "events": events, "hall_start": [], "end_ms": None, "outbox_size": 4})
@@ -184,6 +215,7 @@ class Cfg:  # what fb.config produces for one beam; the loader itself is not par
 
 class Sink:
     lines = 0
+    skipped = 0
     def send(self, line):
         self.lines += 1
     def service(self, dispatcher, t):

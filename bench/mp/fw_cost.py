@@ -16,6 +16,7 @@ ACK = '{"c":"ack","bt":1,"s":'
 class Sink:
     def __init__(self):
         self.lines = 0
+        self.skipped = 0
 
     def send(self, line):
         self.lines += 1

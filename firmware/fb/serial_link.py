@@ -1,8 +1,15 @@
 """USB serial link: protocol frames out on stdout, host command lines in from stdin, never blocking.
 
     link = SerialLink()                  # board / MicroPython: select.poll on sys.stdin
-    link.send(line)                      # one frame + "\\n", in a single write
+    link.send(line)                      # one frame + "\\n", in a single write (or skipped, see below)
     link.service(dispatcher, t_us)       # read what is there, run each complete line, write the replies
+
+A host that opens the port and never reads fills the USB CDC buffer. The port's write then waits for room, up
+to 500 ms per call on the rp2 port, and sixteen lines in one pass would starve the watchdog. So a line is written
+only when the port says it can take more (select.poll, POLLOUT); otherwise it is skipped and counted in `skipped`.
+At most one write per line can wait, and only while the buffer fills up; after that the port reports itself full
+and nothing waits at all. Nothing reliable is lost: events stay in the outbox, and the host gets them again with
+`ping` once it reads (a heartbeat's high-water mark shows what it missed).
 
 Incoming bytes collect in a pre-allocated buffer of max_line + 1 bytes. A longer line is cut there and
 the rest discarded up to its newline; the cut line (still too long) gets the `oversize` error reply
@@ -27,10 +34,11 @@ class SerialLink:
         self.lines_in = 0
         self.oversize = 0
         self.sent = 0
+        self.skipped = 0  # lines not written: the host was not reading (the port had no room)
         if read is None:
             read = self._stdin_reader()
         if write is None:
-            write = _stdout_write
+            write = _stdout_writer()
         self._read = read
         self._write = write
 
@@ -61,8 +69,12 @@ class SerialLink:
         return read
 
     def send(self, line):
-        self._write(line + "\n")
+        """Write one line; False when it was skipped because the port had no room (see the module docstring)."""
+        if self._write(line + "\n") is False:
+            self.skipped += 1
+            return False
         self.sent += 1
+        return True
 
     def poll(self):
         """Complete lines (bytes, no newline) received since the last call."""
@@ -104,8 +116,22 @@ class SerialLink:
         return len(lines)
 
 
-def _stdout_write(s):
-    sys.stdout.write(s)
-    f = getattr(sys.stdout, "flush", None)
-    if f is not None:
-        f()
+def _stdout_writer():
+    """write(s) to stdout, or False without writing when stdout cannot take more now (POLLOUT)."""
+    import select
+
+    out = sys.stdout
+    flush = getattr(out, "flush", None)
+    poller = select.poll()
+    poller.register(out, select.POLLOUT)
+
+    def write(s):
+        ev = poller.poll(0)
+        if not ev or not ev[0][1] & select.POLLOUT:
+            return False
+        out.write(s)
+        if flush is not None:
+            flush()
+        return True
+
+    return write
