@@ -86,6 +86,8 @@ class App:
     def _status(self):
         s = {"up": self.uptime.now_ms(), "heap": gc.mem_free() if hasattr(gc, "mem_free") else 0,
              "ring_drop": self.sensors.dropped, "faults": self.faults, "state": self.state}
+        if self.serial is not None:
+            s["usb_skip"] = self.serial.skipped
         if self.mqtt is not None:
             s["rc"] = self.mqtt.stats().get("reconnects", 0)
             s["rssi"] = self.mqtt.rssi()
