@@ -99,7 +99,7 @@ BAD = [
     ("sensors.hole.kind", "hall", "cannot be overridden"), ("sensors.hole.name", "x", "cannot be overridden"),
     ("sensors.hole.colour", "red", "unknown setting"), ("sensors.ghost.pin", 5, "no such setting"),
     ("sensors.ghost", {"pin": 5}, "no such sensor"),
-    ("sensors.strip.count", 15, "count"), ("sensors.strip.count", 33, "count"),
+    ("sensors.strip.count", 0, "count"), ("sensors.strip.count", 129, "count"),
     ("sensors.strip.count", 20, "20 sensors need 2 multiplexer signal pin(s)"),
     ("sensors.strip.pins", [1, 2, 3], "exactly one of pins"), ("sensors.strip.mux", None, "exactly one of pins"),
     ("sensors.strip.mux.select", [10, 11, 12], "select must be a list of 4"),
