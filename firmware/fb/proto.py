@@ -32,9 +32,14 @@ _HEX = "0123456789abcdef"
 
 
 def crc32(data):
-    """CRC-32 (IEEE, as zlib/binascii) of bytes; pure-Python fallback when binascii lacks it."""
+    """CRC-32 (IEEE, as zlib/binascii) of bytes or an ASCII str; pure-Python fallback when binascii lacks it."""
     if _crc32 is not None:
-        return _crc32(data) & 0xFFFFFFFF
+        try:
+            return _crc32(data) & 0xFFFFFFFF  # MicroPython reads a str's bytes in place: no copy
+        except TypeError:  # CPython wants bytes
+            return _crc32(data.encode()) & 0xFFFFFFFF
+    if isinstance(data, str):
+        data = data.encode()
     c = 0xFFFFFFFF
     for b in data:
         c ^= b
@@ -44,20 +49,27 @@ def crc32(data):
 
 
 def _crc_hex(text):
-    c = crc32(text.encode())
-    out = ""
-    for sh in (28, 24, 20, 16, 12, 8, 4, 0):
-        out += _HEX[(c >> sh) & 15]
-    return out
+    return "%08x" % crc32(text.encode())
 
 
 def frame(payload):
-    """Serial frame for one JSON payload (without the trailing newline)."""
-    return PREFIX + payload + "|" + _crc_hex(payload)
+    """Serial frame for one JSON payload (without the trailing newline). Built in one step: on the board every
+    intermediate string is an allocation, and allocations fragment the heap."""
+    return "FB1|%s|%08x" % (payload, crc32(payload))
+
+
+def _plain(s):
+    """True when s needs no escaping in JSON (printable ASCII, no quote or backslash); allocates nothing."""
+    for ch in s:
+        if not " " <= ch <= "~" or ch == '"' or ch == "\\":
+            return False
+    return True
 
 
 def _qs(s):
     """JSON string literal, ASCII only (\\uXXXX for the rest, surrogate pairs above U+FFFF)."""
+    if _plain(s):
+        return '"%s"' % s
     out = '"'
     for ch in s:
         o = ord(ch)
@@ -125,14 +137,20 @@ class Encoder:
         self.seq = seq
         self.last_json = ""
         self._head = '{"v":' + str(VERSION) + ',"b":' + _qs(board_id) + ',"bt":' + str(boot_id) + ',"s":'
+        # Sensor events are most of the traffic: one format per kind (keys sorted, "n" among them), made when the
+        # kind is first sent, so an event is one string built in one step.
+        self._events = {}
 
     def _line(self, s, t_us, kind, body):
-        j = self._head + str(s) + ',"t":' + str(t_us) + ',"m":' + _qs(kind)
+        parts = [self._head, str(s), ',"t":', str(t_us), ',"m":', _qs(kind)]
         if body:
-            keys = sorted(body)
-            for k in keys:
-                j += "," + _qs(k) + ":" + dumps(body[k])
-        j += "}"
+            for k in sorted(body):
+                parts.append(",")
+                parts.append(_qs(k))
+                parts.append(":")
+                parts.append(dumps(body[k]))
+        parts.append("}")
+        j = "".join(parts)
         self.last_json = j
         return frame(j)
 
@@ -143,13 +161,30 @@ class Encoder:
 
     def event(self, kind, sensor, t_us, fields):
         """A detector event: emit(kind, sensor, t_us, fields) -> one line. Unknown kinds raise ValueError."""
-        names = EVENT_FIELDS.get(kind)
-        if names is None:
-            raise ValueError("unknown event kind " + str(kind))
-        body = {"n": sensor}
-        for k in names:
-            body[k] = fields[k]
-        return self._reliable(t_us, kind, body)
+        spec = self._events.get(kind)
+        if spec is None:
+            names = EVENT_FIELDS.get(kind)
+            if names is None:
+                raise ValueError("unknown event kind " + str(kind))
+            keys = sorted(names + ("n",))
+            fmt = self._head.replace("%", "%%") + '%d,"t":%d,"m":"' + kind + '"'
+            for k in keys:
+                fmt += ',"' + k + ('":%s' if k == "n" else '":%d')
+            spec = self._events[kind] = (keys, fmt + "}")
+        keys, fmt = spec
+        vals = [self.seq + 1, t_us]
+        for k in keys:
+            if k == "n":
+                vals.append(_qs(sensor))
+            else:
+                v = fields[k]
+                if not _is_int(v):
+                    raise ValueError("event field " + k + " must be an integer")
+                vals.append(v)
+        j = fmt % tuple(vals)
+        self.last_json = j
+        self.seq += 1
+        return frame(j)
 
     def hello(self, t_us, fw, profile, sensors, reset):
         """sensors: list of sensor configs (dicts with name, kind; hall also count) from fb.config."""
@@ -172,11 +207,18 @@ class Encoder:
         return self._reliable(t_us, "fault", body)
 
     def heartbeat(self, t_us, up_ms, heap, depth, dropped, reconnects, rssi=None, extra=None):
-        body = {"up": up_ms, "heap": heap, "q": depth, "drop": dropped, "rc": reconnects, "rssi": rssi}
-        if extra:
-            for k in extra:
-                body[k] = extra[k]
-        return self._line(self.seq, t_us, "heartbeat", body)
+        ints = _is_int(up_ms) and _is_int(heap) and _is_int(depth) and _is_int(dropped) and _is_int(reconnects)
+        if extra or not ints:
+            body = {"up": up_ms, "heap": heap, "q": depth, "drop": dropped, "rc": reconnects, "rssi": rssi}
+            if extra:
+                for k in extra:
+                    body[k] = extra[k]
+            return self._line(self.seq, t_us, "heartbeat", body)
+        j = self._head + '%d,"t":%d,"m":"heartbeat","drop":%d,"heap":%d,"q":%d,"rc":%d,"rssi":%s,"up":%d}' % (
+            self.seq, t_us, dropped, heap, depth, reconnects, "null" if rssi is None else str(int(rssi)), up_ms
+        )  # the usual heartbeat in one step, as events are
+        self.last_json = j
+        return frame(j)
 
     def reply(self, t_us, cmd, req_id, ok=True, data=None, err=None, msg=None):
         body = {"c": cmd, "id": req_id, "ok": ok}
