@@ -1,0 +1,69 @@
+"""The hall strip along the baseline on the emulated Pico (host/rp2), played from the simulated board's scenario format:
+a puck leaving the baseline is a `shot_start`, a puck coming to rest on it soon after is a `baseline_rest`, each with
+its quadrant and segment. The shipped pico_w profile wires one pin per segment; MUX_PROFILE puts the strip behind
+two 74HC4067s sharing their select lines (32 segments, /E on a pin), as the ESP32 board does: the emulator answers
+the select outputs with the chosen channel at once, in emulated time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rp2_board import MUX_PROFILE, Host, flashed
+
+from host.rp2 import Pico
+from host.rp2.parts import load_profile
+
+SETTLE_US = 60_000  # both profiles: settle_ms 60
+LATE_US = 50_000  # a change is dated by the main-loop pass that first sees it
+
+
+def quadrant(seg: int, count: int) -> int:
+    return seg * 4 // count + 1
+
+
+def play_strip(board: Pico, count: int, start: list[int], moves: list[tuple[int, int, bool]]) -> list[dict[str, Any]]:
+    """Pucks on `start` at boot, then (ms after t0, segment, present) moves; returns the hall events as dicts."""
+    board.play({"hall_start": start, "events": []})  # before the app's first scan
+    board.go("fast")
+    with Host(board) as host:
+        host.hello()
+        t0 = board.hold() + 50_000
+        events: list[dict[str, Any]] = [{"at_ms": -20, "beam": "hole", "dur_us": 1000}]  # a pass marks the time
+        events += [{"at_ms": at, "hall": "baseline", "seg": seg, "present": p} for at, seg, p in moves]
+        board.play({"events": events}, t0)
+        board.go("fast")
+        host.collect(lambda: len(host.events("shot_start")) + len(host.events("baseline_rest")) >= len(moves))
+        offset = host.events("pass")[0].t_us - (t0 - 20_000)  # board µs = rig µs + offset
+        out = []
+        for m in sorted(host.events("shot_start") + host.events("baseline_rest"), key=lambda m: m.seq):
+            out.append({"m": m.kind, **m.fields, "late_us": m.t_us - offset - t0})
+        return out
+
+
+def check(events: list[dict[str, Any]], count: int, moves: list[tuple[int, int, bool]]) -> None:
+    assert [(e["m"], e["seg"], e["q"]) for e in events] == [
+        ("baseline_rest" if present else "shot_start", seg, quadrant(seg, count)) for _, seg, present in moves
+    ]
+    for e, (at, _, _) in zip(events, moves, strict=True):
+        assert 0 <= e["late_us"] - at * 1000 <= LATE_US + 20_000, (e, at)
+
+
+def test_pucks_leaving_and_resting_on_direct_pins() -> None:
+    strip = next(s for s in load_profile("pico_w")["sensors"] if s["kind"] == "hall")
+    assert strip["pins"] and strip["mux"] is None
+    count = strip["count"]
+    moves = [(0, 2, False), (300, 13, True), (600, 9, False), (900, 5, True)]
+    with Pico(flash=flashed("pico_w"), pace="hold") as board:
+        check(play_strip(board, count, [2, 9], moves), count, moves)
+
+
+def test_pucks_leaving_and_resting_through_two_multiplexers() -> None:
+    count = 32
+    moves = [(0, 2, False), (300, 29, True), (600, 20, False), (900, 17, True)]
+    with Pico(flash=flashed("pico_w_mux"), profile=MUX_PROFILE, pace="hold") as board:
+        events = play_strip(board, count, [2, 20], moves)
+        check(events, count, moves)
+        # The firmware drives the mux: /E low, select lines as outputs.
+        mux = next(s for s in MUX_PROFILE["sensors"] if s["kind"] == "hall")["mux"]
+        assert board.output(mux["enable"]) == 0
+        assert all(board.pin(p)["output"] for p in mux["select"])
