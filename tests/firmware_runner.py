@@ -39,7 +39,7 @@ from fb.compat import Uptime
 from fb.detect import Sensors
 EV = []
 def emit(kind, sensor, t_us, fields):
-    EV.append((kind, sensor, t_us, fields))
+    EV.append((kind, sensor, t_us, dict(fields)))  # a detector reuses its fields dict: keep a copy
 def beam(**kw):
     cfg = {"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False, "min_pulse_us": 200,
            "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}

@@ -8,6 +8,11 @@ One pass of `App.step()`:
      outbox overflow it also gets the `gap` line once. The serial host drives resends with `ping`.
   4. A heartbeat every `heartbeat_ms`; the status LED shows the state; the watchdog is fed (only here, so a
      stuck loop resets the board).
+Out of memory: a MemoryError never ends the loop (a watchdog reset would lose the outbox, whose events the host
+has not acknowledged). A detector event that cannot be encoded waits, as it came, in a small pre-allocated queue
+(PENDING) and is encoded on a later pass, in order and with its own time; only when that queue is full is an
+event lost, and counted. A pass that fails elsewhere is dropped after a collection, and the watchdog is fed. Once
+a pass succeeds again a `memory` fault says how often this happened and what was lost (usually nothing).
 `run(profile)` builds this from the board's files; the simulator and the tests build `App` directly with a
 simulated pin backend, so the same code runs everywhere (docs/firmware.md).
 """
@@ -17,6 +22,8 @@ import gc
 from fb import VERSION, compat, proto
 from fb.detect import Sensors
 from fb.outbox import Outbox
+
+PENDING = 8  # detector events that can wait for memory to encode them
 
 LED_PATTERNS = {  # (period ms, on ms): the status LED per state
     "ok": (2000, 60),  # a short blink every 2 s: running, links fine
@@ -47,6 +54,17 @@ class App:
         self.next_beat = 0
         self.wdt = None
         self.led = None
+        self.memory_errors = 0  # MemoryErrors caught since boot
+        self.lost = 0  # detector events lost because they could not be encoded, nor wait
+        self._reported = (0, 0)  # (memory_errors, lost) in the last `memory` fault
+        # Each waiting event: kind, sensor, time, and its field values in proto.EVENT_FIELDS order.
+        self._pk = [""] * PENDING
+        self._ps = [""] * PENDING
+        self._pt = [0] * PENDING
+        self._pa = [0] * PENDING
+        self._pb = [0] * PENDING
+        self._pend_head = 0
+        self._pend_n = 0
         self.sensors = Sensors(d["sensors"], backend, self._emit, self.uptime, fault=self.fault)
         self.dispatcher = proto.Dispatcher(self.enc, self.outbox, config, self._status, self.sensors.live)
         if mqtt is not None:
@@ -70,7 +88,31 @@ class App:
             self.state = "fault"
         elif kind == "clear":
             self.state = "ok"
-        self._reliable(self.enc.event(kind, sensor, t_us, fields))
+        if not self._pend_n:
+            try:
+                self._reliable(self.enc.event(kind, sensor, t_us, fields))
+                return
+            except MemoryError:
+                self.memory_errors += 1
+        if self._pend_n == PENDING:
+            self.lost += 1
+            return
+        i = (self._pend_head + self._pend_n) % PENDING  # stores into existing slots: no allocation
+        names = proto.EVENT_FIELDS[kind]
+        self._pk[i] = kind
+        self._ps[i] = sensor
+        self._pt[i] = t_us
+        self._pa[i] = fields[names[0]]  # the detector reuses its dict: keep the values
+        self._pb[i] = fields[names[1]] if len(names) > 1 else 0
+        self._pend_n += 1
+
+    def _encode_pending(self):
+        """Encode the events that waited for memory, oldest first; stop at the first that still cannot be."""
+        while self._pend_n:
+            i = self._pend_head
+            self._reliable(self.enc.values(self._pk[i], self._ps[i], self._pt[i], self._pa[i], self._pb[i]))
+            self._pend_head = (i + 1) % PENDING  # (a MemoryError above: the event is tried again next pass)
+            self._pend_n -= 1
 
     def fault(self, code, msg, sensor=None):
         """A fault event (e.g. a config.json override that was refused): reliable, like sensor events."""
@@ -85,7 +127,8 @@ class App:
 
     def _status(self):
         s = {"up": self.uptime.now_ms(), "heap": gc.mem_free() if hasattr(gc, "mem_free") else 0,
-             "ring_drop": self.sensors.dropped, "faults": self.faults, "state": self.state}
+             "ring_drop": self.sensors.dropped, "faults": self.faults, "state": self.state,
+             "mem_err": self.memory_errors, "lost": self.lost}
         if self.serial is not None:
             s["usb_skip"] = self.serial.skipped
         if self.mqtt is not None:
@@ -122,6 +165,8 @@ class App:
     # -- the loop
 
     def step(self):
+        if self._pend_n:
+            self._encode_pending()
         now = self.sensors.step()
         if self.serial is not None:
             self.serial.service(self.dispatcher, now)
@@ -136,6 +181,11 @@ class App:
             self.led.value(1 if now_ms % period < on else 0)
         if self.wdt is not None:
             self.wdt.feed()
+        if (self.memory_errors, self.lost) != self._reported and not self._pend_n:
+            seen = (self.memory_errors, self.lost)
+            self.fault("memory", "out of memory %d times since boot (free heap now %d bytes); events lost: %d"
+                       % (seen[0], gc.mem_free() if hasattr(gc, "mem_free") else 0, seen[1]))
+            self._reported = seen
         return now
 
     def _heartbeat(self, now):
@@ -152,7 +202,13 @@ class App:
     def loop(self, idle_ms=1):
         """Run until a `reboot` command; the caller resets the board."""
         while not self.dispatcher.reboot_requested:
-            self.step()
+            try:
+                self.step()
+            except MemoryError:
+                self.memory_errors += 1
+                gc.collect()
+                if self.wdt is not None:
+                    self.wdt.feed()
             compat.sleep_ms(idle_ms)
 
 
@@ -169,6 +225,9 @@ def _reset_cause():
         }.get(machine.reset_cause(), "unknown")
     except (ImportError, AttributeError):
         return "unknown"
+
+
+watchdog = None  # the machine.WDT once run() started it: main.py keeps feeding it after a crash or a Ctrl-C
 
 
 def run(profile, root="/"):
@@ -203,7 +262,8 @@ def run(profile, root="/"):
         app.fault("config", p)
     if d.get("led") is not None:
         app.led = machine.Pin(d["led"], machine.Pin.OUT)
-    app.wdt = machine.WDT(timeout=d["watchdog_ms"])  # fed only by App.step
+    global watchdog
+    app.wdt = watchdog = machine.WDT(timeout=d["watchdog_ms"])  # fed only by App.step
     app.loop()
     compat.sleep_ms(200)  # let the reboot reply leave
     machine.reset()

@@ -1,6 +1,9 @@
 """Detectors: turn captured edges and scanned levels into sensor events (main loop only, never in an IRQ).
 
 Every detector reports through emit(kind, sensor, t_us, fields); t_us is µs since boot (compat.Uptime).
+`fields` is one of the detector's own dicts, filled in place, so that an event allocates nothing until it is
+encoded (a board out of memory keeps its events: fb.app); it is valid during the call only, and whoever keeps
+it copies it.
 
 BeamDetector(cfg, emit): the beam is "broken" when pin level XOR invert is 1 (a modulated IR receiver
 with pull-up reads high when it sees no IR). Two filters, as ESPHome's delayed_on / delayed_off:
@@ -61,6 +64,10 @@ class BeamDetector:
         self._chat_edges = 0
         self._chat_t = 0
         self._chat_next = 0  # when the next `chatter` event may go
+        self._f_pass = {"dur_us": 0}
+        self._f_stuck = {"after_ms": self.stuck_ms}
+        self._f_clear = {"dur_us": 0}
+        self._f_chatter = {"bursts": 0, "edges": 0}
 
     def begin(self, level, t_us):
         """Initial level at boot: a beam broken at boot is a break starting now (it may become stuck)."""
@@ -108,11 +115,14 @@ class BeamDetector:
                     self.counts = True
                 if self.counts and not self.stuck and now - s >= self.stuck_us:
                     self.stuck = True
-                    self.emit("stuck", self.name, s + self.stuck_us, {"after_ms": self.stuck_ms})
+                    self.emit("stuck", self.name, s + self.stuck_us, self._f_stuck)
             elif now - self.end >= self.min_gap:
                 self._finish()
         if self._chat_bursts and now >= self._chat_next:
-            self.emit("chatter", self.name, self._chat_t, {"bursts": self._chat_bursts, "edges": self._chat_edges})
+            f = self._f_chatter
+            f["bursts"] = self._chat_bursts
+            f["edges"] = self._chat_edges
+            self.emit("chatter", self.name, self._chat_t, f)
             self._chat_bursts = 0
             self._chat_edges = 0
             self._chat_next = now + CHATTER_EVERY_US
@@ -136,13 +146,20 @@ class BeamDetector:
             return
         if not self.stuck and dur >= self.stuck_us:  # stuck and cleared between two polls
             self.stuck = True
-            self.emit("stuck", self.name, s + self.stuck_us, {"after_ms": self.stuck_ms})
+            self.emit("stuck", self.name, s + self.stuck_us, self._f_stuck)
         if self.stuck:
             self.stuck = False
-            self.emit("clear", self.name, e, {"dur_us": dur})
+            self._clear(e, dur)
         else:
             self.passes += 1
-            self.emit("pass", self.name, s, {"dur_us": dur})
+            f = self._f_pass
+            f["dur_us"] = dur
+            self.emit("pass", self.name, s, f)
+
+    def _clear(self, t_us, dur):
+        f = self._f_clear
+        f["dur_us"] = dur
+        self.emit("clear", self.name, t_us, f)
 
     def resync(self, level, now):
         """After lost edges: adopt the live level without inventing a pass (a `count` or `fault` event says why)."""
@@ -155,7 +172,7 @@ class BeamDetector:
             self.begin(level, now)
         else:
             if self.stuck:
-                self.emit("clear", self.name, now, {"dur_us": now - self.start})
+                self._clear(now, now - self.start)
             self.begin(level, now)
 
     def state(self):
@@ -196,6 +213,7 @@ class HallStrip:
         self.rest_window = cfg.get("rest_window_ms", 2500) * 1000
         self.shot_at = None  # when the latest shot started: an arrival within rest_window is a puck coming to rest
         self.rested = bytearray(n)  # 1: a puck came to rest here (baseline_rest): leaving is its removal, not a shot
+        self._f = {"q": 0, "seg": 0}
 
     def quadrant(self, seg):
         return seg * self.quadrants // self.count + 1
@@ -232,7 +250,7 @@ class HallStrip:
                     # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot.
                     if self.shot_at is not None and since[i] - self.shot_at <= self.rest_window:
                         self.rested[i] = 1
-                        self.emit("baseline_rest", self.name, since[i], {"q": self.quadrant(i), "seg": i})
+                        self._say("baseline_rest", since[i], i)
                 else:
                     # A puck leaving the baseline. The host tells a shot from the removal of a puck that came to
                     # rest here (same segment as its baseline_rest); a removal does not restart the rest window,
@@ -241,7 +259,13 @@ class HallStrip:
                         self.rested[i] = 0
                     else:
                         self.shot_at = since[i]
-                    self.emit("shot_start", self.name, since[i], {"q": self.quadrant(i), "seg": i})
+                    self._say("shot_start", since[i], i)
+
+    def _say(self, kind, t_us, seg):
+        f = self._f
+        f["q"] = self.quadrant(seg)
+        f["seg"] = seg
+        self.emit(kind, self.name, t_us, f)
 
     def occupied(self):
         return [i for i in range(self.count) if self.stable[i]]
@@ -259,6 +283,7 @@ class Reconciler:
         self._irq0 = irq.edges
         self._pending = -1
         self.mismatches = 0
+        self._f = {"expected": 0, "seen": 0}
 
     def check(self, now):
         """True when a discrepancy was just reported."""
@@ -280,7 +305,10 @@ class Reconciler:
         self.mismatches += 1
         self._hw0 = (self._hw0 + hw) & EDGE_MASK
         self._irq0 = (self._irq0 + seen) & EDGE_MASK
-        self.emit("count", self.name, now, {"expected": hw, "seen": seen})
+        f = self._f
+        f["expected"] = hw
+        f["seen"] = seen
+        self.emit("count", self.name, now, f)
         return True
 
 

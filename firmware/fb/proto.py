@@ -140,6 +140,7 @@ class Encoder:
         # Sensor events are most of the traffic: one format per kind (keys sorted, "n" among them), made when the
         # kind is first sent, so an event is one string built in one step.
         self._events = {}
+        self._quoted = {}  # sensor name -> its JSON string literal
 
     def _line(self, s, t_us, kind, body):
         parts = [self._head, str(s), ',"t":', str(t_us), ',"m":', _qs(kind)]
@@ -161,6 +162,13 @@ class Encoder:
 
     def event(self, kind, sensor, t_us, fields):
         """A detector event: emit(kind, sensor, t_us, fields) -> one line. Unknown kinds raise ValueError."""
+        names = EVENT_FIELDS.get(kind)
+        if names is None:
+            raise ValueError("unknown event kind " + str(kind))
+        return self.values(kind, sensor, t_us, fields[names[0]], fields[names[1]] if len(names) > 1 else 0)
+
+    def values(self, kind, sensor, t_us, a, b=0):
+        """The same, with the fields' values in EVENT_FIELDS order (a, b): nothing to build before encoding."""
         spec = self._events.get(kind)
         if spec is None:
             names = EVENT_FIELDS.get(kind)
@@ -168,18 +176,25 @@ class Encoder:
                 raise ValueError("unknown event kind " + str(kind))
             keys = sorted(names + ("n",))
             fmt = self._head.replace("%", "%%") + '%d,"t":%d,"m":"' + kind + '"'
+            slots = []
             for k in keys:
                 fmt += ',"' + k + ('":%s' if k == "n" else '":%d')
-            spec = self._events[kind] = (keys, fmt + "}")
-        keys, fmt = spec
+                slots.append(-1 if k == "n" else names.index(k))
+            spec = self._events[kind] = (slots, fmt + "}")
+        slots, fmt = spec
         vals = [self.seq + 1, t_us]
-        for k in keys:
-            if k == "n":
-                vals.append(_qs(sensor))
+        for i in slots:
+            if i < 0:
+                q = self._quoted.get(sensor)
+                if q is None:
+                    q = _qs(sensor)
+                    if len(self._quoted) < 32:
+                        self._quoted[sensor] = q
+                vals.append(q)
             else:
-                v = fields[k]
+                v = b if i else a
                 if not _is_int(v):
-                    raise ValueError("event field " + k + " must be an integer")
+                    raise ValueError("event field " + EVENT_FIELDS[kind][i] + " must be an integer")
                 vals.append(v)
         j = fmt % tuple(vals)
         self.last_json = j
