@@ -184,6 +184,7 @@ function createChip(watchdogReason) {
   chip.onBreak = (code) => onBreak(chip, code);
   chip.core.PC = FLASH_BASE; // boot2 at the start of flash, as the boot ROM would run it
   mcu = chip;
+  pioClock.attach(chip);
   parts.attach(chip);
   usb.attach(chip);
   timeline.arm();
@@ -220,6 +221,69 @@ function busy(chip, ns) {
   chip.clock.tick(ns);
   chip.core.cycles += Math.round((ns * chip.clkSys) / 1e9);
 }
+
+// ---- PIO: stepped in emulated time -------------------------------------------------------------------------------
+// rp2040js steps the PIO state machines from a wall-clock timer (1000 instructions per turn of Node's event loop),
+// whatever the emulated time. Here they run in emulated time instead: each enabled state machine executes one
+// instruction per (clock divider) cycle of clk_sys, caught up just before anything can observe or change them: an
+// input edge, a CPU access to a PIO register, the end of each run slice. A state machine stalled on WAIT spends its
+// cycles doing nothing (an edge releases it at the edge's exact time, through rp2040js's own GPIO hook).
+
+const pioClock = {
+  chip: null,
+  lastNs: 0,
+  acc: new Map(), // state machine -> fractional cycles carried over (clock dividers)
+
+  attach(chip) {
+    this.chip = chip;
+    this.lastNs = 0;
+    this.acc = new Map();
+    for (const block of chip.pio) {
+      block.run = () => {}; // no wall-clock stepping
+      const read = block.readUint32.bind(block);
+      const write = block.writeUint32.bind(block);
+      block.readUint32 = (offset) => {
+        this.sync();
+        return read(offset);
+      };
+      block.writeUint32 = (offset, value) => {
+        this.sync();
+        write(offset, value);
+      };
+    }
+  },
+
+  sync() {
+    const chip = this.chip;
+    if (!chip) return;
+    const cycleNs = 1e9 / chip.clkSys;
+    const cycles = Math.floor((chip.clock.nanos - this.lastNs) / cycleNs);
+    if (cycles <= 0) return;
+    this.lastNs += cycles * cycleNs;
+    for (const block of chip.pio) {
+      if (block.stopped) continue;
+      let stepped = false;
+      for (const sm of block.machines) {
+        if (!sm.enabled) continue;
+        const div = sm.clockDivInt === 0 ? 65536 : sm.clockDivInt + sm.clockDivFrac / 256;
+        let due = (this.acc.get(sm) || 0) + cycles / div;
+        let n = Math.floor(due);
+        due -= n;
+        while (n > 0) {
+          if (sm.waiting) {
+            sm.checkWait();
+            if (sm.waiting) break; // stalled: the rest of these cycles change nothing
+          }
+          sm.step();
+          stepped = true;
+          n--;
+        }
+        this.acc.set(sm, n > 0 ? 0 : due);
+      }
+      if (stepped) block.checkChangedPins();
+    }
+  },
+};
 
 // ---- parts: lines, pulls, multiplexers ----------------------------------------------------------------------
 
@@ -294,7 +358,10 @@ const parts = {
   refresh(pin) {
     const gpio = this.chip.gpio[pin];
     const v = this.level(pin) === 1;
-    if (gpio.rawInputValue !== v) gpio.setInputValue(v);
+    if (gpio.rawInputValue !== v) {
+      pioClock.sync(); // the PIO has seen every earlier edge before it sees this one
+      gpio.setInputValue(v);
+    }
   },
 
   refreshAll() {
@@ -668,6 +735,7 @@ function loop() {
     }
     if (core.waiting && !clock.nextAlarm && limitLocal === Infinity) break; // asleep with nothing due: wait for I/O
   }
+  pioClock.sync();
   if (resetPending) {
     const cause = resetPending;
     resetPending = null;

@@ -5,9 +5,10 @@ A scenario's `events` become line changes at exact emulated times, `t0_us + at_m
     {"at_ms": 100, "beam": "hole", "dur_us": 800, "lost": "start"|"end"|"both"}
     {"at_ms": 400, "hall": "baseline", "seg": 3, "present": false}
 and `hall_start` (segments with a puck on them) is applied at once. On the simulated board `lost` skips the IRQ of
-an edge; on a real chip an IRQ is lost when edges come faster than its handler runs, so here a lost edge comes
-with a glitch just before it (the line flips at t - 600 ns and back at t - 300 ns): the hardware edge counter sees
-three edges where the IRQ handler runs once. `profile` must be the profile the board runs; `board_id`,
+an edge; on the rp2 port an IRQ is lost when edges come faster than MicroPython's GPIO handler acknowledges them
+(about 0.2 µs after an edge): the handler then runs once for all of them. So here a lost edge comes with a glitch
+just before it (the line flips at t - 100 ns and back at t - 50 ns): the PIO edge counter sees three edges where the
+IRQ handler runs once, and reads the final level. `profile` must be the profile the board runs; `board_id`,
 `heartbeat_ms`, `end_ms`, `holds`, `control`, `mqtt` and `stamps` are the simulator's own and are not used here.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from .images import RigError
 from .parts import Level, Wiring
 
-LOST_GLITCH_NS = (600, 300)  # the glitch before a lost edge: flips this long before the edge, and back
+LOST_GLITCH_NS = (100, 50)  # the glitch before a lost edge: flips this long before the edge, and back
 
 
 Change = tuple[int, int, Level]  # (emulated ns, line, level)
