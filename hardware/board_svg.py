@@ -5,11 +5,11 @@
 
 The board geometry (nominal millimetres, documented in geometry.json) gives the square frame, the ditch, the
 baseline, the 15/10/5 circles, the posts and the hole. The sensors come from the board profile named in
-geometry.json ("hall.profile"): every beam sensor (hole, hole2, ditch1..ditch4) and the hall strip, whose sensors
-are spread evenly, `hall.spacing` mm apart along the baseline, centred on each quadrant's shooting position.
-Quadrant q's centre angle is `quadrant_centres[q]`; hall sensor i belongs to quadrant i // (count / quadrants) + 1
-and, within it, the index grows clockwise (the order of the profile's pins or multiplexer channels).
-The output is deterministic (fixed number formatting, no timestamps) so the committed SVG can be checked.
+geometry.json ("hall.profile"): every beam sensor (hole, hole2, ditch1..ditch4) and the hall strip, placed as
+geometry.json's "hall" rows say (hall_field.sensors). Quadrant q's centre angle is `quadrant_centres[q]`; hall
+sensor i belongs to quadrant i * quadrants // count + 1 and, within it, the index grows clockwise (the order of
+the profile's multiplexer channels). The output is deterministic (fixed number formatting, no timestamps) so the
+committed SVG can be checked.
 """
 
 from __future__ import annotations
@@ -22,12 +22,16 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hall_field
+import mechanics
+
 HERE = Path(__file__).resolve().parent
 GEOMETRY = HERE / "geometry.json"
 PROFILES = HERE / "profiles"
 OUTPUT = HERE / "board.svg"
 MARGIN = 30.0
-LEGEND_H = 120.0
+LEGEND_H = 150.0
 
 
 def f(x: float) -> str:
@@ -41,22 +45,15 @@ def polar(r: float, deg: float) -> tuple[float, float]:
     return r * math.cos(a), r * math.sin(a)
 
 
-def hall_positions(geo: dict[str, Any], count: int, quadrants: int) -> list[tuple[int, int, float]]:
-    """(index, quadrant, angle in degrees) for each hall sensor along the baseline."""
-    per = count // quadrants
-    step = math.degrees(geo["hall"]["spacing"] / geo["baseline_radius"])
-    out = []
-    for i in range(count):
-        q = min(i // per, quadrants - 1) + 1
-        j = i - (q - 1) * per
-        centre = geo["quadrant_centres"][str(q)]
-        out.append((i, q, centre + (j - (per - 1) / 2) * step))
-    return out
+def hall_positions(geo: dict[str, Any]) -> list[tuple[int, int, float, float]]:
+    """(index, quadrant, angle in degrees, radius) for each hall sensor, in profile order."""
+    strip = hall_field.strip_from_geometry(geo)
+    return [(s.index, s.quadrant, s.angle, math.hypot(s.x, s.y)) for s in hall_field.sensors(geo, strip)]
 
 
 def ditch_beam(geo: dict[str, Any], quadrant: int) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Ends of the chord beam across the ditch of a quadrant: just outside the playing edge, ends on the outer wall."""
-    d = geo["playing_radius"] + geo["beams"]["ditch_offset_from_edge"]
+    """Ends of the chord beam across the ditch of a quadrant: outside the playing edge, ends on the outer wall."""
+    d = mechanics.ditch_chord(geo)["distance"]
     outer = geo["playing_radius"] + geo["ditch_width"]
     half = math.sqrt(outer**2 - d**2)
     c = geo["quadrant_centres"][str(quadrant)]
@@ -110,7 +107,7 @@ def render(geo: dict[str, Any], profile: dict[str, Any]) -> str:
     # sensors from the profile
     beams = [s for s in profile["sensors"] if s["kind"] == "beam"]
     halls = [s for s in profile["sensors"] if s["kind"] == "hall"]
-    reach = hole_r + geo["beams"]["hole_housing_gap"]
+    reach = geo["hole"]["tube_inner_diameter"] / 2 + geo["hole"]["housing_gap"]
     for s in beams:
         name = s["name"]
         if name.startswith("hole"):
@@ -125,36 +122,44 @@ def render(geo: dict[str, Any], profile: dict[str, Any]) -> str:
             f'<circle cx="{f(x1)}" cy="{f(y1)}" r="4" fill="#d22"/>'
             f'<rect x="{f(x2 - 4)}" y="{f(y2 - 4)}" width="8" height="8" fill="#222"/></g>'
         )
-    for strip in halls:
-        for i, q, angle in hall_positions(geo, strip["count"], strip["quadrants"]):
-            x, y = polar(geo["baseline_radius"], angle)
+    per_mux = geo["hall"].get("per_multiplexer", 16)
+    for _ in halls:
+        for i, q, angle, radius in hall_positions(geo):
+            x, y = polar(radius, angle)
             add(
-                f'<circle id="hall-{i}" class="hall" cx="{f(x)}" cy="{f(y)}" r="5">'
-                f"<title>hall {i}, Q{q}</title></circle>"
+                f'<circle id="hall-{i}" class="hall" cx="{f(x)}" cy="{f(y)}" r="2.5">'
+                f"<title>hall {i}, Q{q}, multiplexer {i // per_mux} channel {i % per_mux}</title></circle>"
             )
-            lx, ly = polar(geo["baseline_radius"] - 14, angle)
-            add(f'<text class="lbl small" x="{f(lx)}" y="{f(ly + 3)}" text-anchor="middle">{i}</text>')
+            if i % 8 == 0 or i % 8 == 7:
+                lx, ly = polar(radius - 14, angle)
+                add(f'<text class="lbl small" x="{f(lx)}" y="{f(ly + 3)}" text-anchor="middle">{i}</text>')
     # legend
     y0 = half + MARGIN + 10
     x0 = -half
     count = sum(s["count"] for s in halls)
+    rows = geo["hall"]["rows"]
     legend = [
         (
             "beam",
             "IR beam: dot = 38 kHz IR LED, square = receiver. Hole beam "
-            f"{geo['beams']['hole_depth_below_surface']} mm under the surface; ditch beams "
-            f"{geo['beams']['ditch_height_above_floor']} mm above the ditch floor",
-        ),
-        (
-            "hall",
-            f"{count} hall sensors under the baseline, {geo['hall']['spacing']} mm apart, "
-            f"{geo['hall']['depth_below_surface']} mm below the surface, numbered in profile order",
+            f"{geo['hole']['beam_depth']} mm under the surface (hardware/sections.svg)",
         ),
         (
             "text",
+            f"Ditch beams {mechanics.ditch_beam_height(geo):g} mm above the ditch floor, "
+            f"{geo['ditch_beams']['below_surface']:g} mm under the playing surface's level",
+        ),
+        (
+            "hall",
+            f"{count} magnetic switches ({geo['hall']['sensor']}) on a {rows[0]['radius']:g} mm radius, "
+            f"{geo['hall']['depth_below_surface']} mm under the surface (hardware/hall_coverage.svg)",
+        ),
+        ("text", "Numbers: profile order (every 8th); sensor i is multiplexer i // 16, channel i % 16"),
+        (
+            "text",
             f"Nominal geometry (hardware/geometry.json): board {geo['board_size']} mm, ditch "
-            f"{geo['ditch_width']} mm, baseline r {geo['baseline_radius']} mm, hole {geo['hole_diameter']} mm, "
-            f"profile {profile['profile']}",
+            f"{geo['ditch_width']} x {geo['ditch_depth']} mm, baseline r {geo['baseline_radius']} mm, "
+            f"hole {geo['hole_diameter']} mm, profile {profile['profile']}",
         ),
     ]
     add('<g id="legend">')

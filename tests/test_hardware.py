@@ -61,7 +61,8 @@ def pin_uses(p: dict[str, Any]) -> list[tuple[str, int, str]]:
         else:
             mux = s["mux"]
             uses += [(f"{s['name']}.select[{i}]", n, "out") for i, n in enumerate(mux["select"])]
-            uses.append((f"{s['name']}.signal", mux["signal"], "in"))
+            signals = mux["signal"] if isinstance(mux["signal"], list) else [mux["signal"]]
+            uses += [(f"{s['name']}.signal[{i}]", n, "in") for i, n in enumerate(signals)]
             if mux.get("enable") is not None:
                 uses.append((f"{s['name']}.enable", mux["enable"], "out"))
     return uses
@@ -91,13 +92,15 @@ def test_profile_schema(path: Path) -> None:
             assert s["stuck_ms"] * 1000 > s["min_pulse_us"] and s["min_gap_us"] >= 0
             assert s["counter"] in ({"rp2": "pio", "esp32": "pcnt"}[p["port"]], None)
         else:
-            assert s["kind"] == "hall" and 16 <= s["count"] <= 32 and s["quadrants"] == 4
+            assert s["kind"] == "hall" and 16 <= s["count"] <= 128 and s["quadrants"] == 4
             assert s["count"] % s["quadrants"] == 0 and isinstance(s["active_low"], bool) and s["settle_ms"] >= 0
             assert (s["pins"] is None) != (s["mux"] is None)
             if s["pins"] is not None:
                 assert len(s["pins"]) == s["count"]
             else:
-                assert len(s["mux"]["select"]) == 4 and s["count"] <= 16, "one 74HC4067 has 16 channels"
+                signals = s["mux"]["signal"] if isinstance(s["mux"]["signal"], list) else [s["mux"]["signal"]]
+                assert len(s["mux"]["select"]) == 4
+                assert len(signals) == -(-s["count"] // 16), "one 74HC4067 (one signal pin) per 16 channels"
     if p["port"] == "esp32":
         assert any(s.get("counter") == "pcnt" for s in p["sensors"]), "ESP32 pin IRQs are lossy: reconcile with PCNT"
 
@@ -155,18 +158,34 @@ def test_geometry_is_nested_and_plausible() -> None:
     assert c["10"] > g["posts"]["radius"] > c["15"]
 
 
-def test_hall_sensors_sit_on_the_baseline_inside_their_quadrant() -> None:
+def test_hall_sensors_lie_along_the_baseline_inside_their_quadrant_in_profile_order() -> None:
     mod = load_svg_module()
     geo, profile = mod.load()
     hall = next(s for s in profile["sensors"] if s["kind"] == "hall")
-    pos = mod.hall_positions(geo, hall["count"], hall["quadrants"])
-    assert [i for i, _, _ in pos] == list(range(hall["count"]))
-    for _, q, angle in pos:
-        centre = geo["quadrant_centres"][str(q)]
-        assert abs((angle - centre + 180) % 360 - 180) < 45, "a sensor must not cross into the next quadrant"
-    gaps = [b[2] - a[2] for a, b in itertools.pairwise(pos) if a[1] == b[1]]
-    spacing = math.degrees(geo["hall"]["spacing"] / geo["baseline_radius"])
-    assert all(math.isclose(gap, spacing) for gap in gaps)
+    pos = mod.hall_positions(geo)
+    assert [i for i, _, _, _ in pos] == list(range(hall["count"])), "the drawing and the profile count differently"
+    rows = geo["hall"]["rows"]
+    end_gap = min(r["end_gap"] for r in rows)
+    for i, q, angle, radius in pos:
+        assert q == i * hall["quadrants"] // hall["count"] + 1, "the firmware's quadrant of segment i (fb/detect.py)"
+        off = (angle - geo["quadrant_centres"][str(q)] + 180) % 360 - 180
+        assert abs(off) < 45, "a sensor must not cross into the next quadrant"
+        assert math.radians(45 - abs(off)) * radius >= end_gap - 1e-6
+        assert any(math.isclose(radius, r["radius"]) for r in rows)
+    for (_, q1, a1, _), (_, q2, a2, _) in itertools.pairwise(pos):
+        if q1 == q2:
+            assert (a2 - a1) % 360 > 0, "clockwise within a quadrant"
+
+
+def test_every_pichenotte_profile_counts_the_sensors_the_geometry_places() -> None:
+    geo = json.loads((HARDWARE / "geometry.json").read_text())
+    per_quadrant = sum(r["per_quadrant"] for r in geo["hall"]["rows"])
+    for name in ("pico_w", "esp32_devkit"):
+        p = json.loads((PROFILES / f"{name}.json").read_text())
+        hall = next(s for s in p["sensors"] if s["kind"] == "hall")
+        assert hall["count"] == per_quadrant * hall["quadrants"], name
+        assert hall["count"] % geo["hall"]["per_multiplexer"] == 0, "whole multiplexers: two per quadrant"
+        assert hall["count"] // geo["hall"]["per_multiplexer"] % hall["quadrants"] == 0, "no multiplexer spans two"
 
 
 def test_board_svg_is_well_formed_with_the_expected_elements(tmp_path: Path) -> None:
