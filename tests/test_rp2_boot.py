@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from rp2_board import TEST_CONFIG, Host, flashed
 
 from host.rp2 import Pico
@@ -61,3 +62,13 @@ def test_the_reset_cause_in_hello() -> None:
         board.wait_reset(1)
         host.reopen()
         assert host.hello().fields["rst"] == "watchdog"
+
+
+def test_the_ir_carrier_on_its_pin() -> None:
+    """The IR LEDs' carrier, measured on the output pin from its edges: the profile's frequency and duty."""
+    ir = load_profile("pico_w")["ir_carrier"]
+    with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
+        host.hello()
+        freq, duty = board.ir_carrier()
+        assert freq == pytest.approx(ir["freq_hz"], rel=0.01)
+        assert duty == pytest.approx(ir["duty_u16"] / 65536, abs=0.01)

@@ -375,8 +375,7 @@ class Pico:
             raise RigError(f"make flash BOARD={board} did not finish within {timeout:.0f} s") from None
         out = done.stdout + done.stderr
         if done.returncode != 0:
-            last = [ln for ln in out.strip().splitlines() if ln.strip()]
-            raise RigError(f"make flash BOARD={board} failed: {last[-1] if last else 'no output'}")
+            raise RigError(f"make flash BOARD={board} failed: {_last_words(out)}")
         try:
             self.wait_reset(before + 1, timeout=self.RESET_GRACE_S)
         except RigError:
@@ -402,8 +401,7 @@ class Pico:
         except subprocess.TimeoutExpired:
             raise RigError(f"mpremote {' '.join(args)} did not finish within {timeout:.0f} s") from None
         if done.returncode != 0:
-            last = [ln for ln in (done.stdout + done.stderr).strip().splitlines() if ln.strip()]
-            raise RigError(f"mpremote {' '.join(args)} failed: {last[-1] if last else 'no output'}")
+            raise RigError(f"mpremote {' '.join(args)} failed: {_last_words(done.stdout + done.stderr)}")
         return done.stdout
 
     # -- the end ------------------------------------------------------------------------------------------------------
@@ -619,6 +617,13 @@ class _UsbPort(threading.Thread):
                     del to_sock[:n]
         except OSError:
             return
+
+
+def _last_words(output: str) -> str:
+    """The line of a failed command's output that says why: its last line that is not make's own."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    said = [ln for ln in lines if not ln.startswith(("make: ***", "make[", "Traceback"))]
+    return (said or lines or ["no output"])[-1]
 
 
 def _hung_up(fd: int) -> bool:
