@@ -6,7 +6,9 @@ hardware/schematic_board.svg (what sits in the board: one strip segment, a beam'
 
 Pins come from hardware/profiles/pico_w.json, so a profile change shows here (the ESP32 wiring is a table in
 hardware/README.md). Nets with the same name are connected; the connector pin numbers are the ones in the
-README's pinout tables (CONNECTORS below). Output is deterministic for a given schemdraw version (pinned in
+README's pinout tables (CONNECTORS below). Pin numbers are drawn where every package has the same ones (Pico W,
+74HC4067, TSSP4038); the regulator's and the switch's depend on the package: see their datasheets. Output is
+deterministic for a given schemdraw version (pinned in
 pyproject.toml).
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 
 import schemdraw
 import schemdraw.elements as elm
+from schemdraw import logic
 
 HERE = Path(__file__).resolve().parent
 OUT_BOX = HERE / "schematic.svg"
@@ -67,7 +70,7 @@ def box(profile: dict[str, Any]) -> str:
     gp_nets: list[tuple[int, str]] = [(s["pin"], s["name"].upper()) for s in beams]
     gp_nets += [(p, f"S{i}") for i, p in enumerate(mux["select"])]
     gp_nets += [(p, f"SIG{i}") for i, p in enumerate(sigs)]
-    gp_nets += [(28, "HOLE2"), (profile["safe_mode_pin"], "SAFE"), (profile["ir_carrier"]["pin"], "IR_PWM")]
+    gp_nets += [(profile["safe_mode_pin"], "SAFE"), (profile["ir_carrier"]["pin"], "IR_PWM")]
     gp_nets.sort(key=lambda t: -PICO_PIN[t[0]])  # schemdraw stacks a side's pins from the bottom up
     schemdraw.use("svg")
     with schemdraw.Drawing(show=False) as d:
@@ -124,6 +127,16 @@ def box(profile: dict[str, Any]) -> str:
         d += elm.Ground()
         d += elm.Line().at(q.drain).up(0.5)
         d += elm.Tag().up().label("IR_SINK", fontsize=9)
+        # the two hole beams at 90°, OR-ed into the hole input: broken when either is broken
+        g = logic.Or(inputs=2).at((3.0, -9.0)).right().label("U1 74HC32 (one gate)", "top", fontsize=9)
+        d += g
+        for pin, net, dy in ((g.in1, "HOLE_A", 0.5), (g.in2, "HOLE_B", -0.5)):
+            d += elm.Line().at(pin).left(0.4)
+            d += elm.Line().up(dy) if dy > 0 else elm.Line().down(-dy)
+            d += elm.Line().left(0.4)
+            d += elm.Tag().left().label(net, fontsize=9)
+        d += elm.Line().at(g.out).right(0.5)
+        d += elm.Tag().right().label("HOLE", fontsize=9)
         # LED series resistors (in the box, easy to change): each beam's LED- pin to IR_SINK
         for k, (name, r) in enumerate(LED_R.items()):
             x = 12 + 2.0 * k
@@ -138,11 +151,12 @@ def box(profile: dict[str, Any]) -> str:
             d += elm.Tag().down().label(f"SIG{k}", fontsize=8)
         # connectors to the board
         d += elm.Label().at((5, -11.5)).label("Cables to the board (pin 1 first)", fontsize=12)
-        for k, s_ in enumerate([*beams, {"name": "hole2", "pin": 28}]):
+        outs = {"HOLE": "HOLE_A", "HOLE2": "HOLE_B"}
+        for k, s_ in enumerate([*beams, {"name": "hole2", "pin": None}]):
             name = s_["name"].upper()
             h = elm.Header(rows=5, pinsleft=[str(i + 1) for i in range(5)]).label(f"J_{name}", "top", fontsize=9)
             d += h.at((1 + 6.0 * k, -15))
-            _tags(d, h, ("3V3", "GND", name, "+5V", f"{name}_LED-"))
+            _tags(d, h, ("3V3", "GND", outs.get(name, name), "+5V", f"{name}_LED-"))
         for q_ in range(4):
             h = elm.Header(rows=10, pinsleft=[str(i + 1) for i in range(10)]).label(f"J_Q{q_ + 1}", "top", fontsize=9)
             d += h.at((1 + 9.0 * q_, -23))
@@ -166,9 +180,9 @@ def board(profile: dict[str, Any]) -> str:
         # 3.3 V for the segment from the cable's 5 V
         reg = elm.Ic(
             pins=[
-                elm.IcPin(name="GND", pin="1", side="bottom"),
-                elm.IcPin(name="VOUT", pin="2", side="right"),
-                elm.IcPin(name="VIN", pin="3", side="left"),
+                elm.IcPin(name="GND", side="bottom"),
+                elm.IcPin(name="VOUT", side="right"),
+                elm.IcPin(name="VIN", side="left"),
             ],
             edgepadW=1.0,
             edgepadH=0.4,
@@ -218,9 +232,9 @@ def board(profile: dict[str, Any]) -> str:
         # the sixteen switches, all alike
         sw = elm.Ic(
             pins=[
-                elm.IcPin(name="GND", pin="2", side="bottom"),
-                elm.IcPin(name="OUT", pin="3", side="left"),
-                elm.IcPin(name="VCC", pin="1", side="top"),
+                elm.IcPin(name="GND", side="bottom"),
+                elm.IcPin(name="OUT", side="left"),
+                elm.IcPin(name="VCC", side="top"),
             ],
             edgepadW=3.0,
             edgepadH=0.8,

@@ -193,7 +193,7 @@ def hole(geo: dict[str, Any], x0: float, y0: float) -> tuple[list[str], float, f
         f"Two flat twenties lie {m['two_flat_under_beam'] + c:.1f} mm under the beam; a puck on its edge reaches "
         f"{m['standing_over_beam'] + c:.1f} mm over it. The slide passes two flat pucks under the tube's end.",
         f"One beam misses an upright puck parallel to it more than {t / 2:g} mm off the axis (it can be "
-        f"{mechanics.upright_offset(geo):.1f} mm off): a second beam, hole2, at 90° sees it.",
+        f"{mechanics.upright_offset(geo):.1f} mm off): a second beam at 90°, OR-ed into the same input, sees it.",
     )
     for k, text in enumerate(notes):
         out.append(f'<text x="{f(x0)}" y="{f(Y(floor + 6) + 30 + 12 * k)}" class="s">{escape(text)}</text>')
