@@ -92,6 +92,11 @@ def ditch_problems(geo: dict[str, Any]) -> list[str]:
         )
     if geo["ditch_beams"]["below_surface"] < o["aperture"] / 2 + 1:
         out.append("the ditch beams must pass at least 1 mm under the level of the playing surface")
+    stated = geo["ditch_beams"].get("ditch_depth_min")
+    if stated is not None and abs(stated - min_ditch_depth(geo)) > 1e-9:
+        out.append(
+            f"geometry.json states a minimum ditch depth of {stated} mm; the beams need {min_ditch_depth(geo):g}"
+        )
     dist = ditch_chord(geo)["distance"]
     if dist >= geo["playing_radius"] + geo["ditch_width"]:
         out.append("the ditch beams' chord misses the ditch")

@@ -164,7 +164,7 @@ def test_the_nominal_board_meets_every_beam_requirement(geo: dict[str, Any]) -> 
 
 def test_a_shallow_ditch_is_reported_and_how_many_pucks_it_clears(geo: dict[str, Any]) -> None:
     need = mechanics.min_ditch_depth(geo)
-    assert need == pytest.approx(24.0)
+    assert need == pytest.approx(24.0) == geo["ditch_beams"]["ditch_depth_min"] <= geo["ditch_depth"]
     assert mechanics.ditch_stack_cleared(geo, need) == 2
     assert mechanics.ditch_stack_cleared(geo, need - 0.5) == 1
     assert mechanics.ditch_stack_cleared(geo, 10.0) == 0
