@@ -68,7 +68,9 @@ function send(obj) {
 }
 
 const logCounts = new Map();
+const LOG_KINDS = 500; // distinct messages passed on at most; the rest are counted only
 function log(level, msg) {
+  if (!logCounts.has(msg) && logCounts.size >= LOG_KINDS) return;
   const n = (logCounts.get(msg) || 0) + 1;
   logCounts.set(msg, n);
   if (n <= 3) send({ ev: 'log', level, msg: n === 3 ? msg + ' (repeats are not shown)' : msg, t_ns: nowNs() });
