@@ -63,6 +63,8 @@ class Pico:
             raise RigError(f"pace is one of {', '.join(PACES)}, not {pace!r}")
         self.images = images or find_images()
         self.wiring: Wiring = wiring(profile)
+        if flash is not None and not Path(flash).is_file():
+            raise RigError(f"no flash image {flash} (make one with: python -m host.rp2 flash --out {flash})")
         self.log: list[str] = []  # the emulator's warnings (unmodelled registers, ...)
         self.resets: list[dict[str, Any]] = []  # one entry per reset: {"cause", "n", "t_ns"}
         self.halted: str | None = None
