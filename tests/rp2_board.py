@@ -57,10 +57,20 @@ def _cleanup() -> None:
 atexit.register(_cleanup)
 
 
+_failed: list[str] = []
+
+
 def flashed(name: str) -> Path:
-    """The flash image "pico_w" or "pico_w_mux", made at the first call of the session (both at once)."""
+    """The flash image "pico_w" or "pico_w_mux", made at the first call of the session (both at once). When making
+    them failed, every later call fails at once with the same sentence (no second `make flash`)."""
+    if _failed:
+        raise RigError(_failed[0])
     if not _images:
-        _make_images()
+        try:
+            _make_images()
+        except RigError as e:
+            _failed.append(str(e))
+            raise
     return _images[name]
 
 
