@@ -36,7 +36,6 @@ from .images import EMULATOR, REPO, Images, RigError, find_images, node
 from .parts import Level, Wiring, wiring
 
 PACES = ("fast", "realtime", "hold")
-CLOCK_HZ = 125_000_000
 _LIVE: weakref.WeakSet[Pico] = weakref.WeakSet()
 
 
@@ -65,6 +64,8 @@ class Pico:
         self.wiring: Wiring = wiring(profile)
         if flash is not None and not Path(flash).is_file():
             raise RigError(f"no flash image {flash} (make one with: python -m host.rp2 flash --out {flash})")
+        if link is not None and not Path(link).absolute().parent.is_dir():
+            raise RigError(f"cannot put the port at {link}: its folder does not exist")
         self.log: list[str] = []  # the emulator's warnings (unmodelled registers, ...)
         self.resets: list[dict[str, Any]] = []  # one entry per reset: {"cause", "n", "t_ns"}
         self.halted: str | None = None
@@ -173,33 +174,11 @@ class Pico:
         for raw in stdout:
             try:
                 msg = json.loads(raw)
-            except ValueError:
+                if not isinstance(msg, dict):
+                    continue
+                self._on_message(msg)
+            except (ValueError, KeyError, TypeError):
                 continue
-            ev = msg.get("ev")
-            if ev is None:
-                with self._cond:
-                    self._replies[int(msg["id"])] = msg
-                    self._cond.notify_all()
-            elif ev == "usb":
-                self._attached = bool(msg["attached"])
-                self._usb.attach(self._attached)
-                with self._cond:
-                    self._cond.notify_all()
-            elif ev == "reset":
-                with self._cond:
-                    self.resets.append(msg)
-                    self.halted = None
-                    self._cond.notify_all()
-            elif ev == "halt":
-                with self._cond:
-                    self.halted = str(msg["reason"])
-                    self._cond.notify_all()
-            elif ev == "log":
-                self.log.append(f"{msg.get('level')}: {msg.get('msg')}")
-            elif ev == "ready":
-                with self._cond:
-                    self._ready = True
-                    self._cond.notify_all()
         self._proc.wait()
         tail = ""
         try:
@@ -213,6 +192,34 @@ class Pico:
                 why = f" ({tail})" if tail else ""
                 self._dead = f"the emulator stopped (exit code {self._proc.returncode}){why}"
             self._cond.notify_all()
+
+    def _on_message(self, msg: dict[str, Any]) -> None:
+        """A reply (by id) or an event from the emulator."""
+        ev = msg.get("ev")
+        if ev is None:
+            with self._cond:
+                self._replies[int(msg["id"])] = msg
+                self._cond.notify_all()
+        elif ev == "usb":
+            self._attached = bool(msg["attached"])
+            self._usb.attach(self._attached)
+            with self._cond:
+                self._cond.notify_all()
+        elif ev == "reset":
+            with self._cond:
+                self.resets.append(msg)
+                self.halted = None
+                self._cond.notify_all()
+        elif ev == "halt":
+            with self._cond:
+                self.halted = str(msg["reason"])
+                self._cond.notify_all()
+        elif ev == "log":
+            self.log.append(f"{msg.get('level')}: {msg.get('msg')}")
+        elif ev == "ready":
+            with self._cond:
+                self._ready = True
+                self._cond.notify_all()
 
     def _notify(self, op: str, **fields: Any) -> None:
         """A request from the USB relay thread, not waited for."""
