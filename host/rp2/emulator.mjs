@@ -216,6 +216,11 @@ function onBreak(chip, code) {
   }
   halted = `the firmware stopped at a breakpoint (BKPT #${code}) at 0x${at.toString(16)}`;
   send({ ev: 'halt', reason: halted, t_ns: nowNs() });
+  if (stopWaiter !== null) {
+    send({ id: stopWaiter, ok: false, error: halted }); // run_until will not get there
+    stopWaiter = null;
+    stopAt = Infinity;
+  }
 }
 
 // The CPU waits in the boot ROM while the flash chip erases or programs: time passes, cycles are spent.
@@ -825,6 +830,7 @@ function state() {
       bytes_out: usb.stats.out,
     },
     pending_changes: timeline.items.length,
+    applied_changes: timeline.applied,
   };
 }
 
