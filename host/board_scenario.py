@@ -22,6 +22,8 @@ typed by hand gives the same transcript (`random_match(..., sensor_exact=True)`)
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from rules.pichenotte import Pichenotte
@@ -32,7 +34,21 @@ from .session import Applied, Fold, fold_entries
 
 HOLE = {"in", "in-rebound", "in-by-rebound"}
 DITCH = {"ditch", "off", "rebound"}
-SEGMENTS_PER_QUADRANT = 4  # the shipped profiles: 16 hall sensors, 4 per quadrant
+PROFILES = Path(__file__).resolve().parent.parent / "hardware" / "profiles"
+PUCK_SEGMENTS = 2  # neighbouring hall sensors a puck's magnet switches (hardware/README.md: one to three)
+
+
+def segments_per_quadrant(profile: str) -> int:
+    """Hall sensors per quadrant on a board profile's baseline strip."""
+    doc = json.loads((PROFILES / f"{profile}.json").read_text())
+    strip = next(s for s in doc["sensors"] if s["kind"] == "hall")
+    return int(strip["count"]) // int(strip.get("quadrants", 4))
+
+
+def puck_at(q: int, place: int, per_quadrant: int) -> int:
+    """The first strip segment of a puck at `place` (0 .. per_quadrant - PUCK_SEGMENTS) of quadrant q's baseline;
+    it covers PUCK_SEGMENTS from there (the scenario's `width`)."""
+    return (q - 1) * per_quadrant + min(place, per_quadrant - PUCK_SEGMENTS)
 
 
 def quadrant_of(seat: int, seats: int) -> int:
@@ -93,6 +109,7 @@ def from_transcript(
     game = Pichenotte.from_header(t.header)
     fold = fold_entries(game, [(i, text, "manual") for i, (_, text) in enumerate(t.lines, 1)])
     seats = len(game.setup.players)
+    per_q = segments_per_quadrant(profile)
     events: list[dict[str, Any]] = []
     stops: list[dict[str, Any]] = []
     shots = 0
@@ -101,12 +118,12 @@ def from_transcript(
         seat = applied.before.to_shoot()
         assert seat is not None
         q = quadrant_of(seat, seats)
-        seg = (q - 1) * SEGMENTS_PER_QUADRANT + 1
         t0 = 1000 + shots * shot_ms
         shots += 1
         stops.append({"at_ms": t0 - 500, "name": f"shot-{shots}"})  # before the puck is placed
-        events.append({"at_ms": t0 - 300, "hall": "baseline", "seg": seg, "present": True})  # puck placed
-        events.append({"at_ms": t0, "hall": "baseline", "seg": seg, "present": False})  # ...and flicked
+        puck = {"hall": "baseline", "seg": puck_at(q, per_q // 4, per_q), "width": PUCK_SEGMENTS}
+        events.append({"at_ms": t0 - 300, **puck, "present": True})  # puck placed
+        events.append({"at_ms": t0, **puck, "present": False})  # ...and flicked
         for k, fact in enumerate(applied.line.facts):
             at = t0 + 400 + 150 * k
             if fact.what in HOLE:
@@ -116,10 +133,10 @@ def from_transcript(
             elif fact.what == "edge":
                 events.append({"at_ms": at, "beam": "hole", "dur_us": 2_000_000})
             elif fact.what == "base":
-                rest = (q - 1) * SEGMENTS_PER_QUADRANT + 3
-                events.append({"at_ms": at, "hall": "baseline", "seg": rest, "present": True})
+                rest = {"hall": "baseline", "seg": puck_at(q, 3 * per_q // 4, per_q), "width": PUCK_SEGMENTS}
+                events.append({"at_ms": at, **rest, "present": True})
                 # R-5A: removed to the ditch as soon as the shot is completed
-                events.append({"at_ms": t0 + 800, "hall": "baseline", "seg": rest, "present": False})
+                events.append({"at_ms": t0 + 800, **rest, "present": False})
     end = 1000 + shots * shot_ms
     scenario: dict[str, Any] = {"profile": profile, "board_id": board_id, "hall_start": [], "events": events}
     if holds:

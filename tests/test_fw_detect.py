@@ -244,7 +244,7 @@ STRIP.at(10000, 0, False)
 STRIP.at(40000, 0, True)     # magnet wobbles back within settle: still at rest
 STRIP.at(45000, 0, False)
 run(b, s, 200000, step=1000)
-assert EV == [("shot_start", "baseline", 45000, {"q": 1, "seg": 0})], EV
+assert EV == [("shot_start", "baseline", 50000, {"q": 1, "seg": 0})], EV   # dated by the scan that saw it (10 ms)
 """,
     )
 
@@ -402,5 +402,61 @@ for k, w in enumerate([5000, 1000, 300, 100]):
 run(b, s, 100000, step=100)
 assert EV == [("pass", "hole", 10000, {"dur_us": 5000}), ("pass", "hole", 30000, {"dur_us": 1000}),
               ("pass", "hole", 50000, {"dur_us": 300})], EV
+""",
+    )
+
+
+WIDE_STRIP = """
+cfgs = [{"name": "baseline", "kind": "hall", "count": 64, "pins": None,
+         "mux": {"select": [20, 21, 22, 23], "signal": [24, 25, 26, 27], "enable": None},
+         "active_low": True, "settle_ms": 60, "quadrants": 4, "rest_window_ms": 2500}]
+b = SimBoard()
+STRIP = b.strip(cfgs[0])
+def puck(t, segs, present):
+    for seg in segs:
+        STRIP.at(t, seg, present)
+"""
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_a_puck_on_neighbouring_sensors_is_one_puck(impl: str) -> None:
+    """A puck's magnet switches one to three neighbouring sensors of a dense strip (hardware/README.md): one event
+    per puck, at its middle sensor, never one per sensor (a second `shot_start` would end the shot at once)."""
+    run_both(
+        impl,
+        WIDE_STRIP
+        + """
+for seg in (10, 11):
+    STRIP.set(seg, True)             # the shooter's puck covers two sensors of quadrant 1
+s = start(b, cfgs)
+puck(100000, (10, 11), False)        # flicked
+puck(600000, (36, 37, 38), True)     # the shot's puck comes to rest on quadrant 3's baseline, over three sensors
+STRIP.at(900000, 36, False)          # it settles a little: now over 37-39, the same puck
+STRIP.at(900000, 39, True)
+puck(1500000, (37, 38, 39), False)   # lifted off to the ditch
+run(b, s, 2000000, step=1000)
+assert EV == [
+    ("shot_start", "baseline", 100000, {"q": 1, "seg": 10}),
+    ("baseline_rest", "baseline", 600000, {"q": 3, "seg": 37}),
+    ("shot_start", "baseline", 1500000, {"q": 3, "seg": 37}),   # named by its rest: a removal, not a shot
+], EV
+""",
+    )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_hall_pucks_either_side_of_a_quadrant_line_are_two_pucks(impl: str) -> None:
+    run_both(
+        impl,
+        WIDE_STRIP
+        + """
+STRIP.set(15, True)                  # the last sensor of quadrant 1
+STRIP.set(16, True)                  # the first of quadrant 2: adjacent sensors, two seats
+s = start(b, cfgs)
+run(b, s, 1000)
+assert s.halls[0].runs() == [(15, 15), (16, 16)], s.halls[0].runs()
+puck(100000, (16,), False)
+run(b, s, 500000, step=1000)
+assert EV == [("shot_start", "baseline", 100000, {"q": 2, "seg": 16})], EV
 """,
     )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from host.board_scenario import from_transcript, is_sensor_shot, sensor_shots
+from host.board_scenario import from_transcript, is_sensor_shot, segments_per_quadrant, sensor_shots
 from host.cli import sample_path
 from host.protocol import BoardMessage, ack_command, decode_line, encode_command
 from host.session import fold_entries
@@ -231,7 +231,8 @@ def test_a_hold_before_every_sensor_shot_and_one_at_the_end() -> None:
     held = from_transcript(t, holds=True)
     assert "holds" not in plain and held["events"] == plain["events"]
     holds = held["holds"]
-    shots = [e for e in held["events"] if e.get("hall") and not e["present"] and e["seg"] % 4 == 1]
+    per_q = segments_per_quadrant("pico_w")
+    shots = [e for e in held["events"] if e.get("hall") and not e["present"] and e["seg"] % per_q == per_q // 4]
     assert [h["name"] for h in holds] == [f"shot-{k}" for k in range(1, len(shots) + 1)] + ["end"]
     assert len(shots) == 24, "the sample game's 24 shots"
     times = [h["at_ms"] for h in holds]

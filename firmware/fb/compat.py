@@ -94,6 +94,13 @@ def sleep_ms(ms):
         _sleep_ms(ms)
 
 
+def busy_us(us):
+    """Wait a few µs for hardware to settle (a multiplexer's output after its select lines change). Nothing to
+    wait for with simulated pins (they settle at once) or under CPython."""
+    if IS_MICROPYTHON and _sleeper is None:
+        _time.sleep_us(us)
+
+
 class Uptime:
     """Monotonic µs since creation, unwrapped from 30-bit ticks.
 

@@ -19,11 +19,13 @@ clear edge, and gives:
   - `pass` {"dur_us"} at t_us = break start;
   - if it reached stuck_ms: `stuck` {"after_ms"} at t_us = start + stuck_ms (raised by poll(now) while
     still broken, with no edge needed) and, when it ends, `clear` {"dur_us"} at the clear time; no pass.
-HallStrip(cfg, emit, backend): segments read directly or through 74HC4067 multiplexers, scanned by
-poll(now); each segment's occupancy must hold settle_ms before it counts. A segment that was occupied at
-rest and becomes free gives `shot_start` {"q", "seg"}; after a shot has started, a segment that
-becomes occupied and stays so gives `baseline_rest` {"q", "seg"}. Both at the time the change began.
-Quadrant of segment i: i * quadrants // count + 1.
+HallStrip(cfg, emit, backend): segments read directly or through 74HC4067 multiplexers (channel by channel:
+all signal pins at each select setting), scanned by poll(now); each segment's occupancy must hold settle_ms
+before it counts. A puck covers a run of one to three neighbouring segments (within one quadrant), and events
+are per puck: a run that empties gives `shot_start` {"q", "seg"}; after a shot has started, a run that appears
+within rest_window_ms gives `baseline_rest` {"q", "seg"}. `seg` is the run's middle segment (a puck lifted off
+after its baseline_rest names the segment of that rest); `t` is when the change began. A run that grows,
+shrinks or shifts by a segment is the same puck. Quadrant of segment i: i * quadrants // count + 1.
 Reconciler(name, counter, irq, emit): compares hardware-counted edges with IRQs seen; a difference that
 holds unchanged for confirm_us (2 ms: soft IRQs may lag) is reported as `count` {"expected", "seen"}:
 edges counted by hardware and by the IRQ handler since the two last agreed; the beam then re-syncs to
@@ -35,8 +37,11 @@ says how many edges were lost.
 
 from array import array
 
+from fb.compat import busy_us
 from fb.ring import EDGE_MASK, EdgeIrq, Ring
 
+SELECT_SETTLE_US = 5  # after changing a 74HC4067's select lines, before reading its signal pin
+SCAN_US = 10000  # how often the hall strips are scanned: a puck rests for hundreds of ms, settle_ms is 60
 CHATTER_EVERY_US = 1000000  # at most one `chatter` event per beam per second: a flickering beam cannot flood the outbox
 
 
@@ -212,54 +217,154 @@ class HallStrip:
         self.scanned = False
         self.rest_window = cfg.get("rest_window_ms", 2500) * 1000
         self.shot_at = None  # when the latest shot started: an arrival within rest_window is a puck coming to rest
-        self.rested = bytearray(n)  # 1: a puck came to rest here (baseline_rest): leaving is its removal, not a shot
+        # rested[i]: 1 + the segment its baseline_rest named, while a puck that came to rest covers segment i (its
+        # leaving is its removal, not a shot); 0 elsewhere.
+        self.rested = bytearray(n)
+        self._runs = []  # the pucks of the last change: (first, last) segment runs
+        self._slot = -1  # the SCAN_US period of the last scan
         self._f = {"q": 0, "seg": 0}
 
     def quadrant(self, seg):
         return seg * self.quadrants // self.count + 1
 
+    def _select(self, ch):
+        """Point the multiplexers at channel ch, writing only the select lines that change."""
+        old = self._ch
+        if ch == old:
+            return
+        diff = ch ^ old if old >= 0 else 15
+        bit = 0
+        for p in self.select:
+            if diff & (1 << bit):
+                p.value((ch >> bit) & 1)
+            bit += 1
+        self._ch = ch
+        busy_us(SELECT_SETTLE_US)
+
     def read(self, seg):
         """1 when a magnet is over segment seg (live level)."""
         if self.direct:
             return 1 if self.pins[seg].value() == self.active else 0
-        ch = seg & 15
-        if ch != self._ch:
-            for bit, p in enumerate(self.select):
-                p.value((ch >> bit) & 1)
-            self._ch = ch
+        self._select(seg & 15)
         return 1 if self.signals[seg >> 4].value() == self.active else 0
 
     def poll(self, now):
-        raw = self.raw
-        stable = self.stable
-        since = self.since
+        """Scan the strip once every SCAN_US (on the multiples of it): a change is dated to the scan that saw it,
+        at most SCAN_US after it happened. Through multiplexers the channels go in Gray-code order, so one select
+        line changes per step, and every signal pin is read at each setting: 16 select changes a scan."""
+        slot = now // SCAN_US
+        if slot == self._slot:
+            return
+        self._slot = slot
         first = not self.scanned
         self.scanned = True
+        changed = False
+        on = self.active
+        if self.direct:
+            i = 0
+            for p in self.pins:
+                if self._seen(i, 1 if p.value() == on else 0, now, first):
+                    changed = True
+                i += 1
+        else:
+            n = self.count
+            for k in range(16):
+                ch = k ^ (k >> 1)
+                self._select(ch)
+                seg = ch
+                for sig in self.signals:
+                    if seg < n and self._seen(seg, 1 if sig.value() == on else 0, now, first):
+                        changed = True
+                    seg += 16
+        if first:
+            self._runs = self.runs()
+        elif changed:
+            self._pucks(self.runs())
+
+    def _seen(self, i, v, now, first):
+        """Record one reading; True when the segment's settled occupancy changed."""
+        if first:
+            self.raw[i] = self.stable[i] = v
+            self.since[i] = now
+            return False
+        if v != self.raw[i]:
+            self.raw[i] = v
+            self.since[i] = now
+        if v != self.stable[i] and now - self.since[i] >= self.settle:
+            self.stable[i] = v
+            return True
+        return False
+
+    def runs(self):
+        """The pucks on the strip: runs of neighbouring occupied segments, each within one quadrant, as
+        (first, last). A puck's magnet switches one to three neighbouring sensors."""
+        out = []
+        start = -1
         for i in range(self.count):
-            v = self.read(i)
-            if first:
-                raw[i] = stable[i] = v
-                since[i] = now
-                continue
-            if v != raw[i]:
-                raw[i] = v
-                since[i] = now
-            if v != stable[i] and now - since[i] >= self.settle:
-                stable[i] = v
-                if v:
-                    # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot.
-                    if self.shot_at is not None and since[i] - self.shot_at <= self.rest_window:
-                        self.rested[i] = 1
-                        self._say("baseline_rest", since[i], i)
-                else:
-                    # A puck leaving the baseline. The host tells a shot from the removal of a puck that came to
-                    # rest here (same segment as its baseline_rest); a removal does not restart the rest window,
-                    # so the next player placing a puck is not taken for a puck coming to rest.
-                    if self.rested[i]:
-                        self.rested[i] = 0
-                    else:
-                        self.shot_at = since[i]
-                    self._say("shot_start", since[i], i)
+            if self.stable[i]:
+                if start >= 0 and self.quadrant(i) != self.quadrant(start):
+                    out.append((start, i - 1))
+                    start = -1
+                if start < 0:
+                    start = i
+            elif start >= 0:
+                out.append((start, i - 1))
+                start = -1
+        if start >= 0:
+            out.append((start, self.count - 1))
+        return out
+
+    def _pucks(self, now_runs):
+        """Events for the pucks that left (a run with no overlap in the new runs) and arrived (the reverse), in
+        time order. A run that only grew, shrank or moved by a sensor is the same puck (it wobbles)."""
+        since = self.since
+        rested = self.rested
+        gone = []
+        for a, b in self._runs:
+            if not _overlaps(a, b, now_runs):
+                t = since[a]
+                for j in range(a, b + 1):
+                    if since[j] > t:
+                        t = since[j]
+                gone.append((t, a, b))
+        came = []
+        for a, b in now_runs:
+            if not _overlaps(a, b, self._runs):
+                t = since[a]
+                for j in range(a, b + 1):
+                    if since[j] < t:
+                        t = since[j]
+                came.append((t, a, b))
+            else:  # the same puck: a rested one stays rested, with its segment, across its new sensors
+                anchor = 0
+                for j in range(a - 1 if a else a, b + 2 if b + 1 < self.count else b + 1):
+                    if rested[j]:
+                        anchor = rested[j]
+                if anchor:
+                    for j in range(a, b + 1):
+                        rested[j] = anchor
+        for t, a, b in gone:
+            # A puck leaving the baseline. The host tells a shot from the removal of a puck that came to rest here
+            # (the same segment as its baseline_rest); a removal does not restart the rest window, so the next
+            # player placing a puck is not taken for a puck coming to rest.
+            anchor = 0
+            for j in range(a, b + 1):
+                if rested[j]:
+                    anchor = rested[j]
+                    rested[j] = 0
+            if anchor:
+                self._say("shot_start", t, anchor - 1)
+            else:
+                self.shot_at = t
+                self._say("shot_start", t, (a + b) // 2)
+        for t, a, b in came:
+            # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot.
+            if self.shot_at is not None and t - self.shot_at <= self.rest_window:
+                seg = (a + b) // 2
+                for j in range(a, b + 1):
+                    rested[j] = seg + 1
+                self._say("baseline_rest", t, seg)
+        self._runs = now_runs
 
     def _say(self, kind, t_us, seg):
         f = self._f
@@ -269,6 +374,13 @@ class HallStrip:
 
     def occupied(self):
         return [i for i in range(self.count) if self.stable[i]]
+
+
+def _overlaps(a, b, runs):
+    for c, d in runs:
+        if c <= b and a <= d:
+            return True
+    return False
 
 
 class Reconciler:

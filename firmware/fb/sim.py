@@ -10,7 +10,9 @@ A scenario is JSON:
     {"profile": "pico_w", "board_id": "sim1",
      "hall_start": [3, 20],                        segments with a puck resting on them at boot
      "events": [{"at_ms": 100, "beam": "hole", "dur_us": 800},
-                {"at_ms": 400, "hall": "baseline", "seg": 3, "present": false}],
+                {"at_ms": 400, "hall": "baseline", "seg": 3, "present": false},
+                {"at_ms": 900, "hall": "baseline", "seg": 40, "width": 2, "present": true}],
+                                                   a puck over `width` neighbouring segments (default 1)
      "end_ms": 2000,                               stop after this much simulated time (null: run on)
      "mqtt": {"host": "127.0.0.1", "port": 1883},  optional: also publish to a broker (use --realtime)
      "holds": [{"at_ms": 500, "name": "shot-1"}],  optional, sorted by at_ms: pause points (needs control)
@@ -68,7 +70,8 @@ def build(scenario, profiles_dir, serial=None, mqtt=None, boot_id=1):
             s = beams[ev["beam"]]
             board.beam(s["pin"], t, ev["dur_us"], 0 if s["invert"] else 1, ev.get("lost"))
         else:
-            strips[ev["hall"]].at(t, ev["seg"], ev["present"])
+            for seg in range(ev["seg"], ev["seg"] + ev.get("width", 1)):
+                strips[ev["hall"]].at(t, seg, ev["present"])
     app = App(cfg, board, boot_id, "simulated", serial, mqtt)
     return app, board, strips
 

@@ -57,7 +57,8 @@ def timeline(scenario: dict[str, Any], wiring: Wiring, t0_ns: int) -> list[Chang
                 out.append((when, beam.pin, beam.level(broken)))
         elif "hall" in ev:
             strip = wiring.hall(str(ev["hall"]))
-            out.append((t, wiring.hall_line(strip.name, int(ev["seg"])), strip.level(bool(ev["present"]))))
+            for seg in range(int(ev["seg"]), int(ev["seg"]) + int(ev.get("width", 1))):  # a puck over `width` sensors
+                out.append((t, wiring.hall_line(strip.name, seg), strip.level(bool(ev["present"]))))
         else:
             raise RigError(f"a scenario event is a beam or a hall change: {ev!r}")
     out.sort(key=lambda c: c[0])
