@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from firmware_runner import ROOT, check_micropython, run_micropython, venv_tool
+from firmware_runner import BOARD_HEAP, ROOT, check_micropython, run_micropython, venv_tool
 
 from .common import ratio
 
@@ -42,7 +42,9 @@ def _run_cost(events: int, growth: int, heapsize: str, only: str | None) -> subp
     return run_micropython(script, heapsize=heapsize, timeout=600, extra_path=[_compiled()])
 
 
-def cost(events: int = 5000, growth: int = 10000, heapsize: str = "64k", only: str | None = "hole") -> dict[str, Any]:
+def cost(
+    events: int = 5000, growth: int = 10000, heapsize: str = BOARD_HEAP, only: str | None = "hole"
+) -> dict[str, Any]:
     """The board app in a `heapsize` heap with the pico_w profile's `only` sensor (None: all five beams and the hall
     strip): µs and bytes per event, heap growth, live heap."""
     p = _run_cost(events, growth, heapsize, only)
@@ -76,7 +78,7 @@ def cost(events: int = 5000, growth: int = 10000, heapsize: str = "64k", only: s
 
 
 def smallest_heap(
-    sizes: tuple[str, ...] = ("96k", "80k", "64k", "56k", "48k"), events: int = 1000, only: str | None = "hole"
+    sizes: tuple[str, ...] = ("96k", "80k", "72k", "64k"), events: int = 1000, only: str | None = "hole"
 ) -> str | None:
     """The smallest of `sizes` (largest first) in which the app runs `events` events."""
     fits = None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from firmware_runner import FIRMWARE, ROOT, check_micropython, micropython_exe
+from firmware_runner import BOARD_HEAP, FIRMWARE, ROOT, check_micropython, micropython_exe
 
 PROFILES = str(ROOT / "hardware" / "profiles")
 
@@ -28,7 +28,7 @@ SCENARIO = {
         {"at_ms": 200, "hall": "baseline", "seg": 3, "present": False},
         {"at_ms": 300, "beam": "ditch2", "dur_us": 5000},
         {"at_ms": 400, "beam": "hole", "dur_us": 500},  # the 0.5 ms floor of the issue
-        {"at_ms": 600, "hall": "baseline", "seg": 5, "present": True},
+        {"at_ms": 600, "hall": "baseline", "seg": 40, "present": True},  # quadrant 2 of the 128-sensor strip
     ],
     "end_ms": 1200,
 }
@@ -79,7 +79,7 @@ def test_scenario_gives_the_right_events_in_order(tmp_path: Path, interpreter: s
         ("baseline_rest", "baseline", 600_000),
     ]
     assert [m.get("dur_us") for m in reliable[1:]] == [800, None, 5000, 500, None]
-    assert (reliable[2]["q"], reliable[2]["seg"]) == (1, 3) and (reliable[5]["q"], reliable[5]["seg"]) == (2, 5)
+    assert (reliable[2]["q"], reliable[2]["seg"]) == (1, 3) and (reliable[5]["q"], reliable[5]["seg"]) == (2, 40)
     beats = [m for m in msgs if m["m"] == "heartbeat"]
     assert beats and all(b["drop"] == 0 for b in beats)
 
@@ -142,7 +142,7 @@ def test_host_commands_through_the_serial_link(tmp_path: Path) -> None:
         sim.send(frame({"c": "selftest", "id": 3}))
         test = sim.read_until(lambda m: m["m"] == "reply" and m.get("c") == "selftest")[-1]
         sensors = test["d"]["sensors"]
-        assert sensors["hole"] == "clear" and sensors["baseline"] == [5]
+        assert sensors["hole"] == "clear" and sensors["baseline"] == [40]
         sim.send(frame({"c": "reboot", "id": 4}))
         sim.read_until(lambda m: m["m"] == "reply" and m.get("c") == "reboot")
         assert sim.p.wait(10) == 0, "the simulated board stops on reboot"
@@ -196,9 +196,10 @@ def test_outbox_overflow_reports_the_exact_gap(tmp_path: Path) -> None:
         sim.close()
 
 
-def test_ten_thousand_events_through_the_whole_app_in_64k_heap() -> None:
+def test_ten_thousand_events_through_the_whole_app_in_a_board_sized_heap() -> None:
     """Principle 5 and the issue's proof: 10,000 events through IRQ -> detector -> encoder -> outbox in a
-    64 KiB heap, the host acking as it goes: none dropped and no heap growth after gc.collect()."""
+    heap the size of the app (BOARD_HEAP), the host acking as it goes: none dropped and no heap growth after
+    gc.collect()."""
     script = """
 import gc
 from fb.app import App
@@ -242,8 +243,8 @@ for i in range(10000):
 gc.collect()
 print(app.enc.seq, app.outbox.dropped, app.sensors.dropped, gc.mem_alloc() - mark, sink.lines)
 """
-    # A 64 KiB run uses the precompiled firmware, as a board does (firmware_runner.compiled_firmware).
-    stdout = check_micropython(script, heapsize="64k", timeout=120)
+    # A board-sized run uses the precompiled firmware, as a board does (firmware_runner.compiled_firmware).
+    stdout = check_micropython(script, heapsize=BOARD_HEAP, timeout=120)
     seq, dropped, ring_dropped, growth, lines = (int(x) for x in stdout.split())
     assert seq == 10001, "hello + 10,000 passes, each with its own seq"
     assert lines == 10002, "each sent once, plus the heartbeat of the first pass"

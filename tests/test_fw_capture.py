@@ -1,4 +1,4 @@
-"""Firmware capture path: IRQ ring, allocation-free handler, reconciliation, 10,000 events in a 64 KiB heap.
+"""Firmware capture path: IRQ ring, allocation-free handler, reconciliation, 10,000 events in a board-sized heap.
 
 Scripts are portable Python run by CPython (firmware/ on sys.path) and by the real MicroPython unix port
 (tests/firmware_runner.py). Heap proofs need MicroPython: micropython.heap_lock() makes any allocation
@@ -8,7 +8,7 @@ raise MemoryError, and gc.mem_alloc() measures the live heap.
 from __future__ import annotations
 
 import pytest
-from firmware_runner import SENSOR_PRELUDE, check_micropython, run_on
+from firmware_runner import BOARD_HEAP, SENSOR_PRELUDE, check_micropython, run_on
 
 IMPLS = ["cpython", "micropython"]
 
@@ -118,7 +118,7 @@ micropython.heap_unlock()
 assert caught
 print("DONE")
 """,
-        heapsize="64k",
+        heapsize=BOARD_HEAP,
     )
     assert out.strip().endswith("DONE")
 
@@ -172,7 +172,7 @@ assert s.recs[0][1].mismatches == 0
 
 
 @pytest.mark.parametrize("impl", IMPLS)
-def test_ten_thousand_passes_in_64k_heap_without_growth(impl: str) -> None:
+def test_ten_thousand_passes_in_a_board_sized_heap_without_growth(impl: str) -> None:
     run_both(
         impl,
         """
@@ -206,7 +206,7 @@ if IS_MICROPYTHON:
     assert mem[1] <= mem[0], mem
     print("mem", mem[0], mem[1])
 """,
-        heapsize="64k",
+        heapsize=BOARD_HEAP,
         timeout=300,
     )
 

@@ -56,7 +56,7 @@ class App:
         self.led = None
         self.memory_errors = 0  # MemoryErrors caught since boot
         self.lost = 0  # detector events lost because they could not be encoded, nor wait
-        self._reported = (0, 0)  # (memory_errors, lost) in the last `memory` fault
+        self._reported = 0  # memory_errors + lost when the last `memory` fault was sent (both only grow)
         # Each waiting event: kind, sensor, time, and its field values in proto.EVENT_FIELDS order.
         self._pk = [""] * PENDING
         self._ps = [""] * PENDING
@@ -181,10 +181,10 @@ class App:
             self.led.value(1 if now_ms % period < on else 0)
         if self.wdt is not None:
             self.wdt.feed()
-        if (self.memory_errors, self.lost) != self._reported and not self._pend_n:
-            seen = (self.memory_errors, self.lost)
+        if self.memory_errors + self.lost != self._reported and not self._pend_n:  # (no tuple: an idle pass
+            seen = self.memory_errors + self.lost  # allocates nothing)
             self.fault("memory", "out of memory %d times since boot (free heap now %d bytes); events lost: %d"
-                       % (seen[0], gc.mem_free() if hasattr(gc, "mem_free") else 0, seen[1]))
+                       % (self.memory_errors, gc.mem_free() if hasattr(gc, "mem_free") else 0, self.lost))
             self._reported = seen
         return now
 
