@@ -13,8 +13,10 @@ and nothing waits at all. Nothing reliable is lost: events stay in the outbox, a
 
 Incoming bytes collect in a pre-allocated buffer of max_line + 1 bytes. A longer line is cut there and
 the rest discarded up to its newline; the cut line (still too long) gets the `oversize` error reply
-from proto.decode. Blank lines are ignored. Ctrl-C (0x03) never reaches this code on a board: the
-MicroPython console turns it into KeyboardInterrupt, which main.py lets through so mpremote can take over.
+from proto.decode. Blank lines are ignored. Ctrl-C (0x03) normally never reaches this code on a board: the
+MicroPython console turns it into KeyboardInterrupt, which main.py lets through so mpremote can take over. A
+Ctrl-C that arrived while the board was still starting (before the console watched for it) is waiting in stdin
+as a plain byte: reading it raises KeyboardInterrupt all the same.
 """
 
 import sys
@@ -49,14 +51,18 @@ class SerialLink:
         poller = select.poll()
         poller.register(sys.stdin, select.POLLIN)
         max_bytes = self.max_bytes
+        # MicroPython's ipoll() returns the poller itself: no list is made each pass when nothing came.
+        check = getattr(poller, "ipoll", poller.poll)
 
         def read():
             out = b""
             while len(out) < max_bytes:
-                ev = poller.poll(0)
-                if not ev:
+                flags = 0
+                for ev in check(0):
+                    flags = ev[1]
+                if not flags:
                     break
-                if not ev[0][1] & select.POLLIN:
+                if not flags & select.POLLIN:
                     return out if out else None  # hang-up / error without data: end of input
                 b = stream.read(1)
                 if not b:
@@ -78,8 +84,10 @@ class SerialLink:
 
     def poll(self):
         """Complete lines (bytes, no newline) received since the last call."""
-        lines = []
         data = self._read()
+        if not data and data is not None:
+            return ()  # nothing came: the usual pass allocates nothing
+        lines = []
         if data is None:
             self.closed = True
             if self._n:  # a half line at end of input is still answered (as a bad line)
@@ -88,6 +96,8 @@ class SerialLink:
             return lines
         buf = self._buf
         for b in data:
+            if b == 3:  # Ctrl-C that reached stdin as data (it came before the console took it as an interrupt)
+                raise KeyboardInterrupt
             if b == 10:  # "\n"
                 if self._n or self._over:
                     n = self._n
