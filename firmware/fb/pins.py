@@ -7,6 +7,11 @@ this interface ("backend"):
     make_output(pin_no, value=0) -> pin
     make_counter(pin_no, kind, pin=None) -> counter | None   # kind "pio"|"pcnt"|None; counter.value()
                                                      # raises NoCounter(reason) when the port cannot give one
+    make_port(pin_nos, pins) -> port                 # port.read(): bit k = level of pin_nos[k], all at once
+
+Ports: the hall strip reads its multiplexers' signal pins (or its direct pins) as one number per select
+setting. On the RP2040 that is one read of the SIO GPIO input register, shifted and masked when the pins are
+neighbours (the shipped profile: GP11-GP18); elsewhere each pin is read in turn (PinPort).
 
 IRQs: both edges, hard=True where the port accepts it (RP2040: the handler runs in the interrupt, so
 it must not allocate: see fb.ring.EdgeIrq). ESP32 pin IRQs are soft: they go through MicroPython's
@@ -23,12 +28,15 @@ and reports a difference as a `count` event (expected = hardware edges, seen = I
   also new in 1.26, is a thin layer over esp32.PCNT.
 * RP2040 ("pio"): one PIO state machine per beam runs a 6-instruction edge counter: it branches on the
   current level (jmp pin), waits for the opposite level, decrements X, and repeats; value() execs
-  `mov(isr, x)` + `push()` and reads the FIFO, so the count is -X modulo 2**32. Eight state machines
+  `mov(isr, x)` + `push()` (encoded once) and reads the FIFO's low 16 bits into a buffer, so the count is -X
+  modulo 2**16 and nothing is allocated. Eight state machines
   exist (two PIO blocks), enough for one or two hole beams and four ditch beams.
 Counts are compared modulo 2**16 (fb.ring.EDGE_MASK).
 A profile that asks for a counter the port cannot give gets NoCounter with the reason; the app reports it as a
 `fault` (code `counter`) after `hello`, and the beam runs without the check: never silently.
 """
+
+from array import array
 
 from fb.ring import EDGE_MASK
 
@@ -50,6 +58,7 @@ except ImportError:
     esp32 = None  # type: ignore[assignment,unused-ignore]  # a module only in the esp32 stubs
 
 PCNT_MAX = 30000
+SIO_GPIO_IN = 0xD0000004  # RP2040: the levels of GPIO0-29, one bit each (below 2**30: a small int)
 
 
 class NoCounter(Exception):
@@ -77,6 +86,52 @@ def make_input(pin_no, pull=None, handler=None):
 
 def make_output(pin_no, value=0):
     return Pin(pin_no, Pin.OUT, value=value)
+
+
+class PinPort:
+    """read(): the levels of several input pins as one number, bit k for pins[k], reading each pin in turn."""
+
+    def __init__(self, pins):
+        self.pins = pins
+
+    def read(self):
+        v = 0
+        bit = 1
+        for p in self.pins:
+            if p.value():
+                v |= bit
+            bit <<= 1
+        return v
+
+
+class Rp2Port:
+    """read() from one load of the RP2040's GPIO input register: neighbouring pins are a shift and a mask."""
+
+    def __init__(self, pin_nos):
+        self.first = pin_nos[0]
+        self.mask = (1 << len(pin_nos)) - 1
+        self.bits = [1 << n for n in pin_nos]
+        self.nearby = list(pin_nos) == list(range(pin_nos[0], pin_nos[0] + len(pin_nos)))
+        self._mem = machine.mem32  # type: ignore[attr-defined,unused-ignore]
+
+    def read(self):
+        reg = self._mem[SIO_GPIO_IN]
+        if self.nearby:
+            return (reg >> self.first) & self.mask
+        v = 0
+        bit = 1
+        for b in self.bits:
+            if reg & b:
+                v |= bit
+            bit <<= 1
+        return v
+
+
+def make_port(pin_nos, pins):
+    """A port over input pins already made with make_input (their pulls are set)."""
+    if rp2 is not None and machine is not None and hasattr(machine, "mem32"):
+        return Rp2Port(pin_nos)
+    return PinPort(pins)
 
 
 _next_unit = [0]
@@ -151,11 +206,18 @@ if rp2 is not None:
 class PioCounter(_Unwrap):
     def __init__(self, unit, pin):
         self._sm = rp2.StateMachine(unit, _pio_edges, in_base=pin, jmp_pin=pin)
+        # Encoded once: exec() of a text instruction assembles it on every call (about 7 ms on the RP2040).
+        self._mov = rp2.asm_pio_encode("mov(isr, x)", 0)
+        self._push = rp2.asm_pio_encode("push(noblock)", 0)
+        # The count's low 16 bits, read into a buffer: the whole 32-bit word would be a heap-allocated int on a
+        # 32-bit port (small ints stop at 2**30), an allocation every main-loop pass.
+        self._buf = array("H", [0])
         self._sm.active(1)
-        _Unwrap.__init__(self, 1 << 32)
+        _Unwrap.__init__(self, 1 << 16)
 
     def _raw(self):
         sm = self._sm
-        sm.exec("mov(isr, x)")
-        sm.exec("push(noblock)")
-        return (-sm.get()) & 0xFFFFFFFF
+        sm.exec(self._mov)
+        sm.exec(self._push)
+        sm.get(self._buf)
+        return (0x10000 - self._buf[0]) & 0xFFFF  # X counts down from 0

@@ -184,6 +184,11 @@ class SimBoard:
     def make_output(self, pin_no, value=0):
         return self.pin(pin_no, 1 if value else 0)
 
+    def make_port(self, pin_nos, pins):
+        from fb.pins import PinPort
+
+        return PinPort(pins)
+
     def make_counter(self, pin_no, kind, pin=None):
         if not kind:
             return None
