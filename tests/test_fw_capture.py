@@ -255,3 +255,59 @@ run(b, s, 2200000, step=1000)
 assert EV[-1] == ("pass", "hole", 2100000, {"dur_us": 800}), EV
 """,
     )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_times_stay_small_ints_and_right_across_the_epoch(impl: str) -> None:
+    """A board up for hours: on a 32-bit port µs since boot would be heap ints after 18 minutes, an allocation in
+    every pass. The time scale moves on every 256 s (compat.Uptime); a beam break that spans the move, a stuck beam
+    and a puck's rest keep their right times and durations, and the wire's `t` is still µs since boot."""
+    run_both(
+        impl,
+        """
+from fb.app import App
+from fb.compat import EPOCH_US
+class Cfg:
+    data = {"board_id": "long", "profile": "pico_w", "outbox_size": 64, "heartbeat_ms": 60000,
+            "sensors": [beam(stuck_ms=1500),
+                        {"name": "baseline", "kind": "hall", "count": 8, "pins": [10, 11, 12, 13, 14, 15, 16, 17],
+                         "mux": None, "active_low": True, "settle_ms": 60, "quadrants": 4, "rest_window_ms": 2500}]}
+    def get(self, key=None):
+        return False, "no"
+    def set(self, key, value):
+        return False, "no"
+class Sink:
+    skipped = 0
+    def __init__(self):
+        self.lines = []
+    def send(self, line):
+        self.lines.append(line)
+    def service(self, dispatcher, t):
+        return 0
+b = SimBoard()
+b.pin(2, 0)
+STRIP = b.strip(Cfg.data["sensors"][1])
+STRIP.set(1, True)
+start = 3 * EPOCH_US - 1000000          # 1 s before the scale moves for the first time (2 * EPOCH_US of scale)
+sink = Sink()
+app = App(Cfg(), b, 1, "test", sink, uptime=Uptime(start))
+assert app.uptime.base == EPOCH_US and app.uptime.now() < 2 * EPOCH_US
+b.beam(2, 500000, 1000000)               # a break of 1 s from 0.5 s: it spans the move at 1 s
+b.beam(2, 3000000, 2000000)              # stuck after 1.5 s, cleared after 2 s
+STRIP.at(6000000, 1, False)              # a shot, then its puck stops on the baseline
+STRIP.at(6500000, 5, True)
+t = 0
+while t < 8000000:
+    t += 1000
+    b.run_until(t)
+    app.step()
+    assert app.uptime.now() < 2 * EPOCH_US, "the scale never leaves the small ints"
+assert app.uptime.base == 2 * EPOCH_US
+got = [(l.split('"m":"')[1].split('"')[0], int(l.split('"t":')[1].split(",")[0])) for l in sink.lines
+       if '"m":"heartbeat"' not in l]
+durs = [int(l.split('"dur_us":')[1].split(",")[0].rstrip("}")) for l in sink.lines if '"dur_us"' in l]
+assert got == [("hello", start), ("pass", start + 500000), ("stuck", start + 4500000), ("clear", start + 5000000),
+               ("shot_start", start + 6000000), ("baseline_rest", start + 6500000)], got
+assert durs == [1000000, 2000000], durs
+""",
+    )

@@ -57,7 +57,7 @@ def test_hello_heartbeats_and_the_boot_id_across_resets() -> None:
 def test_the_reset_cause_in_hello() -> None:
     """`rst` says why the board started: a power cycle, or the watchdog (machine.reset() on the rp2 port)."""
     with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
-        assert host.hello().fields["rst"] == "power-on"
+        assert host.hello().fields["rst"] == "power"
         host.command("reboot")
         board.wait_reset(1)
         host.reopen()

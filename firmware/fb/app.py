@@ -66,6 +66,8 @@ class App:
         self._pend_head = 0
         self._pend_n = 0
         self.sensors = Sensors(d["sensors"], backend, self._emit, self.uptime, fault=self.fault)
+        self.uptime.listen(self._rebase)
+        self.enc.base = self.uptime.base
         self.dispatcher = proto.Dispatcher(self.enc, self.outbox, config, self._status, self.sensors.live)
         if mqtt is not None:
             mqtt.on_command = self._mqtt_command
@@ -105,6 +107,13 @@ class App:
         self._pa[i] = fields[names[0]]  # the detector reuses its dict: keep the values
         self._pb[i] = fields[names[1]] if len(names) > 1 else 0
         self._pend_n += 1
+
+    def _rebase(self, d):
+        """The time scale moved (compat.Uptime): times kept here move with it; the wire's `t` stays µs since boot."""
+        self.enc.base = self.uptime.base
+        self.next_beat -= d // 1000
+        for i in range(PENDING):
+            self._pt[i] -= d
 
     def _encode_pending(self):
         """Encode the events that waited for memory, oldest first; stop at the first that still cannot be."""
@@ -172,7 +181,7 @@ class App:
             self.serial.service(self.dispatcher, now)
         now_ms = now // 1000
         if self.mqtt is not None:
-            self._feed_mqtt(now_ms)
+            self._feed_mqtt(compat.ticks_ms())  # the MQTT client keeps its own wrapping ms
         if now_ms >= self.next_beat:
             self.next_beat = now_ms + self.beat_ms
             self._heartbeat(now)
@@ -213,18 +222,19 @@ class App:
 
 
 def _reset_cause():
+    """Why the board started, in the words of docs/protocol.md. A port names only the causes it can tell apart (the
+    rp2 port: PWRON_RESET and WDT_RESET; machine.reset() is a watchdog reset there)."""
     try:
         import machine
 
-        return {
-            machine.PWRON_RESET: "power-on",
-            machine.HARD_RESET: "hard",
-            machine.WDT_RESET: "watchdog",
-            machine.DEEPSLEEP_RESET: "deep-sleep",
-            machine.SOFT_RESET: "soft",
-        }.get(machine.reset_cause(), "unknown")
+        cause = machine.reset_cause()
     except (ImportError, AttributeError):
         return "unknown"
+    for name, word in (("PWRON_RESET", "power"), ("HARD_RESET", "hard"), ("WDT_RESET", "watchdog"),
+                       ("DEEPSLEEP_RESET", "deepsleep"), ("SOFT_RESET", "soft")):
+        if getattr(machine, name, None) == cause:
+            return word
+    return "unknown"
 
 
 watchdog = None  # the machine.WDT once run() started it: main.py keeps feeding it after a crash or a Ctrl-C

@@ -3,8 +3,8 @@
 Ticks are taken modulo 2**30 everywhere (the MicroPython period on the RP2040/ESP32 ports), also under
 CPython and the 64-bit unix port, so wrap bugs show up in tests. `set_clock(fn)` lets the simulator
 replace the raw µs clock (fn returns any non-negative int; it is masked to 30 bits here).
-`Uptime` unwraps ticks into a monotonic int of µs since it was created: call `now()` at least every
-few minutes (the main loop does, every iteration).
+`Uptime` unwraps ticks into a monotonic count of µs: call `now()` at least every few minutes (the main loop
+does, every iteration).
 """
 
 import sys
@@ -101,25 +101,52 @@ def busy_us(us):
         _time.sleep_us(us)
 
 
+EPOCH_US = 256000000  # 256 s: how far the board's time scale moves on at once (a whole number of ms)
+
+
 class Uptime:
-    """Monotonic µs since creation, unwrapped from 30-bit ticks.
+    """Monotonic µs, unwrapped from 30-bit ticks, on a scale that stays a small int.
+
+    On a 32-bit port an int above 2**30 lives on the heap: µs since boot pass that after 18 minutes, and every
+    time computed in every pass would then be an allocation. So now() returns µs since `base`, the start of the
+    current epoch, below 2**29: once it reaches 2 * EPOCH_US, base moves on by EPOCH_US and every listener (see
+    listen) is told to move the times it keeps back by as much. `base + t` is µs since boot (the wire's `t`),
+    `base_ms` the same in ms.
 
     now() reads the clock and advances; at(ticks) converts a recent event's ticks (within ±2**29 µs of the
-    last now()) into the same µs scale. Call now() at least every ~8 minutes.
+    last now()) into the same scale. Call now() at least every ~8 minutes.
     """
 
-    def __init__(self):
+    def __init__(self, start_us=0):
         self._last = ticks_us()
-        self._us = 0
+        self.base = 0
+        self.base_ms = 0
+        self._us = start_us
+        self._listeners = []
+        while self._us >= 2 * EPOCH_US:  # a start far from 0 (tests)
+            self._us -= EPOCH_US
+            self.base += EPOCH_US
+            self.base_ms += EPOCH_US // 1000
+
+    def listen(self, rebase):
+        """rebase(delta_us) is called when the scale moves: subtract delta_us from every time kept."""
+        self._listeners.append(rebase)
 
     def now(self):
         t = ticks_us()
         self._us += ticks_diff(t, self._last)
         self._last = t
+        if self._us >= 2 * EPOCH_US:
+            self._us -= EPOCH_US
+            self.base += EPOCH_US
+            self.base_ms += EPOCH_US // 1000
+            for rebase in self._listeners:
+                rebase(EPOCH_US)
         return self._us
 
     def at(self, ticks):
         return self._us + ticks_diff(ticks, self._last)
 
     def now_ms(self):
-        return self.now() // 1000
+        """ms since boot (a small int for 12 days)."""
+        return self.base_ms + self.now() // 1000

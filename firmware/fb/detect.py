@@ -180,6 +180,16 @@ class BeamDetector:
                 self._clear(now, now - self.start)
             self.begin(level, now)
 
+    def rebase(self, d):
+        """The time scale moved back by d µs (compat.Uptime): so do the times kept here."""
+        if self.start is not None:
+            self.start -= d
+        self.seg -= d
+        if self.end is not None:
+            self.end -= d
+        self._chat_t -= d
+        self._chat_next -= d
+
     def state(self):
         return "stuck" if self.stuck else ("broken" if self.broken else "clear")
 
@@ -200,6 +210,7 @@ class HallStrip:
         self._ch = -1
         if self.direct:
             self.pins = [backend.make_input(p, pull) for p in cfg["pins"]]
+            self.port = backend.make_port(cfg["pins"], self.pins)
         else:
             mux = cfg["mux"]
             if mux.get("enable") is not None:
@@ -211,6 +222,10 @@ class HallStrip:
             if 16 * len(sig) < n:
                 raise ValueError(self.name + ": " + str(n) + " segments need " + str((n + 15) // 16) + " mux signals")
             self.signals = [backend.make_input(p, pull) for p in sig]
+            self.port = backend.make_port(sig, self.signals)
+        self._width = len(self.pins) if self.direct else len(self.signals)  # bits in one reading of the port
+        self._seen_at = [-1] * (1 if self.direct else 16)  # the port's last reading, per select setting
+        self._settling = bytearray(1 if self.direct else 16)  # 1: a segment there has not settled yet
         self.stable = bytearray(n)  # debounced occupancy
         self.raw = bytearray(n)  # latest reading
         self.since = [0] * n  # when raw last changed
@@ -250,8 +265,9 @@ class HallStrip:
 
     def poll(self, now):
         """Scan the strip once every SCAN_US (on the multiples of it): a change is dated to the scan that saw it,
-        at most SCAN_US after it happened. Through multiplexers the channels go in Gray-code order, so one select
-        line changes per step, and every signal pin is read at each setting: 16 select changes a scan."""
+        at most SCAN_US after it happened. Each select setting is one read of the port (every signal pin at once);
+        only a reading that differs from the last one there, or a segment still settling, is looked at segment by
+        segment. Through multiplexers the channels go in Gray-code order: one select line changes per step."""
         slot = now // SCAN_US
         if slot == self._slot:
             return
@@ -259,27 +275,44 @@ class HallStrip:
         first = not self.scanned
         self.scanned = True
         changed = False
-        on = self.active
         if self.direct:
-            i = 0
-            for p in self.pins:
-                if self._seen(i, 1 if p.value() == on else 0, now, first):
-                    changed = True
-                i += 1
+            if self._look(0, 0, 1, self.port.read(), now, first):
+                changed = True
         else:
-            n = self.count
+            port = self.port
             for k in range(16):
                 ch = k ^ (k >> 1)
                 self._select(ch)
-                seg = ch
-                for sig in self.signals:
-                    if seg < n and self._seen(seg, 1 if sig.value() == on else 0, now, first):
-                        changed = True
-                    seg += 16
+                if self._look(ch, ch, 16, port.read(), now, first):
+                    changed = True
         if first:
             self._runs = self.runs()
         elif changed:
             self._pucks(self.runs())
+
+    def _look(self, slot, seg, step, vec, now, first):
+        """The segments seg, seg + step, ... read as the bits of vec; True when one's settled occupancy changed."""
+        if vec == self._seen_at[slot] and not self._settling[slot]:
+            return False
+        self._seen_at[slot] = vec
+        on = self.active
+        raw = self.raw
+        stable = self.stable
+        n = self.count
+        changed = False
+        settling = 0
+        bit = 1
+        for _ in range(self._width):
+            if seg >= n:
+                break
+            if self._seen(seg, 1 if (1 if vec & bit else 0) == on else 0, now, first):
+                changed = True
+            if raw[seg] != stable[seg]:
+                settling = 1
+            seg += step
+            bit <<= 1
+        self._settling[slot] = settling
+        return changed
 
     def _seen(self, i, v, now, first):
         """Record one reading; True when the segment's settled occupancy changed."""
@@ -366,6 +399,14 @@ class HallStrip:
                 self._say("baseline_rest", t, seg)
         self._runs = now_runs
 
+    def rebase(self, d):
+        since = self.since
+        for i in range(self.count):
+            since[i] -= d
+        if self.shot_at is not None:
+            self.shot_at -= d
+        self._slot = -1
+
     def _say(self, kind, t_us, seg):
         f = self._f
         f["q"] = self.quadrant(seg)
@@ -396,6 +437,9 @@ class Reconciler:
         self._pending = -1
         self.mismatches = 0
         self._f = {"expected": 0, "seen": 0}
+
+    def rebase(self, d):
+        self._since -= d
 
     def check(self, now):
         """True when a discrepancy was just reported."""
@@ -436,6 +480,7 @@ class Sensors:
         self.uptime = uptime
         self.fault = fault  # fault(code, msg): the app's reliable fault event
         self._overflow = 0  # ring.overflow when last looked at
+        uptime.listen(self._rebase)
         self.beams = []  # type: list
         self.beam_pins = []  # type: list
         self.irqs = []  # type: list
@@ -482,6 +527,14 @@ class Sensors:
             if rec.check(now):
                 beams[idx].resync(self.beam_pins[idx].value(), now)
         return now
+
+    def _rebase(self, d):
+        for det in self.beams:
+            det.rebase(d)
+        for h in self.halls:
+            h.rebase(d)
+        for _idx, rec in self.recs:
+            rec.rebase(d)
 
     def _overflowed(self, now):
         """Edges were dropped because the ring was full: what each beam saw after them is unknown, so each adopts its

@@ -135,6 +135,7 @@ class Encoder:
         self.board_id = board_id
         self.boot_id = boot_id
         self.seq = seq
+        self.base = 0  # added to every time given (compat.Uptime.base): the wire's `t` is µs since boot
         self.last_json = ""
         self._head = '{"v":' + str(VERSION) + ',"b":' + _qs(board_id) + ',"bt":' + str(boot_id) + ',"s":'
         # Sensor events are most of the traffic: one format per kind (keys sorted, "n" among them), made when the
@@ -143,7 +144,7 @@ class Encoder:
         self._quoted = {}  # sensor name -> its JSON string literal
 
     def _line(self, s, t_us, kind, body):
-        parts = [self._head, str(s), ',"t":', str(t_us), ',"m":', _qs(kind)]
+        parts = [self._head, str(s), ',"t":', str(t_us + self.base), ',"m":', _qs(kind)]
         if body:
             for k in sorted(body):
                 parts.append(",")
@@ -182,7 +183,7 @@ class Encoder:
                 slots.append(-1 if k == "n" else names.index(k))
             spec = self._events[kind] = (slots, fmt + "}")
         slots, fmt = spec
-        vals = [self.seq + 1, t_us]
+        vals = [self.seq + 1, t_us + self.base]
         for i in slots:
             if i < 0:
                 q = self._quoted.get(sensor)
@@ -230,7 +231,7 @@ class Encoder:
                     body[k] = extra[k]
             return self._line(self.seq, t_us, "heartbeat", body)
         j = self._head + '%d,"t":%d,"m":"heartbeat","drop":%d,"heap":%d,"q":%d,"rc":%d,"rssi":%s,"up":%d}' % (
-            self.seq, t_us, dropped, heap, depth, reconnects, "null" if rssi is None else str(int(rssi)), up_ms
+            self.seq, t_us + self.base, dropped, heap, depth, reconnects, "null" if rssi is None else str(int(rssi)), up_ms
         )  # the usual heartbeat in one step, as events are
         self.last_json = j
         return frame(j)
