@@ -15,6 +15,8 @@ never runs ahead of a person: while a question is open, the events behind it wai
                                   that puck is lifted off the same segment, the strip's `shot_start` is
                                   known for the removal it is, not a shot
     stuck hole beam            -> the A-4 question: the shot cannot end until `edge` is entered (or `reviewed`)
+    stuck ditch beam           -> a puck rests across it: a ditch pass (during a shot), and a note that this part
+                                  of the ditch is blind until it is cleared; never a review hold
     other stuck beam, count,   -> review: a person checks the board and the last shot, then types `reviewed`
     gap, fault
     chatter                    -> a note: the beam flickered and counted nothing; no puck is guessed
@@ -124,6 +126,20 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
             note=f"a puck went into the ditch ({sensor}): say whose ('ditch' or 'SIDE:ditch')",
             moment="ditch-pass",
         )
+    if kind == "stuck" and sensor.startswith("ditch"):
+        # A puck came to rest across the beam (a ditch too shallow for the beam's height, hardware/README.md): it
+        # went into the ditch and stays there, so it counts as a pass; the beam is blind until it is cleared.
+        blind = f"{sensor} is blocked by a puck resting across it: that part of the ditch is not watched until it is "
+        blind += "cleared"
+        if shot is None:
+            return Step(note=blind)
+        return Step(
+            evidence=evolve(ev, ditch_passes=ev.ditch_passes + 1),
+            note=f"a puck went into the ditch ({sensor}): say whose ('ditch' or 'SIDE:ditch'); {blind}",
+            moment="ditch-pass",
+        )
+    if kind == "clear" and sensor.startswith("ditch"):
+        return Step(note=f"{sensor} is clear again: the ditch there is watched")
     if kind == "baseline_rest":
         if shot is not None and shot.puck == "board":
             seg = fields.get("seg")

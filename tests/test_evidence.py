@@ -236,3 +236,19 @@ def test_chatter_is_a_note_and_changes_nothing() -> None:
     b.sensor("chatter", "hole", bursts=2, edges=18)
     assert b.doc()["current"] == before and not b.review()
     assert any("hole flickered (2 burst(s), 18 edges)" in text for _, text in b.fold.notes), b.fold.notes
+
+
+def test_a_puck_resting_across_a_ditch_beam_is_a_ditch_pass_not_a_review() -> None:
+    """Pucks stay in the ditch all game (A-3): one that comes to rest across a ditch beam keeps it broken. It went
+    into the ditch (the scorer says whose), and the beam is blind until cleared: a note, never a review hold."""
+    b = Bench()
+    b.sensor("shot_start", "baseline", q=1, seg=1)  # Ana's free shot slides into the ditch and rests on the beam
+    b.sensor("stuck", "ditch2", after_ms=3000)
+    assert not b.review(), b.review()
+    assert any("ditch2 is blocked by a puck resting across it" in text for _, text in b.fold.notes)
+    b.sensor("shot_start", "baseline", q=3, seg=9)
+    assert "1 puck(s) went into the ditch" in b.waiting() and b.cur["to_shoot"] == "Ana"
+    b.submit("ditch")
+    assert b.cur["in_ditch"] == [1, 0] and b.cur["to_shoot"] == "Ben" and not b.review()
+    b.sensor("clear", "ditch2", dur_us=90_000_000)
+    assert not b.review() and any("ditch2 is clear again" in text for _, text in b.fold.notes)
