@@ -72,6 +72,15 @@ def ticks_us():
     return _clock() & TICKS_MAX  # type: ignore[operator]  # stubs type ticks as opaque; they are ints
 
 
+def ticks_us_source():
+    """The quickest callable that returns ticks_us() as the clock is now, for an interrupt handler to bind once:
+    MicroPython's own time.ticks_us (it already wraps at 2**30) while the real clock is in use, else ticks_us. A
+    handler bound before a later set_clock keeps the clock it had."""
+    if IS_MICROPYTHON and _clock is _raw_us:
+        return _raw_us
+    return ticks_us
+
+
 def ticks_ms():
     if _clock is _raw_us:
         return _raw_ms() & TICKS_MAX  # type: ignore[operator]

@@ -1,20 +1,83 @@
 """Pre-allocated event ring filled by pin interrupts, drained by the main loop (design principle 5).
 
-Ring(size) holds `size` (a power of two) entries of (sensor index, level, ticks_us) in three
-array.array columns. push() runs inside a hard IRQ: it allocates nothing (array stores, small-int
-arithmetic, attribute stores into existing slots). When full it drops the NEWEST entry and counts it in
-`overflow`. head/tail run modulo 2*size so they stay small ints forever.
+Ring(size) holds `size` (a power of two) entries of (sensor index, level, ticks_us). Everything lives in one
+array.array of 32-bit words, `Ring.m`: a header of HEADER words (head, tail, overflow, high water, then the
+geometry: mask, wrap, size), then two words per entry (sensor index * 2 + level, ticks). One array is what lets
+the interrupt handler below reach all of it with one pointer. push() and the handler allocate nothing (stores
+into the array, small-int arithmetic). When full they drop the NEWEST entry and count it in `overflow` (modulo
+2**16). head/tail run modulo 2*size so they stay small ints forever.
 
-EdgeIrq(ring, idx) is the IRQ handler for one input pin: call it as handler(pin). It reads the tick
-clock first, then the pin level, pushes (idx, level, ticks) and counts the call in `edges` (modulo
-2**16) for reconciliation with a hardware edge counter. Everything it needs is bound at init.
+EdgeIrq(ring, idx) is the IRQ handler for one input pin: pass `irq.handler` to Pin.irq(). Each call reads the tick
+clock first, then the pin level, pushes (idx, level, ticks) and counts the call in `edges` (modulo 2**16) for
+reconciliation with a hardware edge counter.
+
+On MicroPython the handler is a viper function (native machine code), compiled once when this module is imported:
+an edge then costs about a quarter of the cycles of the same code as bytecode (docs/performance.md, "the firmware
+on the rp2 port"). It is compiled from source at import, by the board's own compiler, because mpy-cross can only
+emit native code for a named architecture, and the same .mpy also runs on the unix port in the tests. Where the
+port has no native emitter, and under CPython, `EdgeIrq.on_edge` (plain Python, same behaviour) is the handler;
+`HANDLER` says which one is in use. The clock is bound when the handler is made (fb.compat.ticks_us_source): the
+board's own time.ticks_us, or the simulator's clock if fb.compat.set_clock was called before.
 """
 
 from array import array
 
-from fb.compat import const, ticks_us
+from fb import compat
+from fb.compat import const
 
 EDGE_MASK = const(0xFFFF)
+
+HEAD = const(0)
+TAIL = const(1)
+OVERFLOW = const(2)
+HIGH_WATER = const(3)
+MASK = const(4)
+WRAP = const(5)
+SIZE = const(6)
+HEADER = const(8)  # words before the entries (word 7 is spare)
+
+# The handler, compiled on MicroPython at import. Closed over: m (Ring.m), c (EdgeIrq._c: edges, sensor index) and
+# clock; three closed-over values and one argument are passed on the stack (a fourth value would make MicroPython
+# allocate at each call, which a hard IRQ cannot). The word offsets are the constants above.
+_VIPER = """
+def make(m, c, clock):
+    @micropython.viper
+    def handler(pin):
+        t = int(clock())
+        v = int(pin.value())
+        p = ptr32(m)
+        q = ptr32(c)
+        h = p[0]
+        n = (h - p[1]) & p[5]
+        if n < p[6]:
+            j = 8 + 2 * (h & p[4])
+            p[j] = (q[1] << 1) | (1 if v else 0)
+            p[j + 1] = t
+            p[0] = (h + 1) & p[5]
+            if n >= p[3]:
+                p[3] = n + 1
+        else:
+            p[2] = (p[2] + 1) & 0xFFFF
+        q[0] = (q[0] + 1) & 0xFFFF
+    return handler
+"""
+
+
+def _compile(source):
+    """The handler maker compiled from source on MicroPython; None under CPython or without a native emitter."""
+    if not compat.IS_MICROPYTHON:
+        return None
+    scope = {}  # type: dict
+    try:
+        exec(source, scope)
+    except Exception:  # a port built without a native emitter (SyntaxError), or no room to compile it now
+        return None
+    return scope["make"]
+
+
+_make_viper = _compile(_VIPER)
+del _VIPER, _compile  # the source text goes: only the compiled maker stays in RAM
+HANDLER = "python" if _make_viper is None else "viper"
 
 
 class Ring:
@@ -22,48 +85,68 @@ class Ring:
         if size < 2 or size & (size - 1):
             raise ValueError("ring size must be a power of two")
         self.size = size
-        self._mask = size - 1
-        self._wrap = 2 * size - 1
-        self.sensor = array("B", bytes(size))
-        self.level = array("B", bytes(size))
-        self.ticks = array("i", [0] * size)
-        self.head = 0  # next write, modulo 2*size
-        self.tail = 0  # next read, modulo 2*size
-        self.overflow = 0  # entries dropped because the ring was full (wraps at 2**16)
-        self.high_water = 0  # most entries ever waiting (main loop health)
+        m = array("i", bytes(4 * (HEADER + 2 * size)))
+        m[MASK] = size - 1
+        m[WRAP] = 2 * size - 1
+        m[SIZE] = size
+        self.m = m
+
+    @property
+    def head(self):
+        """The next write, modulo 2*size."""
+        return self.m[HEAD]
+
+    @property
+    def tail(self):
+        """The next read, modulo 2*size."""
+        return self.m[TAIL]
+
+    @property
+    def overflow(self):
+        """Entries dropped because the ring was full (wraps at 2**16)."""
+        return self.m[OVERFLOW]
+
+    @property
+    def high_water(self):
+        """The most entries ever waiting (main loop health)."""
+        return self.m[HIGH_WATER]
 
     def push(self, sensor_idx, level, ticks):
-        h = self.head
-        n = (h - self.tail) & self._wrap
+        m = self.m
+        h = m[HEAD]
+        n = (h - m[TAIL]) & m[WRAP]
         if n >= self.size:
-            self.overflow = (self.overflow + 1) & EDGE_MASK
+            m[OVERFLOW] = (m[OVERFLOW] + 1) & EDGE_MASK
             return False
-        i = h & self._mask
-        self.sensor[i] = sensor_idx
-        self.level[i] = level
-        self.ticks[i] = ticks
-        self.head = (h + 1) & self._wrap
-        if n >= self.high_water:
-            self.high_water = n + 1
+        j = HEADER + 2 * (h & m[MASK])
+        m[j] = (sensor_idx << 1) | (1 if level else 0)
+        m[j + 1] = ticks
+        m[HEAD] = (h + 1) & m[WRAP]
+        if n >= m[HIGH_WATER]:
+            m[HIGH_WATER] = n + 1
         return True
 
     def __len__(self):
-        return (self.head - self.tail) & self._wrap
+        m = self.m
+        return (m[HEAD] - m[TAIL]) & m[WRAP]
 
     def pop_into(self, out):
         """Move the oldest entry into out[0..2] (sensor, level, ticks); False when empty."""
-        t = self.tail
-        if t == self.head:
+        m = self.m
+        t = m[TAIL]
+        if t == m[HEAD]:
             return False
-        i = t & self._mask
-        out[0] = self.sensor[i]
-        out[1] = self.level[i]
-        out[2] = self.ticks[i]
-        self.tail = (t + 1) & self._wrap
+        j = HEADER + 2 * (t & m[MASK])
+        e = m[j]
+        out[0] = e >> 1
+        out[1] = e & 1
+        out[2] = m[j + 1]
+        m[TAIL] = (t + 1) & m[WRAP]
         return True
 
     def clear(self):
-        self.tail = self.head
+        m = self.m
+        m[TAIL] = m[HEAD]
 
 
 class EdgeIrq:
@@ -71,12 +154,21 @@ class EdgeIrq:
 
     def __init__(self, ring, idx):
         self.idx = idx
-        self.edges = 0  # IRQ calls seen, modulo 2**16
-        self._push = ring.push
-        self._ticks = ticks_us
-        self.handler = self.on_edge  # bound once here; pass this to Pin.irq()
+        self._ring = ring
+        self._c = array("i", [0, idx])  # IRQ calls seen (modulo 2**16), the sensor index
+        self._clock = compat.ticks_us_source()
+        if _make_viper is not None:
+            self.handler = _make_viper(ring.m, self._c, self._clock)
+        else:
+            self.handler = self.on_edge  # bound once here; pass this to Pin.irq()
+
+    @property
+    def edges(self):
+        """IRQ calls seen, modulo 2**16."""
+        return self._c[0]
 
     def on_edge(self, pin):
-        t = self._ticks()
-        self._push(self.idx, pin.value(), t)
-        self.edges = (self.edges + 1) & EDGE_MASK
+        t = self._clock()
+        self._ring.push(self.idx, pin.value(), t)
+        c = self._c
+        c[0] = (c[0] + 1) & EDGE_MASK
