@@ -27,7 +27,7 @@ import threading
 import time
 import tty
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -333,6 +333,15 @@ class Pico:
         that opened the port and does not read), so the board's USB writes back up."""
         self._call("usb", reading=bool(on))
 
+    def listen(self, heard: Callable[[bytes], None] | None) -> None:
+        """Every byte the board sends on USB from now on, as a USB analyser between it and the host sees it (also
+        while no program has the port open): `heard(chunk)` on the relay thread, so it must be quick. None stops.
+        A listener that raises is dropped; listen_error() says why."""
+        self._usb.tap = heard
+
+    def listen_error(self) -> str | None:
+        return self._usb.tap_error
+
     def wait_usb(self, timeout: float = 30.0) -> str:
         """Wait until the board is on the USB bus (its port exists); returns the port."""
         deadline = time.monotonic() + timeout
@@ -477,6 +486,17 @@ class _UsbPort(threading.Thread):
         self.master: int | None = None
         self.is_open = False
         self._linked = False
+        self.tap: Callable[[bytes], None] | None = None  # Pico.listen()
+        self.tap_error: str | None = None
+
+    def _heard(self, data: bytes) -> None:
+        tap = self.tap
+        if tap is not None:
+            try:
+                tap(data)
+            except Exception as e:  # a listener's bug must not stop the USB relay: it is dropped, and said
+                self.tap = None
+                self.tap_error = f"the USB listener failed and was dropped: {type(e).__name__}: {e}"
 
     def attach(self, on: bool) -> None:
         with self._lock:
@@ -524,6 +544,7 @@ class _UsbPort(threading.Thread):
                     break
                 if not data:
                     break
+                self._heard(data)
                 to_port += data
             self._deliver(master, to_port)
         to_port.clear()
@@ -598,6 +619,7 @@ class _UsbPort(threading.Thread):
                             data = self.sock.recv(65536)
                             if not data:
                                 return
+                            self._heard(data)
                             if self.is_open:
                                 to_port += data  # bytes for a closed port are lost, as on a real USB port
                         if ev & select.POLLOUT and to_sock:
