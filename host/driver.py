@@ -1,17 +1,25 @@
-"""Plays the people's part of a game against a bridge, in lock-step with a simulated board (for `flickboard demo`
-and the end-to-end tests).
+"""Plays the people's part of a game against a bridge, in lock-step with a board that stops at hold points (for
+`flickboard demo`, `flickboard demo --rp2` and the end-to-end tests).
 
-The simulated board plays the sensor part of a transcript (host/board_scenario.py, with hold points before every
-sensor shot). The driver plays the rest, as a scorer with a phone would: before a shot it says `declare` when the
-player called a twenty; after the shot's sensor events have reached the bridge it enters what the sensors cannot
+The board plays the sensor part of a transcript (host/board_scenario.py, with hold points before every sensor shot
+and one at the end). The driver plays the rest, as a scorer with a phone would: before a shot it says `declare` when
+the player called a twenty; after the shot's sensor events have reached the bridge it enters what the sensors cannot
 see (hit or miss, zone or short, whose puck went into the ditch, a puck on edge); and it enters every other line
 (the opponent's choice, the zones, shoot-out shots) as it comes. Then it lets the board go on to the next shot.
 
-    driver = Driver(transcript_text, control_dir, enter=..., processed=...)
+    driver = Driver(transcript_text, holds, enter=..., processed=...)
     driver.run()          # raises DriverError when the bridge refuses an entry or the board stops answering
+
+`holds` is how the board stops: a control directory of the simulated board (firmware/fb/sim.py: it writes
+NAME.at with its high-water mark and waits for NAME.go; `FileHolds`, also made from a plain path), or the emulated
+Pico, which the rig itself holds between shots (host/rp2/game.py `RigGame`). Either way the driver asks for the
+board's high-water mark at the hold and waits until the bridge has journaled that far, so the manual facts of a
+shot always come after its sensor events, as they would at a table. One driver for both boards means the real rp2
+port is checked against exactly the same people's part as the simulated board.
 
 `enter(line)` sends one manual entry and returns the bridge's answer (`{"ok", "entry", "message"}`);
 `processed()` is the board's last event the bridge has journaled (the scoreboard's `board_link.processed`).
+`first_shots(transcript, n)` is the part of a game up to its n-th sensor shot (a quick game for slow boards).
 """
 
 from __future__ import annotations
@@ -20,11 +28,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rules.pichenotte import Pichenotte
 from rules.pichenotte.engine import Facts, Shot
-from rules.transcript import parse_transcript
+from rules.transcript import format_header, parse_transcript
 
 from .board_scenario import is_sensor_shot
 from .session import fold_entries
@@ -73,20 +81,67 @@ def _after(game: Pichenotte, shot: Shot) -> str | None:
     return game.format(Facts(facts=facts, contact=shot.contact, zone=shot.zone))
 
 
+class Holds(Protocol):
+    """A board that stops at the named hold points of its timeline (shot-1, shot-2, ..., end)."""
+
+    def reach(self, name: str, timeout: float) -> int:
+        """Wait until the board stands at hold `name`; return its high-water mark there (the last reliable seq it
+        assigned). Raises DriverError (or the board's own error) after `timeout` seconds."""
+        ...
+
+    def release(self, name: str) -> None:
+        """Let the board go on from hold `name`."""
+        ...
+
+
+class FileHolds:
+    """The simulated board's holds: its control directory (firmware/fb/sim.py, `flickboard sim --control DIR`)."""
+
+    def __init__(self, control: str | Path) -> None:
+        self.control = Path(control)
+
+    def reach(self, name: str, timeout: float) -> int:
+        at = self.control / f"{name}.at"
+        deadline = time.monotonic() + timeout
+        while not at.exists():
+            if time.monotonic() > deadline:
+                raise DriverError(f"the simulated board did not reach {name} within {timeout:g} s")
+            time.sleep(0.005)
+        return int(at.read_text().strip() or 0)
+
+    def release(self, name: str) -> None:
+        (self.control / f"{name}.go").touch()
+
+
+def first_shots(transcript: str, n: int) -> str:
+    """The transcript cut just before its (n+1)-th sensor shot: the game's first n sensor shots and the lines between
+    them. The whole transcript when it has no more than n."""
+    t = parse_transcript(transcript)
+    game = Pichenotte.from_header(t.header)
+    fold = fold_entries(game, [(i, text, "manual") for i, (_, text) in enumerate(t.lines, 1)])
+    shots = [a.n for a in fold.stack if is_sensor_shot(a)]
+    if len(shots) <= n:
+        return transcript
+    keep = [text for _, text in t.lines[: shots[n] - 1]]
+    header = {**t.header, "Event": [*t.header.get("Event", []), f"its first {n} sensor shots"]}
+    return format_header(header) + "\n\n" + "\n".join(keep) + "\n"
+
+
 class Driver:
     def __init__(
         self,
         transcript: str,
-        control: str | Path,
+        control: str | Path | Holds,
         enter: Callable[[str], dict[str, Any]],
         processed: Callable[[], int],
         say: Callable[[str], None] = lambda _s: None,
         timeout: float = 60.0,
         after_go: Callable[[str], None] | None = None,
     ) -> None:
-        """`after_go(name)`: called right after the board is let go on from hold `name` (tests inject faults)."""
+        """`control`: the board's holds (a path is the simulated board's control directory). `after_go(name)`:
+        called right after the board is let go on from hold `name` (tests inject faults)."""
         self.game, self.items = plan(transcript)
-        self.control = Path(control)
+        self.holds: Holds = FileHolds(control) if isinstance(control, str | Path) else control
         self.enter = enter
         self.processed = processed
         self.say = say
@@ -137,13 +192,8 @@ class Driver:
 
     def _sync(self, name: str) -> None:
         """Wait until the board stands at hold `name` and the bridge has journaled all it sent before."""
-        at = self.control / f"{name}.at"
         deadline = time.monotonic() + self.timeout
-        while not at.exists():
-            if time.monotonic() > deadline:
-                raise DriverError(f"the simulated board did not reach {name} within {self.timeout:g} s")
-            time.sleep(0.005)
-        seq = int(at.read_text().strip() or 0)
+        seq = self.holds.reach(name, self.timeout)
         while self.processed() < seq:
             if time.monotonic() > deadline:
                 raise DriverError(
@@ -152,6 +202,6 @@ class Driver:
             time.sleep(0.005)
 
     def _go(self, name: str) -> None:
-        (self.control / f"{name}.go").touch()
+        self.holds.release(name)
         if self.after_go is not None:
             self.after_go(name)
