@@ -36,12 +36,17 @@ Parts (host/rp2/parts.py says how each is modelled). A "line" is a GPIO 0-29, or
 USB and resets.
     wait_usb(timeout=30) -> port            the board is on the bus and its port exists
     usb_reading(on)                         off: the host keeps the port open but takes no more IN packets
+    listen(heard)                           heard(bytes) with every byte the board sends on USB (a USB analyser)
     reset(hold=False)                       power cycle (the flash stays); wait_reset(count) -> the count-th reset
     mpremote(*args) -> output               mpremote on the port, paced to real time
     close()                                 the emulator stops, the port goes; also when this process dies
 
 A reset (machine.reset(), the watchdog, reset()) takes the port away, as unplugging would: a program holding it
 sees the device go, then opens the port again once the board is back on USB (wait_usb).
+
+A game (host/rp2/game.py): `RigGame(board, scenario)` plays a timeline with hold points in lock-step with the
+scorer of host/driver.py (`flickboard demo --rp2`, tests/test_rp2_game.py); `board_image(board_id)` is a flash image
+of this checkout's firmware with a config.json, made with `make flash` once per firmware change (build/rp2/).
 """
 
 from .images import Images, RigError, find_images
