@@ -652,6 +652,8 @@ def build_parser() -> argparse.ArgumentParser:
     dm.add_argument("--seed", type=int, help="which random game to play (default: a fixed one)")
     dm.add_argument("--serial-only", action="store_true", help="leave MQTT out: board -> pty -> bridge")
     dm.add_argument("--journals", default="journals", help="where the demo's journal goes (default: journals)")
+    dm.add_argument("--rp2", action="store_true", help="the board is the emulated Pico (make demo-rp2; make rp2 first)")
+    dm.add_argument("--shots", type=int, metavar="N", help="play only the game's first N sensor shots")
     dm.set_defaults(func=cmd_demo)
     return p
 

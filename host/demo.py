@@ -1,10 +1,15 @@
 """`flickboard demo`: the whole chain on one machine, with nothing to plug in.
 
-A private Mosquitto on a free loopback port; the simulated board (the real firmware under MicroPython) behind a
-pseudo-terminal, as a USB board; the bridge following it and publishing to the broker; a terminal scoreboard
-that reads the broker; and a scorer (host/driver.py) entering what the sensors cannot see through the bridge's
-input topic. One full game of Pichenotte is played; the final scoreboard must equal `flickboard replay` of the
-same game, or the demo fails. Without Mosquitto it runs serial-only and says so.
+A private Mosquitto on a free loopback port; a board behind a pseudo-terminal, as a USB board; the bridge following
+it and publishing to the broker; a terminal scoreboard that reads the broker; and a scorer (host/driver.py) entering
+what the sensors cannot see through the bridge's input topic. One full game of Pichenotte is played; the final
+scoreboard must equal `flickboard replay` of the same game, or the demo fails. Without Mosquitto it runs serial-only
+and says so.
+
+The board is the simulated board (the real firmware under the MicroPython unix port, on simulated pins), or with
+`--rp2` the emulated Pico (the real MicroPython rp2 firmware in rp2040js, host/rp2): the same timeline drives its
+GPIOs, and the same scorer plays the people's part. `--shots N` plays only the game's first N sensor shots (the
+emulated Pico runs slower than real time), checked against a replay of the same part.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from .board_scenario import from_transcript
 from .bridge_cli import CommandError, Running, _Client, start_bridge
 from .broker import Broker, BrokerError, start_mosquitto
 from .config import BridgeConfig, parse_mqtt_url
-from .driver import Driver, DriverError
+from .driver import Driver, DriverError, FileHolds, Holds, first_shots
 from .random_game import random_match
 from .scoreboard import final_line, moment_text, text_view
 from .session import fold_entries
@@ -38,6 +43,7 @@ BOARD = "demo"
 PLAYERS = ["Ana", "Ben"]
 RULES = "tournament-2019"
 DEFAULT_SEED = 7
+RP2_SHOT_MS = 3000  # the emulated Pico's time between shots (> the baseline rest window, 2.5 s): it runs slowly
 
 
 class DemoError(Exception):
@@ -106,25 +112,85 @@ def expected_summary(transcript: str) -> dict[str, Any]:
 
 
 def same_score(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    keys = ("games", "totals", "games_won", "over", "winner", "match_shootout")
+    """The same match: finished games, totals, winner, and the game in progress (a part of a game, `--shots`)."""
+    keys = ("games", "totals", "games_won", "over", "winner", "match_shootout", "current")
     return all(a.get(k) == b.get(k) for k in keys)
 
 
-def _stop_on_sigterm(*_: object) -> None:
+def _stop_on_signal(*_: object) -> None:
     raise KeyboardInterrupt  # the same clean stop as Ctrl-C: board, bridge and broker go down with the demo
+
+
+class SimGame:
+    """The simulated board (firmware/ under the MicroPython unix port) behind a pty; it stops at its own holds."""
+
+    def __init__(self, scenario: dict[str, Any], live: bool) -> None:
+        self.control = Path(tempfile.mkdtemp(prefix="flickboard-demo-"))
+        scenario["control"] = str(self.control)
+        try:
+            self.board: SimBoard = spawn_board(scenario, realtime=live, pty=True)
+        except BaseException:
+            shutil.rmtree(self.control, ignore_errors=True)
+            raise
+        self.port = self.board.port or ""
+        self.holds: Holds = FileHolds(self.control)
+        self.what = "simulated board (real firmware, MicroPython)"
+
+    def start(self, processed: Callable[[], int]) -> None:
+        """The board plays its timeline from its start; the holds keep it in step."""
+
+    def stop(self) -> None:
+        self.board.stop()
+        shutil.rmtree(self.control, ignore_errors=True)
+
+
+class PicoGame:
+    """The emulated Pico (host/rp2): this checkout's firmware flashed onto the real MicroPython rp2 port in rp2040js,
+    its USB port a pty; the rig holds the chip between shots."""
+
+    def __init__(self, scenario: dict[str, Any], say: Callable[[str], None]) -> None:
+        from .rp2 import Pico
+        from .rp2.game import RigGame, board_image
+
+        image = board_image(BOARD, say=say)
+        self.board = Pico(flash=image, pace="hold")
+        try:
+            self.game = RigGame(self.board, scenario)
+            self.board.go("realtime")  # it boots and comes up on USB before the bridge opens the port
+            self.port = self.board.wait_usb()
+        except BaseException:
+            self.board.close()
+            raise
+        self.holds: Holds = self.game
+        self.what = "emulated Pico (the real MicroPython rp2 firmware in rp2040js)"
+
+    def start(self, processed: Callable[[], int]) -> None:
+        """Once the bridge has the board's hello: the timeline is scheduled from there."""
+        self.game.start(processed)
+
+    def stop(self) -> None:
+        self.board.close()
 
 
 def run(args: Any, out: TextIO) -> int:
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _stop_on_sigterm)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _stop_on_signal)
+    from .rp2 import RigError
+
+    rp2 = bool(getattr(args, "rp2", False))
+    shots: int | None = getattr(args, "shots", None)
+    if shots is not None and shots < 1:
+        raise DemoError("--shots takes a number of shots, 1 or more")
     seed = DEFAULT_SEED if args.seed is None else args.seed
     transcript = random_match(seed, RULES, PLAYERS, sensor_exact=True)
+    if shots is not None:
+        transcript = first_shots(transcript, shots)
     expected = expected_summary(transcript)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     journals = Path(args.journals) / f"demo-{stamp}-{uuid.uuid4().hex[:4]}"
-    control = Path(tempfile.mkdtemp(prefix="flickboard-demo-"))
     broker: Broker | None = None
-    board: SimBoard | None = None
+    board: SimGame | PicoGame | None = None
     running: Running | None = None
     client: _Client | None = None
     started = time.monotonic()
@@ -136,13 +202,16 @@ def run(args: Any, out: TextIO) -> int:
             except BrokerError as e:
                 print(f"demo: {e}", file=out)
                 print("demo: running serial-only over a pty; the scoreboard is printed by the bridge", file=out)
-        scenario = from_transcript(parse_transcript(transcript), board_id=BOARD, holds=True)
-        scenario["control"] = str(control)
-        board = spawn_board(scenario, realtime=args.live, pty=True)
-        print(f"demo: simulated board '{BOARD}' (real firmware, MicroPython) on {board.port}", file=out, flush=True)
+        if rp2:
+            scenario = from_transcript(parse_transcript(transcript), board_id=BOARD, holds=True, shot_ms=RP2_SHOT_MS)
+            board = PicoGame(scenario, say=lambda s: print(f"demo: {s}", file=out, flush=True))
+        else:
+            scenario = from_transcript(parse_transcript(transcript), board_id=BOARD, holds=True)
+            board = SimGame(scenario, live=args.live)
+        print(f"demo: {board.what}, board '{BOARD}', on {board.port}", file=out, flush=True)
         cfg = BridgeConfig(
             mqtt=parse_mqtt_url(broker.url) if broker else None,
-            serial=(board.port or "",),
+            serial=(board.port,),
             boards=(BOARD,),
             client_id=f"flickboard-demo-{uuid.uuid4().hex[:6]}",
             journals=str(journals),
@@ -172,11 +241,13 @@ def run(args: Any, out: TextIO) -> int:
             def processed() -> int:
                 return int(bridge.link_view(BOARD).get("processed") or 0)
 
-        print(f"demo: bridge journaling to {journals}/{BOARD}/; playing seed {seed}: Ana v Ben", file=out)
-        driver = Driver(transcript, control, enter, processed, timeout=120.0)
+        part = "" if shots is None else f", its first {shots} sensor shots"
+        print(f"demo: bridge journaling to {journals}/{BOARD}/; playing seed {seed}{part}: Ana v Ben", file=out)
+        board.start(processed)
+        driver = Driver(transcript, board.holds, enter, processed, timeout=120.0)
         driver.run()
         final = _final_doc(bridge, display, broker is not None)
-    except (DriverError, BrokerError, SimError, CommandError) as e:
+    except (DriverError, BrokerError, SimError, CommandError, RigError) as e:
         raise DemoError(str(e)) from None
     finally:
         if client is not None:
@@ -187,19 +258,17 @@ def run(args: Any, out: TextIO) -> int:
             board.stop()
         if broker is not None:
             broker.close()
-        shutil.rmtree(control, ignore_errors=True)
     print("", file=out)
     print(text_view(final), file=out)
     took = time.monotonic() - started
     sensor = final["sensor_events"]
-    print(
-        f"\nFinal: {final_line(final)}  ({sensor} sensor events, {driver.entries} manual entries, {took:.0f} s)",
-        file=out,
-    )
+    result = final_line(final) if final["score"]["over"] else f"{final_line(final)}, {_standing(final)}"
+    print(f"\nFinal: {result}  ({sensor} sensor events, {driver.entries} manual entries, {took:.0f} s)", file=out)
     journal = final["journal"]
     if not same_score(final["score"], expected):
         print("demo: the bridge's score differs from a replay of the same game:", file=out)
         print(f"  bridge totals {final['score']['totals']}, replay totals {expected['totals']}", file=out)
+        print(f"  bridge {final['score'].get('current')}\n  replay {expected.get('current')}", file=out)
         return 1
     print(f"The same as `flickboard replay` of the game. Journal: {journal}", file=out)
     return 0
