@@ -581,6 +581,11 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--run-on", action="store_true", help="keep running after the scenario (until Ctrl-C)")
     sm.add_argument("--write-transcript", metavar="FILE", help="also write the game's transcript (manual inputs)")
     sm.add_argument("--control", metavar="DIR", help="stop at the game's hold points; files in DIR let it go on")
+    sm.add_argument(
+        "--rp2",
+        action="store_true",
+        help="play it on the emulated Pico (the real MicroPython rp2 firmware in rp2040js, make rp2) behind a pty",
+    )
     sm.set_defaults(func=cmd_sim)
 
     br = sub.add_parser("bridge", help="follow boards (serial, MQTT), keep their games, publish the scoreboards")

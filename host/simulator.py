@@ -7,6 +7,12 @@ USB port, or to an MQTT broker (`--mqtt`) as a Wi-Fi board does.
 `--control DIR` plays a game in lock-step with a driver: the board stops before each sensor shot (and once at the
 end), writes DIR/NAME.at with its last sequence number, and goes on when DIR/NAME.go appears (firmware/fb/sim.py;
 hold names from host/board_scenario.py: shot-1, shot-2, ..., end).
+
+`--rp2` plays the same timeline on the emulated Pico instead (host/rp2): this checkout's firmware flashed onto the
+real MicroPython rp2 port in rp2040js (once per firmware change, kept in build/rp2/), its GPIOs driven at exact
+emulated times, its USB port a pseudo-terminal whose path is printed. The timeline starts once a program has opened
+the port and the board has said hello; it runs paced to real time. `--control DIR` works the same way: the rig holds
+the chip at each hold point, and the .at file holds the high-water mark the board's own USB lines showed.
 """
 
 from __future__ import annotations
@@ -14,9 +20,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import tty
 from pathlib import Path
 from typing import Any, TextIO
@@ -131,15 +140,24 @@ def spawn_board(
     return SimBoard(proc, os.ttyname(slave), slave, tmp)
 
 
+def _stop_on_signal(*_: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM, SIGHUP: the same clean stop as Ctrl-C; the board goes with us
+
+
 def run(args: Any, out: TextIO) -> int:
     if not (FIRMWARE / "simboard.py").exists():
         raise SimError("flickboard sim runs the firmware from a source checkout; firmware/ was not found")
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _stop_on_signal)
     scenario, transcript = build_scenario(args)
     if args.write_transcript:
         if transcript is None:
             raise SimError("--write-transcript needs a transcript or --random-game")
         Path(args.write_transcript).write_text(transcript, encoding="utf-8")
         print(f"wrote {args.write_transcript}", file=sys.stderr)
+    if getattr(args, "rp2", False):
+        return run_rp2(args, scenario, out)
     realtime = args.realtime
     if args.mqtt:
         try:
@@ -181,3 +199,77 @@ def run(args: Any, out: TextIO) -> int:
     if rc != 0:
         raise SimError(f"the simulated board stopped with exit code {rc}")
     return 0
+
+
+def run_rp2(args: Any, scenario: dict[str, Any], out: TextIO) -> int:
+    """`flickboard sim --rp2`: the timeline on the emulated Pico, behind its USB port (a pseudo-terminal)."""
+    from .rp2 import Pico, RigError
+    from .rp2.game import RigGame, board_image
+
+    if args.mqtt:
+        raise SimError("the emulated Pico runs the RPI_PICO firmware, which has no Wi-Fi: --mqtt needs the simulated "
+                       "board (leave out --rp2)")  # fmt: skip
+    profile = str(scenario.get("profile", "pico_w"))
+    try:
+        port_of = json.loads((PROFILES / f"{profile}.json").read_text()).get("port")
+    except (OSError, ValueError):
+        raise SimError(f"no board profile {profile!r} in {PROFILES}") from None
+    if port_of != "rp2":
+        raise SimError(f"profile {profile!r} is for the {port_of} port; the emulated Pico runs rp2 profiles (pico_w)")
+    if args.run_on:
+        scenario["end_ms"] = None
+    control = Path(args.control).resolve() if args.control else None
+    if control is not None:
+        try:
+            control.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise SimError(f"cannot use {args.control} as the control directory: {e.strerror or e}") from None
+    else:
+        scenario.pop("holds", None)  # a scenario's holds count only with a control directory, as on the simulator
+    board_id = str(scenario.get("board_id") or args.board)
+
+    def say(text: str) -> None:
+        print(f"sim --rp2: {text}", file=sys.stderr, flush=True)
+
+    board: Pico | None = None
+    try:
+        image = board_image(board_id, profile, say=say)
+        board = Pico(flash=image, profile=profile, pace="hold")
+        game = RigGame(board, scenario)
+        board.go("realtime")
+        port = board.wait_usb()
+        print(f"emulated Pico {board_id} on {port} (Ctrl-C stops it)", file=out, flush=True)
+        say("the timeline starts once a program opens that port (flickboard bridge --serial PORT, mpremote, ...)")
+        while not board.state()["usb"]["open"]:
+            if board.halted:
+                raise RigError(f"the emulated Pico stopped: {board.halted}")
+            time.sleep(0.05)
+        game.start()
+        say(f"playing {len(scenario.get('events', []))} sensor events, paced to real time")
+        if control is not None:
+            for name in sorted(game.holds, key=lambda n: game.holds[n]):
+                seq = game.reach(name, 120.0)
+                tmp = control / f"{name}.at.tmp"
+                tmp.write_text(f"{seq}\n")
+                os.replace(tmp, control / f"{name}.at")
+                while not (control / f"{name}.go").exists():
+                    time.sleep(0.005)
+                game.release(name)
+        if scenario.get("end_ms") is None:
+            board.go("realtime")
+            while True:
+                time.sleep(0.5)
+                board.state()  # raises once the emulator has stopped
+                if board.halted:
+                    raise RigError(f"the emulated Pico stopped: {board.halted}")
+        end = game.end_us()
+        while board.now_us() < end:  # in steps, so a stop is never far away
+            board.run_until(min(end, board.now_us() + 1_000_000), pace="realtime")
+        return 0
+    except RigError as e:
+        raise SimError(str(e)) from None
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if board is not None:
+            board.close()
