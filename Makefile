@@ -13,7 +13,7 @@ SYSTEM_COMMANDS := mosquitto chromium dnsmasq
 # The demo needs only the broker: no browser download for `make demo`.
 DEMO_SYSTEM := SYSTEM_PACKAGES="mosquitto mosquitto-clients" SYSTEM_COMMANDS=mosquitto
 
-.PHONY: help setup system demo demo-live test unit lint typecheck clean stubs fwcheck firmware flash board-tools
+.PHONY: help setup system demo demo-live demo-rp2 test unit lint typecheck clean stubs fwcheck firmware flash board-tools
 
 # Board firmware (see docs/firmware.md). BOARD names a profile in hardware/profiles/; PORT is the board's serial port.
 BOARD ?= pico_w
@@ -32,6 +32,7 @@ BOARD_STAMP   := $(VENV)/.flickboard-board-tools
 
 help:
 	@echo "make demo   play one game through the simulated board, the bridge and MQTT, and print the score"
+	@echo "make demo-rp2   the same on the emulated Pico: the real MicroPython rp2 firmware in rp2040js (slower)"
 	@echo "make test   lint, type-check and run every test (installs what it needs)"
 	@echo "make lint | make typecheck | make unit | make clean"
 	@echo "make firmware   compile the board firmware with mpy-cross into $(FW_BUILD)/rp2 and $(FW_BUILD)/esp32"
@@ -80,6 +81,14 @@ demo: setup
 demo-live: setup
 	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM) >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
 	@$(BIN)/flickboard demo --live
+
+# The same chain on the emulated Pico (host/rp2): this checkout's firmware flashed onto the real MicroPython rp2 port
+# in rp2040js (once per firmware change, kept in build/rp2/). It needs the firmware images (make rp2 says which).
+# A whole game takes about two minutes (the emulated chip is slower than a Pico); DEMO_ARGS="--shots 5" plays a part.
+DEMO_ARGS ?=
+demo-rp2: setup rp2
+	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM) >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
+	@$(BIN)/flickboard demo --rp2 $(DEMO_ARGS)
 
 lint: setup
 	@echo "==> ruff"
