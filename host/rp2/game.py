@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import threading
 import time
@@ -167,6 +168,8 @@ def board_image(
     Raises RigError."""
     if not (PROFILES / f"{profile}.json").is_file():
         raise RigError(f"no board profile {profile!r} in {PROFILES}")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", board_id):
+        raise RigError(f"a board id is 1 to 32 letters, digits, '_' or '-', not {board_id!r}")
     config = {"profile": profile, "board_id": board_id, **(settings or {})}
     folder = build_dir()
     out = folder / f"{profile}-{board_id}-{image_key(config, profile)}.img"
