@@ -1,6 +1,6 @@
 """`make bench`: measure every figure, write bench/results.json and print the table of docs/performance.md.
 
-    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale] [--out FILE]
+    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale,rp2] [--out FILE]
 
 `--quick` runs each figure small (a minute in all); the full run takes a few minutes on two cores.
 """
@@ -11,6 +11,7 @@ import argparse
 import datetime
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,10 +22,10 @@ from typing import Any
 from broker import mosquitto
 from firmware_runner import BOARD_HEAP
 
-from . import firmware_bench, host_bench, latency, scale
+from . import firmware_bench, host_bench, latency, rp2_bench, scale
 from .common import ROOT, machine, speed_probe
 
-FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale")
+FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale", "rp2")
 NODELAY = "set_tcp_nodelay true"  # mosquitto.conf: send each small packet at once (docs/performance.md)
 
 
@@ -81,6 +82,12 @@ def run_scale(quick: bool, tmp: Path) -> dict[str, Any]:
         return scale.scale(b, tmp, boards=100, events=60, rate=1.0, processes=4)
 
 
+def run_rp2(quick: bool, tmp: Path) -> dict[str, Any]:
+    # The emulated Pico: Node, rp2040js and the firmware images (make rp2 installs them, or says what is missing).
+    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "rp2"], check=True, stdout=subprocess.DEVNULL)
+    return rp2_bench.measure(quick)
+
+
 RUNNERS: dict[str, Callable[[bool, Path], dict[str, Any]]] = {
     "latency": run_latency,
     "host": run_host,
@@ -88,7 +95,96 @@ RUNNERS: dict[str, Callable[[bool, Path], dict[str, Any]]] = {
     "firmware": run_firmware,
     "detection": run_detection,
     "scale": run_scale,
+    "rp2": run_rp2,
 }
+
+# Figure 7's targets (docs/performance.md, "7 The firmware on the rp2 port").
+RP2_EDGE_CYCLES = 5000  # one IRQ edge, MicroPython's dispatch included: 40 µs at 125 MHz
+RP2_LATENCY_US = 50  # the latest timestamp of an edge, asleep or busy
+RP2_LARGEST_BLOCK = 4096  # the largest free block a board keeps after a long game
+
+
+def _n(x: float) -> str:
+    """A count of cycles or bytes, with thousands separated."""
+    return f"{round(x):,}"
+
+
+def _cyc(x: float) -> str:
+    return f"{_n(x)} cycles ({x / rp2_bench.CYCLES_PER_US:,.1f} µs)"
+
+
+def rp2_rows(p: dict[str, Any]) -> list[str]:
+    """Figure 7's rows: the firmware on the real rp2 port in the emulated Pico."""
+    rows = []
+    irq = p.get("irq")
+    if irq:
+        rows.append(
+            f"| 7 | rp2: one IRQ edge, MicroPython's dispatch and the firmware's handler ({irq['handler']}) "
+            f"| {_cyc(irq['cycles_per_edge'])} | a handler that does nothing {_n(irq['cycles_dispatch_floor'])}; "
+            f"the same handler as bytecode {_n(irq['cycles_per_edge_python_handler'])} "
+            f"| ≤ {RP2_EDGE_CYCLES:,} | {_ok(irq['cycles_per_edge'], RP2_EDGE_CYCLES)} |"
+        )
+        lat = irq["latency_asleep_us"]
+        busy = p.get("busy", {}).get("latency_busy_us")
+        worst = max(lat["max"], busy["max"] if busy else 0)
+        during = f"; while the main loop works p50 {busy['p50']:.1f}, max {busy['max']:.1f} µs" if busy else ""
+        rows.append(
+            f"| 7 | rp2: edge → the ticks_us its handler stored | board asleep p50 {lat['p50']:.1f}, max "
+            f"{lat['max']:.1f} µs{during} | – | max ≤ {RP2_LATENCY_US} µs | {_ok(worst, RP2_LATENCY_US)} |"
+        )
+    idle = p.get("idle")
+    if idle:
+        c, lk, b = idle["collected"], idle["locked"], idle["built"]
+        rows.append(
+            f"| 7 | rp2: an idle main-loop pass, the whole pico_w profile ({idle['beams']} beams, "
+            f"{idle['hall_segments']} hall sensors), heap collected | {_cyc(c['cycles_per_pass'])}; with the strip's "
+            f"scan (every 10 ms) {_cyc(c['cycles_per_scanning_pass'])}; {idle['bytes_allocated_per_pass']:g} B "
+            f"allocated | heap locked {_n(lk['cycles_per_pass'])} / {_n(lk['cycles_per_scanning_pass'])}; heap as "
+            f"built {_n(b['cycles_per_pass'])} / {_n(b['cycles_per_scanning_pass'])} | 0 B | "
+            f"{_ok(idle['bytes_allocated_per_pass'], 0)} |"
+        )
+    boot = p.get("as_booted")
+    if boot:
+        rows.append(
+            f"| 7 | rp2: the whole board idle, as booted (main.py, the watchdog, USB to a host) "
+            f"| {boot['idle_cpu_share'] * 100:.1f} % of the CPU | – | – | – |"
+        )
+    ev = p.get("event")
+    if ev:
+        e = p.get("emit_path", {})
+        parts = (
+            f"encode {_n(e['cycles_encode'])}, outbox {_n(e['cycles_outbox'])}, USB write "
+            f"{_n(e['cycles_usb_write'])}; {e['bytes_allocated_per_event']} B allocated"
+            if e
+            else "–"
+        )
+        rows.append(
+            f"| 7 | rp2: one event, capture → outbox (two edges, detector, encoder, outbox, USB write), "
+            f"{ev['events']} passes | {_cyc(ev['cycles_per_event'])} | {parts} | – | – |"
+        )
+    for name, what in (
+        ("pico_w", "a Pico W (160 KB)"),
+        ("esp32", "an ESP32 (110 KB)"),
+        ("esp32_usb_only", "an ESP32 (110 KB), USB only"),
+    ):
+        m = p.get("budget", {}).get(name)
+        if not m:
+            continue
+        live = m["live_bytes"]
+        mqtt = sum(live.get(k, 0) for k in ("mqtt_modules", "mqtt_client", "mqtt_window"))
+        held = f"live {_n(m['live_total'])} B (modules {_n(live['modules'])}" + (
+            f", MQTT {_n(mqtt)})" if m["mqtt"] else ")"
+        )
+        state = f"free {_n(m['free_end'])} B, largest block {_n(m['largest_free_block'])} B"
+        if not m["fits"]:
+            state = f"out of memory ({m['out_of_memory_in']})"
+        block = m["largest_free_block"] if m["fits"] else None
+        rows.append(
+            f"| 7 | rp2: memory after {m['events']} events un-acked (64 kept)"
+            f"{', the MQTT window full' if m['mqtt'] else ''}, in the heap of {what} | {state} | {held} "
+            f"| largest block ≥ {RP2_LARGEST_BLOCK:,} B | {_ok(block, RP2_LARGEST_BLOCK, below=False)} |"
+        )
+    return rows
 
 
 def _ok(value: float | None, target: float, below: bool = True) -> str:
@@ -198,6 +294,8 @@ def table(r: dict[str, Any]) -> str:
             f"{det['irq_latency_jitter_us']} µs) | {best} µs with the default 200 µs filter ({parts}) "
             f"| a loop polling the pin: {polls} | ≤ 500 µs | {_ok(best, 500)} |"
         )
+    if r.get("rp2"):
+        rows += rp2_rows(r["rp2"])
     sc = r.get("scale")
     if sc:
         m = sc["latency_ms"] or {}
