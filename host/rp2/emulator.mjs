@@ -683,6 +683,7 @@ let mode = 'hold'; // 'hold' | 'fast' | 'realtime'
 let stopAt = Infinity; // run_until target (global ns)
 let stopWaiter = null; // request id answered when stopAt is reached
 let anchor = null; // realtime: [wall ms, emulated ns]
+let idleWall = null; // fast: the wall ms when the chip was last seen asleep with nothing due
 let scheduled = false;
 
 function kick() {
@@ -726,6 +727,18 @@ function loop() {
   const clock = mcu.clock;
   const cycleNs = 1e9 / mcu.clkSys;
   let limitLocal = limit - baseNs;
+  // Fast, and the chip asleep with no alarm due (a REPL waiting for a key): there is no idle time to skip to, and
+  // a real chip's time goes on meanwhile, so it goes on with the wall clock until something wakes the chip.
+  if (mode === 'fast' && core.waiting && !clock.nextAlarm) {
+    const wall = performance.now();
+    if (idleWall !== null) {
+      const step = Math.min((wall - idleWall) * 1e6, limitLocal - clock.nanos);
+      if (step > 0) clock.tick(step);
+    }
+    idleWall = wall;
+  } else {
+    idleWall = null;
+  }
   while (!resetPending && !halted && clock.nanos < limitLocal && performance.now() < sliceEnd) {
     for (let i = 0; i < 20000; i++) {
       if (core.waiting) {
