@@ -169,8 +169,9 @@ $(BOARD_STAMP): pyproject.toml | $(STAMP)
 	  { echo "pip could not install mpremote (see the lines above); check your network or proxy and run make again."; exit 1; }
 	@touch $@
 
-# Copies the compiled firmware, hardware/profiles/$(BOARD).json (as /profiles/$(BOARD).json) and firmware/config.json
-# (if you made one from firmware/config.example.json) to the board, then resets it.
+# Puts the compiled firmware, hardware/profiles/$(BOARD).json and firmware/config.json (if you made one from
+# firmware/config.example.json) on the board: safe mode first (the watchdog cannot be stopped, a reset clears it),
+# a staging folder, then a swap and a reset. host/flash.py says how and why; docs/firmware.md step 6.
 flash: firmware board-tools
 	@profile=hardware/profiles/$(BOARD).json; \
 	if [ ! -f $$profile ]; then \
@@ -183,22 +184,10 @@ flash: firmware board-tools
 	if [ ! -e "$(PORT)" ]; then \
 	  echo "No board at $(PORT): plug it in (a data USB cable, not charge-only) or pick another port. Serial ports mpremote sees:"; \
 	  $(BIN)/mpremote connect list || true; exit 1; fi; \
-	stage=build/flash/$(BOARD); rm -rf $$stage; mkdir -p $$stage/profiles; \
-	cp -r $(FW_BUILD)/$$port/. $$stage/; cp $$profile $$stage/profiles/$(BOARD).json; \
-	extra=""; if [ -f $(FW_SRC)/config.json ]; then \
-	  $(BIN)/python -c 'import json,sys; json.load(open(sys.argv[1]))' $(FW_SRC)/config.json || \
-	    { echo "$(FW_SRC)/config.json is not valid JSON; fix it (see $(FW_SRC)/config.example.json)."; exit 1; }; \
-	  cp $(FW_SRC)/config.json $$stage/config.json; extra="config.json"; \
+	config=""; if [ -f $(FW_SRC)/config.json ]; then config="--config $(FW_SRC)/config.json"; \
 	  echo "==> including $(FW_SRC)/config.json"; \
-	else echo "==> no $(FW_SRC)/config.json: the board uses its profile's defaults (USB serial only; see docs/firmware.md)"; fi; \
-	echo "==> flashing $(BOARD) ($$port) on $(PORT): removing the old /fb, copying fb/, boot.py, main.py, profiles/$(BOARD).json $$extra"; \
-	cd $$stage && $(CURDIR)/$(BIN)/mpremote connect $(PORT) \
-	  run $(CURDIR)/hardware/flash_clean.py + \
-	  fs cp -r fb profiles : + \
-	  fs cp boot.py main.py $$extra : + \
-	  reset || \
-	  { echo "mpremote could not write to the board on $(PORT): is another program (a serial monitor, Thonny, the bridge) using it, or is the board stuck in a loop? See 'Troubleshooting' in docs/firmware.md."; exit 1; }; \
-	echo "==> done: the board restarts; watch it with '$(BIN)/mpremote connect $(PORT) repl'"
+	else echo "==> no $(FW_SRC)/config.json: the board keeps its own, or uses its profile's defaults (USB serial only; see docs/firmware.md)"; fi; \
+	$(BIN)/python -m host.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config
 
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
 .PHONY: soak fuzz

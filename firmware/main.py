@@ -4,8 +4,13 @@
 # hands over to fb.app.run(profile). Safe mode (the app is not started, the REPL stays free for mpremote):
 #   - a file named `safemode` at the root of the board's filesystem (`mpremote fs touch :safemode`), or
 #   - the profile's `safe_mode_pin` held low (a button to GND) while the board starts.
-# A crash in the app is printed, then the board waits RETRY_S seconds (Ctrl-C gives the REPL) and soft-resets:
-# never a tight reboot loop. Ctrl-C while the app runs stops it and leaves the REPL to mpremote.
+# The app starts the watchdog, and nothing can stop it again short of a reset. So:
+#   - a crash in the app is printed, then the board waits RETRY_S seconds, feeding the watchdog, and soft-resets:
+#     never a tight reboot loop;
+#   - Ctrl-C (while the app runs or during that wait) leaves the REPL to a person or mpremote, and a timer keeps
+#     feeding the watchdog while the REPL waits. A soft reset ends the timer (mpremote's soft reset too): then the
+#     watchdog resets the board within its timeout and the app starts again, unless safe mode is on. For a long
+#     session, or to copy files, use safe mode (make flash does); a reset clears the watchdog.
 import json
 import os
 import sys
@@ -43,14 +48,17 @@ def read_json(path):
 
 
 def profile_name():
-    """Which /profiles/<name>.json to use: config.json's "profile", else the only one, else by port."""
-    config = read_json(CONFIG)
-    if isinstance(config, dict) and isinstance(config.get("profile"), str):
-        return config["profile"]
+    """Which /profiles/<name>.json to use: config.json's "profile" if the board has it, else the only one, else
+    the port's default."""
     try:
         names = [n[:-5] for n in os.listdir(PROFILES) if n.endswith(".json")]
     except OSError:
         names = []
+    config = read_json(CONFIG)
+    if isinstance(config, dict) and isinstance(config.get("profile"), str):
+        if config["profile"] in names or not names:
+            return config["profile"]
+        say("config.json names profile %s, which is not in /%s" % (config["profile"], PROFILES))
     if len(names) == 1:
         return names[0]
     return DEFAULT_PROFILE.get(sys.platform)
@@ -66,6 +74,19 @@ def load_profile():
         say("board profile /%s/%s.json is missing or unreadable" % (PROFILES, name))
         return None
     return profile
+
+
+def mark_started():
+    """make flash writes "flash" in /safemode before it resets the board: "on" tells it the board has started again
+    (a soft reset, which mpremote does on connecting, does not run main.py)."""
+    try:
+        with open(SAFE_FILE) as f:
+            word = f.read()
+        if word == "flash":
+            with open(SAFE_FILE, "w") as f:
+                f.write("on")
+    except OSError:
+        pass
 
 
 def pin_held_low(number):
@@ -86,10 +107,43 @@ def pin_held_low(number):
 def safe_mode(profile):
     """The reason for safe mode, or None to start the app."""
     if exists(SAFE_FILE):
+        mark_started()
         return "the file /%s exists (remove it with: mpremote rm :%s)" % (SAFE_FILE, SAFE_FILE)
     pin = profile.get("safe_mode_pin") if isinstance(profile, dict) else None
     if isinstance(pin, int) and pin_held_low(pin):
         return "the safe-mode pin %d is held low" % pin
+    return None
+
+
+def running_watchdog(app):
+    """The watchdog the app started, or None (it crashed before starting one, or there is no app)."""
+    return getattr(app, "watchdog", None) if app is not None else None
+
+
+def wait_fed(seconds, wdt):
+    """Sleep, feeding the watchdog: a KeyboardInterrupt (Ctrl-C) comes through."""
+    end = time.ticks_add(time.ticks_ms(), int(seconds * 1000))
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        if wdt is not None:
+            wdt.feed()
+        time.sleep_ms(100)
+
+
+def keep_fed(wdt):
+    """Feed the watchdog from a timer while the REPL waits; a soft reset stops the timer. Returns the timer."""
+    if wdt is None:
+        return None
+    from machine import Timer
+
+    def feed(_t):
+        wdt.feed()
+
+    for ident in (-1, 0):  # a virtual timer (rp2); the ESP32 has hardware timers 0-3 only
+        try:
+            return Timer(ident, mode=Timer.PERIODIC, period=1000, callback=feed)
+        except (ValueError, TypeError, OSError):
+            pass
+    say("could not keep the watchdog fed: the board restarts within its timeout")
     return None
 
 
@@ -132,17 +186,20 @@ def main(retry_s=RETRY_S):
             say("app stopped; the REPL is free")
             return "returned"
         except KeyboardInterrupt:
-            say("stopped by Ctrl-C; the REPL is yours")
+            keep_fed(running_watchdog(app))
+            say("stopped by Ctrl-C; the REPL is yours (a soft reset restarts the app)")
             return "stopped"
         except Exception as e:
             failure = e
     say("app crashed:")
     sys.print_exception(failure)
+    wdt = running_watchdog(app)
     say("restarting in %d s (Ctrl-C now for the REPL)" % retry_s)
     try:
-        time.sleep(retry_s)
+        wait_fed(retry_s, wdt)
     except KeyboardInterrupt:
-        say("restart cancelled; the REPL is yours")
+        keep_fed(wdt)
+        say("restart cancelled; the REPL is yours (a soft reset restarts the app)")
         return "crashed"
     soft_reset()
     return "crashed"

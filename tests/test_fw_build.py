@@ -184,3 +184,41 @@ def test_main_ctrl_c_leaves_the_repl_free(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert "stopped by Ctrl-C" in p.stdout
     assert "RESULT stopped" in p.stdout
+
+
+# A stand-in for the watchdog the app starts (the real one is proven on the emulated Pico, tests/test_rp2_*.py):
+# it counts its feeds.
+APP_CRASH_WITH_WATCHDOG = """
+class _Wdt:
+    feeds = 0
+    def feed(self):
+        _Wdt.feeds += 1
+watchdog = None
+def run(profile):
+    global watchdog
+    watchdog = _Wdt()
+    print("APP RAN")
+    raise ValueError("sensor table broken")
+"""
+
+
+def test_main_feeds_the_apps_watchdog_while_it_waits_to_restart(tmp_path: Path) -> None:
+    """The watchdog cannot be stopped once the app started it: the wait after a crash (longer than the watchdog's
+    timeout) must feed it, or the board resets in the middle of the promised pause."""
+    p = boot(
+        board_root(tmp_path, APP_CRASH_WITH_WATCHDOG),
+        "import main, fb.app\nmain.soft_reset = lambda: None\nmain.main(retry_s=1)\nprint('FEEDS', fb.app._Wdt.feeds)",
+    )
+    assert "restarting in 1 s" in p.stdout, p.stdout + p.stderr
+    feeds = int(p.stdout.split("FEEDS")[1].split()[0])
+    assert 8 <= feeds <= 11, feeds  # every 100 ms
+
+
+def test_main_skips_a_config_profile_the_board_does_not_have(tmp_path: Path) -> None:
+    """config.json names a profile that is not on the board (it was flashed with another): the one that is there
+    is used, and the console says why."""
+    root = board_root(tmp_path, APP_OK)
+    (root / "config.json").write_text(json.dumps({"profile": "esp32_devkit"}))
+    p = boot(root, RUN_AS_BOARD)
+    assert "config.json names profile esp32_devkit, which is not in /profiles" in p.stdout, p.stdout
+    assert "APP RAN pico_w" in p.stdout

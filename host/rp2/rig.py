@@ -394,8 +394,8 @@ class Pico:
         out = done.stdout + done.stderr
         if done.returncode != 0:
             raise RigError(f"make flash BOARD={board} failed: {_last_words(out)}")
-        try:
-            self.wait_reset(before + 1, timeout=self.RESET_GRACE_S)
+        try:  # make flash resets the board twice: into safe mode, then into the new firmware
+            self.wait_reset(before + 2, timeout=self.RESET_GRACE_S)
         except RigError:
             if self._dead is not None:
                 raise
