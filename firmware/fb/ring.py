@@ -37,8 +37,9 @@ SIZE = const(6)
 HEADER = const(8)  # words before the entries (word 7 is spare)
 
 # The handler, compiled on MicroPython at import. Closed over: m (Ring.m), c (EdgeIrq._c: edges, sensor index) and
-# clock; three closed-over values and one argument are passed on the stack (a fourth value would make MicroPython
-# allocate at each call, which a hard IRQ cannot). The word offsets are the constants above.
+# clock. MicroPython passes a closure's values and its arguments on the stack while there are at most five of them
+# (here four); more would make it allocate at each call, which a hard IRQ cannot. The word offsets are the constants
+# above.
 _VIPER = """
 def make(m, c, clock):
     @micropython.viper
