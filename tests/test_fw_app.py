@@ -217,6 +217,7 @@ class Cfg:  # what fb.config produces for one beam; the loader itself is not par
 class Sink:
     lines = 0
     skipped = 0
+    cut = 0
     def send(self, line):
         self.lines += 1
     def service(self, dispatcher, t):
@@ -411,6 +412,7 @@ class Cfg:
 
 class Sink:
     skipped = 0
+    cut = 0
     def __init__(self):
         self.lines = []
     def send(self, line):

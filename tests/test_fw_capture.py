@@ -278,6 +278,7 @@ class Cfg:
         return False, "no"
 class Sink:
     skipped = 0
+    cut = 0
     def __init__(self):
         self.lines = []
     def send(self, line):

@@ -17,6 +17,7 @@ class Sink:
     def __init__(self):
         self.lines = 0
         self.skipped = 0
+        self.cut = 0
 
     def send(self, line):
         self.lines += 1

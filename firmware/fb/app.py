@@ -140,6 +140,7 @@ class App:
              "mem_err": self.memory_errors, "lost": self.lost}
         if self.serial is not None:
             s["usb_skip"] = self.serial.skipped
+            s["usb_cut"] = self.serial.cut
         if self.mqtt is not None:
             s["rc"] = self.mqtt.stats().get("reconnects", 0)
             s["rssi"] = self.mqtt.rssi()

@@ -8,8 +8,10 @@ A host that opens the port and never reads fills the USB CDC buffer. The port's 
 to 500 ms per call on the rp2 port, and sixteen lines in one pass would starve the watchdog. So a line is written
 only when the port says it can take more (select.poll, POLLOUT); otherwise it is skipped and counted in `skipped`.
 At most one write per line can wait, and only while the buffer fills up; after that the port reports itself full
-and nothing waits at all. Nothing reliable is lost: events stay in the outbox, and the host gets them again with
-`ping` once it reads (a heartbeat's high-water mark shows what it missed).
+and nothing waits at all. The write that waited in vain wrote part of its line (counted in `cut`): the next line
+starts with a newline, so the host sees that part as one bad line and the next one whole. Nothing reliable is
+lost: events stay in the outbox, and the host gets them again with `ping` once it reads (a heartbeat's
+high-water mark shows what it missed).
 
 Incoming bytes collect in a pre-allocated buffer of max_line + 1 bytes. A longer line is cut there and
 the rest discarded up to its newline; the cut line (still too long) gets the `oversize` error reply
@@ -37,6 +39,8 @@ class SerialLink:
         self.oversize = 0
         self.sent = 0
         self.skipped = 0  # lines not written: the host was not reading (the port had no room)
+        self.cut = 0  # lines the port wrote only part of (it stopped waiting for room)
+        self._cut = False  # the last line was cut: the next begins with a newline
         if read is None:
             read = self._stdin_reader()
         if write is None:
@@ -76,9 +80,16 @@ class SerialLink:
 
     def send(self, line):
         """Write one line; False when it was skipped because the port had no room (see the module docstring)."""
-        if self._write(line + "\n") is False:
+        text = "\n" + line + "\n" if self._cut else line + "\n"
+        done = self._write(text)
+        if done is False:
             self.skipped += 1
             return False
+        if done is not True and done is not None and done < len(text):
+            self.cut += 1  # the port gave up on the rest: end that line before the next, which must start clean
+            self._cut = True
+            return False
+        self._cut = False
         self.sent += 1
         return True
 
@@ -127,21 +138,26 @@ class SerialLink:
 
 
 def _stdout_writer():
-    """write(s) to stdout, or False without writing when stdout cannot take more now (POLLOUT)."""
+    """write(s) to stdout's byte stream: the number of bytes the port took (all of them, or fewer when it gave up
+    waiting for room), or False without writing when it cannot take more now (POLLOUT)."""
     import select
 
-    out = sys.stdout
+    out = getattr(sys.stdout, "buffer", sys.stdout)
     flush = getattr(out, "flush", None)
     poller = select.poll()
-    poller.register(out, select.POLLOUT)
+    poller.register(sys.stdout, select.POLLOUT)
+    check = getattr(poller, "ipoll", poller.poll)
+    as_text = sys.implementation.name == "micropython"  # its byte stream reads a str in place; CPython's wants bytes
 
     def write(s):
-        ev = poller.poll(0)
-        if not ev or not ev[0][1] & select.POLLOUT:
+        flags = 0
+        for ev in check(0):
+            flags = ev[1]
+        if not flags & select.POLLOUT:
             return False
-        out.write(s)
+        n = out.write(s if as_text else s.encode())
         if flush is not None:
             flush()
-        return True
+        return n
 
     return write
