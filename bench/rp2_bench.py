@@ -261,6 +261,7 @@ def idle_pass(board: Pico, passes: int = 300) -> dict[str, Any]:
         "beams": r["sensors"],
         "hall_segments": r["segments"],
         "bytes_allocated_per_pass": r["alloc_bytes"] / r["passes"],
+        "passes_that_allocated_with_the_heap_locked": r["refused_locked"],
     }
     for state in ("built", "collected", "locked"):
         plain = [us - clock for us in r[state]["plain_us"]]
@@ -431,9 +432,10 @@ def module_sizes(board: Pico) -> dict[str, int]:
 
 
 def _game(board: Pico, t0: float, events: int) -> float:
-    """A game's sensor events for the budget, at least `events` of them: beam passes (the hole and the four ditches
-    in turn, 8 ms apart) and, every tenth, a puck placed on the baseline and shot, then another coming to rest there
-    and taken away (two events or more). Returns the time of the last change."""
+    """A game's sensor events for the budget, more than `events` of them (the board stops counting at `events`): beam
+    passes (the hole and the four ditches in turn, 8 ms apart) and, every twentieth, a puck placed on the baseline and
+    shot, then another coming to rest there and taken away, each change 250 ms after the last (the strip's sensors
+    settle in 60 ms, a scan every 10 ms): a shot's start and a rest at least. Returns the time of the last change."""
     w = board.wiring
     strip = w.hall("baseline")
     changes: list[tuple[float, int, int | None]] = []
@@ -441,15 +443,15 @@ def _game(board: Pico, t0: float, events: int) -> float:
     t = t0
     names = ["hole", "ditch1", "ditch2", "ditch3", "ditch4"]
     k = 0
-    while n < events:
-        if k % 10 == 9 and n + 2 <= events:
+    while n < events + 10:
+        if k % 20 == 19:
             seg = (k * 7) % 124
             line = w.hall_line("baseline", seg)
-            changes += [(t, line, strip.level(True)), (t + 100_000, line, strip.level(False))]  # placed, then shot
             back = w.hall_line("baseline", seg + 2)
-            changes += [(t + 200_000, back, strip.level(True)), (t + 300_000, back, strip.level(False))]
-            n += 2  # at least the shot's start and the rest
-            t += 400_000
+            changes += [(t, line, strip.level(True)), (t + 250_000, line, strip.level(False))]  # placed, then shot
+            changes += [(t + 500_000, back, strip.level(True)), (t + 750_000, back, strip.level(False))]
+            n += 2
+            t += 1_000_000
         else:
             beam = w.beam(names[k % 5])
             changes += [(t, beam.pin, beam.level(True)), (t + 1500, beam.pin, beam.level(False))]

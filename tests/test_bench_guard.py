@@ -154,6 +154,7 @@ def test_firmware_on_the_rp2_port_in_cycles() -> None:
     assert irq["cycles_per_edge_python_handler"] > 2 * irq["cycles_per_edge"], irq
     assert irq["latency_asleep_us"]["min"] > 0 and irq["latency_asleep_us"]["max"] <= RP2_LATENCY_US, irq
     assert idle["bytes_allocated_per_pass"] == 0, idle
+    assert idle["passes_that_allocated_with_the_heap_locked"] <= 2, idle  # an idle pass allocates nothing
     for state in ("built", "collected", "locked"):
         s = idle[state]
         assert 0 < s["cycles_per_pass"] < s["cycles_per_scanning_pass"], idle

@@ -55,6 +55,7 @@ def idle(passes):
         clock += diff(t1, t0)
         i += 1
     out = {"clock_pair_us": clock / 200, "passes": passes, "sensors": len(a.sensors.beams), "segments": hall.count}
+    refused = 0  # passes that allocated with the heap locked (MemoryError): left out, and counted
     for state in ("built", "collected", "locked"):
         if state == "collected":
             gc.collect()
@@ -65,7 +66,14 @@ def idle(passes):
             if lock:
                 micropython.heap_lock()
             t0 = ticks()
-            a.step()
+            try:
+                a.step()
+            except MemoryError:
+                micropython.heap_unlock()
+                refused += 1
+                if refused > passes:
+                    raise
+                continue
             t1 = ticks()
             if lock:
                 micropython.heap_unlock()
@@ -76,6 +84,7 @@ def idle(passes):
             "plain_us": [us[k] for k in range(passes) if not scanned[k]],
             "scan_us": [us[k] for k in range(passes) if scanned[k]],
         }
+    out["refused_locked"] = refused
     gc.collect()
     gc.disable()
     before = gc.mem_alloc()
