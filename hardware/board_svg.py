@@ -14,7 +14,6 @@ committed SVG can be checked.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -25,6 +24,7 @@ from xml.sax.saxutils import escape
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hall_field
 import mechanics
+import svgfile
 
 HERE = Path(__file__).resolve().parent
 GEOMETRY = HERE / "geometry.json"
@@ -182,21 +182,7 @@ def load(geometry: Path = GEOMETRY) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="only check that the SVG is up to date")
-    ap.add_argument("--out", type=Path, default=OUTPUT, help="where to write the SVG (default: %(default)s)")
-    args = ap.parse_args(argv)
-    svg = render(*load())
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != svg:
-            print(f"{args.out} is out of date: run 'python hardware/board_svg.py'.")
-            return 1
-        print(f"{args.out} is up to date.")
-        return 0
-    args.out.write_text(svg, encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return svgfile.main(argv, __doc__ or "", OUTPUT, lambda: render(*load()), "board_svg.py")
 
 
 if __name__ == "__main__":

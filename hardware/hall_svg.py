@@ -12,7 +12,6 @@ Deterministic output (fixed formatting), so the committed SVG can be checked.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hall_field as hf
+import svgfile
 
 OUTPUT = hf.HERE / "hall_coverage.svg"
 YS = 4.0  # radial exaggeration of the unrolled strips
@@ -215,21 +215,7 @@ def render(geo: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="only check that the SVG is up to date")
-    ap.add_argument("--out", type=Path, default=OUTPUT)
-    args = ap.parse_args(argv)
-    svg = render(hf.load_geometry())
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != svg:
-            print(f"{args.out} is out of date: run 'python hardware/hall_svg.py'.")
-            return 1
-        print(f"{args.out} is up to date.")
-        return 0
-    args.out.write_text(svg, encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return svgfile.main(argv, __doc__ or "", OUTPUT, lambda: render(hf.load_geometry()), "hall_svg.py")
 
 
 if __name__ == "__main__":

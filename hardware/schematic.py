@@ -24,6 +24,9 @@ import schemdraw
 import schemdraw.elements as elm
 from schemdraw import logic
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import svgfile
+
 HERE = Path(__file__).resolve().parent
 OUT_BOX = HERE / "schematic.svg"
 OUT_BOARD = HERE / "schematic_board.svg"
@@ -301,19 +304,9 @@ def render() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--check", action="store_true", help="only check that the SVGs are up to date")
-    args = ap.parse_args(argv)
-    stale = 0
-    for path, svg in render().items():
-        if args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != svg:
-                print(f"{path} is out of date: run 'python hardware/schematic.py'.")
-                stale += 1
-        else:
-            path.write_text(svg, encoding="utf-8")
-            print(f"wrote {path}")
-    return 1 if stale else 0
+    return svgfile.write_or_check(render(), ap.parse_args(argv).check, "schematic.py")
 
 
 if __name__ == "__main__":

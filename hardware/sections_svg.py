@@ -11,7 +11,6 @@ it. Dimensions in mm from geometry.json (mechanics.py checks them). Deterministi
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from xml.sax.saxutils import escape
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mechanics
+import svgfile
 
 OUTPUT = mechanics.HERE / "sections.svg"
 S = 4.0  # px per mm
@@ -221,21 +221,7 @@ def render(geo: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="only check that the SVG is up to date")
-    ap.add_argument("--out", type=Path, default=OUTPUT)
-    args = ap.parse_args(argv)
-    svg = render(mechanics.load())
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != svg:
-            print(f"{args.out} is out of date: run 'python hardware/sections_svg.py'.")
-            return 1
-        print(f"{args.out} is up to date.")
-        return 0
-    args.out.write_text(svg, encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return svgfile.main(argv, __doc__ or "", OUTPUT, lambda: render(mechanics.load()), "sections_svg.py")
 
 
 if __name__ == "__main__":
