@@ -56,6 +56,36 @@ def run(b, s, until, step=250):
 # docs/performance.md). Here it bounds the event path: no growth, nothing dropped, in a heap the size of the app.
 BOARD_HEAP = "80k"
 
+# The start of a script that runs the app on the simulated board, without fb.config's loader (not part of the event
+# path): Settings(data) stands for a loaded configuration, Sink for the USB link. Sink(keep=True) keeps the lines it
+# is sent in `lines`; Sink() only counts them (`sent`), so that it holds nothing on the heap.
+APP_PRELUDE = """
+from fb.app import App
+from fb.simpins import SimBoard
+def hole_beam():
+    return {"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False, "min_pulse_us": 200,
+            "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}
+class Settings:
+    def __init__(self, data):
+        self.data = data
+    def get(self, key=None):
+        return False, "no"
+    def set(self, key, value):
+        return False, "no"
+class Sink:
+    skipped = 0
+    cut = 0
+    def __init__(self, keep=False):
+        self.sent = 0
+        self.lines = [] if keep else None
+    def send(self, line):
+        self.sent += 1
+        if self.lines is not None:
+            self.lines.append(line)
+    def service(self, dispatcher, t):
+        return 0
+"""
+
 _COMPILED: list[Path] = []
 
 

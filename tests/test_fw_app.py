@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from firmware_runner import BOARD_HEAP, FIRMWARE, ROOT, check_micropython, micropython_exe
+from firmware_runner import APP_PRELUDE, BOARD_HEAP, FIRMWARE, ROOT, check_micropython, micropython_exe
 
 PROFILES = str(ROOT / "hardware" / "profiles")
 
@@ -200,33 +200,15 @@ def test_ten_thousand_events_through_the_whole_app_in_a_board_sized_heap() -> No
     """Principle 5 and the issue's proof: 10,000 events through IRQ -> detector -> encoder -> outbox in a
     heap the size of the app (BOARD_HEAP), the host acking as it goes: none dropped and no heap growth after
     gc.collect()."""
-    script = """
+    script = (
+        APP_PRELUDE
+        + """
 import gc
-from fb.app import App
-from fb.simpins import SimBoard
-
-class Cfg:  # what fb.config produces for one beam; the loader itself is not part of the event path
-    data = {"board_id": "heap", "profile": "pico_w", "outbox_size": 64, "heartbeat_ms": 1000000,
-            "sensors": [{"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False,
-                         "min_pulse_us": 200, "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}]}
-    def get(self, key=None):
-        return False, "no"
-    def set(self, key, value):
-        return False, "no"
-
-class Sink:
-    lines = 0
-    skipped = 0
-    cut = 0
-    def send(self, line):
-        self.lines += 1
-    def service(self, dispatcher, t):
-        return 0
-
 board = SimBoard()
 board.pin(2, 0)
 sink = Sink()
-app = App(Cfg(), board, 1, "test", sink)
+app = App(Settings({"board_id": "heap", "profile": "pico_w", "outbox_size": 64, "heartbeat_ms": 1000000,
+                    "sensors": [hole_beam()]}), board, 1, "test", sink)
 t = 1000
 acked = 0
 mark = 0
@@ -242,8 +224,9 @@ for i in range(10000):
         gc.collect()
         mark = gc.mem_alloc()
 gc.collect()
-print(app.enc.seq, app.outbox.dropped, app.sensors.dropped, gc.mem_alloc() - mark, sink.lines)
+print(app.enc.seq, app.outbox.dropped, app.sensors.dropped, gc.mem_alloc() - mark, sink.sent)
 """
+    )
     # A board-sized run uses the precompiled firmware, as a board does (firmware_runner.compiled_firmware).
     stdout = check_micropython(script, heapsize=BOARD_HEAP, timeout=120)
     seq, dropped, ring_dropped, growth, lines = (int(x) for x in stdout.split())
@@ -396,34 +379,15 @@ print("LOG", machine.log)
     assert (tmp_path / "boot_id").read_text().strip() == "1", "the boot counter is persisted"
 
 
-MEMORY_SCRIPT = """
+MEMORY_SCRIPT = (
+    APP_PRELUDE
+    + """
 import micropython
-from fb.app import App
-from fb.simpins import SimBoard
-
-class Cfg:
-    data = {"board_id": "mem", "profile": "pico_w", "outbox_size": 64, "heartbeat_ms": 5,
-            "sensors": [{"name": "hole", "kind": "beam", "pin": 2, "pull": "up", "invert": False,
-                         "min_pulse_us": 200, "min_gap_us": 1000, "stuck_ms": 1500, "counter": None}]}
-    def get(self, key=None):
-        return False, "no"
-    def set(self, key, value):
-        return False, "no"
-
-class Sink:
-    skipped = 0
-    cut = 0
-    def __init__(self):
-        self.lines = []
-    def send(self, line):
-        self.lines.append(line)
-    def service(self, dispatcher, t):
-        return 0
-
 board = SimBoard()
 board.pin(2, 0)
-sink = Sink()
-app = App(Cfg(), board, 1, "test", sink)
+sink = Sink(keep=True)
+app = App(Settings({"board_id": "mem", "profile": "pico_w", "outbox_size": 64, "heartbeat_ms": 5,
+                    "sensors": [hole_beam()]}), board, 1, "test", sink)
 for k in range(PASSES_OF_EVENTS):
     board.beam(2, 5000 + k * 3000, 700, 1)   # a pass every 3 ms
 passes = [0]
@@ -444,6 +408,7 @@ print("T", [l.split('"t":')[1].split(",")[0] for l in sink.lines if '"m":"pass"'
 print("FAULT", [l for l in sink.lines if '"m":"fault"' in l])
 print("Q", app.outbox.depth(), app.memory_errors, app.lost)
 """
+)
 
 
 def _memory_run(events: int, locked_until: int) -> dict[str, Any]:

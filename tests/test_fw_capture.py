@@ -8,7 +8,7 @@ raise MemoryError, and gc.mem_alloc() measures the live heap.
 from __future__ import annotations
 
 import pytest
-from firmware_runner import BOARD_HEAP, SENSOR_PRELUDE, check_micropython, run_on
+from firmware_runner import APP_PRELUDE, BOARD_HEAP, SENSOR_PRELUDE, check_micropython, run_on
 
 IMPLS = ["cpython", "micropython"]
 
@@ -264,34 +264,20 @@ def test_times_stay_small_ints_and_right_across_the_epoch(impl: str) -> None:
     and a puck's rest keep their right times and durations, and the wire's `t` is still µs since boot."""
     run_both(
         impl,
-        """
-from fb.app import App
+        APP_PRELUDE
+        + """
 from fb.compat import EPOCH_US
-class Cfg:
-    data = {"board_id": "long", "profile": "pico_w", "outbox_size": 64, "heartbeat_ms": 60000,
-            "sensors": [beam(stuck_ms=1500),
-                        {"name": "baseline", "kind": "hall", "count": 8, "pins": [10, 11, 12, 13, 14, 15, 16, 17],
-                         "mux": None, "active_low": True, "settle_ms": 60, "quadrants": 4, "rest_window_ms": 2500}]}
-    def get(self, key=None):
-        return False, "no"
-    def set(self, key, value):
-        return False, "no"
-class Sink:
-    skipped = 0
-    cut = 0
-    def __init__(self):
-        self.lines = []
-    def send(self, line):
-        self.lines.append(line)
-    def service(self, dispatcher, t):
-        return 0
+CFG = {"board_id": "long", "profile": "pico_w", "outbox_size": 64, "heartbeat_ms": 60000,
+       "sensors": [beam(stuck_ms=1500),
+                   {"name": "baseline", "kind": "hall", "count": 8, "pins": [10, 11, 12, 13, 14, 15, 16, 17],
+                    "mux": None, "active_low": True, "settle_ms": 60, "quadrants": 4, "rest_window_ms": 2500}]}
 b = SimBoard()
 b.pin(2, 0)
-STRIP = b.strip(Cfg.data["sensors"][1])
+STRIP = b.strip(CFG["sensors"][1])
 STRIP.set(1, True)
 start = 3 * EPOCH_US - 1000000          # 1 s before the scale moves for the first time (2 * EPOCH_US of scale)
-sink = Sink()
-app = App(Cfg(), b, 1, "test", sink, uptime=Uptime(start))
+sink = Sink(keep=True)
+app = App(Settings(CFG), b, 1, "test", sink, uptime=Uptime(start))
 assert app.uptime.base == EPOCH_US and app.uptime.now() < 2 * EPOCH_US
 b.beam(2, 500000, 1000000)               # a break of 1 s from 0.5 s: it spans the move at 1 s
 b.beam(2, 3000000, 2000000)              # stuck after 1.5 s, cleared after 2 s
