@@ -220,7 +220,7 @@ $(FUZZ_STAMP): pyproject.toml | $(STAMP)
 
 # Measures every figure beside its floor, writes bench/results.json and prints the table of docs/performance.md.
 # A few minutes on two cores; BENCH_ARGS=--quick runs each figure small, BENCH_ARGS="--only latency,scale" some.
-bench: setup
+bench: setup rp2
 	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM)
 	@$(BIN)/python -m bench.run $(BENCH_ARGS)
 

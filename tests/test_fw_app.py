@@ -447,3 +447,46 @@ def test_out_of_memory_for_long_keeps_edges_in_the_ring_and_says_what_overflowed
     depth, errors, lost = (int(x) for x in got["Q"].split())
     assert lost == 0 and depth == 1 + len(seqs) + 2, got["Q"]  # hello, the passes, two faults: a gapless numbering
     assert errors >= 140, got["Q"]  # every locked pass failed, and the loop went on
+
+
+def test_an_idle_pass_of_the_whole_board_allocates_nothing() -> None:
+    """The shipped pico_w profile (five beams, the 128-sensor strip behind eight multiplexers) on the simulated pins:
+    with the heap locked, every pass, those that scan the strip included, runs without allocating (on the board an
+    allocation in every pass churns the heap of a long game)."""
+    script = (
+        APP_PRELUDE
+        + f"""
+import json, micropython
+from fb.config import Config
+cfg = Config(json.load(open({str(ROOT / "hardware" / "profiles" / "pico_w.json")!r})), {{"board_id": "idle"}})
+board = SimBoard()
+for s in cfg.data["sensors"]:
+    if s["kind"] == "beam":
+        board.pin(s["pin"], 0)
+    else:
+        strip = board.strip(s)
+strip.set(40, True)
+strip.set(41, True)
+app = App(cfg, board, 1, "test", Sink())
+app.next_beat = 10 ** 9
+t = 0
+for i in range(50):
+    t += 1000
+    board.run_until(t)
+    app.step()
+scans = 0
+for i in range(100):
+    t += 1000
+    board.run_until(t)
+    slot = app.sensors.halls[0]._slot
+    micropython.heap_lock()
+    try:
+        app.step()
+    finally:
+        micropython.heap_unlock()
+    scans += app.sensors.halls[0]._slot != slot
+print("SCANS", scans, app.sensors.live()["baseline"])
+"""
+    )
+    out = check_micropython(script, timeout=60)
+    assert "SCANS 10 [40, 41]" in out, out

@@ -275,6 +275,10 @@ def run(profile, root="/"):
         app.led = machine.Pin(d["led"], machine.Pin.OUT)
     global watchdog
     app.wdt = watchdog = machine.WDT(timeout=d["watchdog_ms"])  # fed only by App.step
+    # Loading the configuration and building the app leave garbage all over the heap: collected now, the loop's
+    # short-lived allocations (call frames of more than a few words among them) find room at once, and a pass
+    # takes a third less time on the rp2 port (docs/performance.md).
+    gc.collect()
     app.loop()
     compat.sleep_ms(200)  # let the reboot reply leave
     machine.reset()

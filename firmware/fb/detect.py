@@ -223,6 +223,17 @@ class HallStrip:
                 raise ValueError(self.name + ": " + str(n) + " segments need " + str((n + 15) // 16) + " mux signals")
             self.signals = [backend.make_input(p, pull) for p in sig]
             self.port = backend.make_port(sig, self.signals)
+            # Step k of a scan goes to channel gray(k) = k ^ (k >> 1) by writing one select line: (pin, level,
+            # channel). Step 0 comes back from gray(15) = 8, where the last scan ended (and where none began: all
+            # select lines are written low at start, which is channel 0 already).
+            self._flips = []  # type: list
+            for k in range(16):
+                ch = k ^ (k >> 1)
+                prev = (k - 1) % 16 ^ ((k - 1) % 16 >> 1)
+                bit = 0
+                while not (ch ^ prev) >> bit & 1:
+                    bit += 1
+                self._flips.append((self.select[bit], (ch >> bit) & 1, ch))
         self._width = len(self.pins) if self.direct else len(self.signals)  # bits in one reading of the port
         self._seen_at = [-1] * (1 if self.direct else 16)  # the port's last reading, per select setting
         self._settling = bytearray(1 if self.direct else 16)  # 1: a segment there has not settled yet
@@ -279,12 +290,21 @@ class HallStrip:
             if self._look(0, 0, 1, self.port.read(), now, first):
                 changed = True
         else:
-            port = self.port
+            # The hot loop of the strip, kept to a few calls a step: one select line written (the Gray code's next
+            # step), the settle wait, one read of the port; segment by segment only where something changed.
+            port = self.port  # (its read() called as a method: a bound method taken out would be an allocation)
+            seen = self._seen_at
+            settling = self._settling
+            flips = self._flips
+            wait = busy_us
             for k in range(16):
-                ch = k ^ (k >> 1)
-                self._select(ch)
-                if self._look(ch, ch, 16, port.read(), now, first):
+                pin, level, ch = flips[k]
+                pin.value(level)
+                wait(SELECT_SETTLE_US)
+                vec = port.read()
+                if (vec != seen[ch] or settling[ch] or first) and self._look(ch, ch, 16, vec, now, first):
                     changed = True
+            self._ch = 8  # where the Gray code ends (the next scan's first step goes back to 0)
         if first:
             self._runs = self.runs()
         elif changed:
@@ -292,7 +312,7 @@ class HallStrip:
 
     def _look(self, slot, seg, step, vec, now, first):
         """The segments seg, seg + step, ... read as the bits of vec; True when one's settled occupancy changed."""
-        if vec == self._seen_at[slot] and not self._settling[slot]:
+        if vec == self._seen_at[slot] and not self._settling[slot] and not first:
             return False
         self._seen_at[slot] = vec
         on = self.active
