@@ -66,4 +66,8 @@ def test_the_heap_does_not_grow_over_hundreds_of_passes(record_property: pytest.
     print(f"\nheap after {SHORT} passes: {short}\nheap after {LONG} passes: {long}")
     assert min(long.status_heap) > 0
     assert long.used <= short.used + 512, (short, long)  # nothing kept per event
-    assert long.largest_free >= short.largest_free // 2, (short, long)  # no creeping fragmentation
+    # No fragmentation that matters: where the few objects still alive at the end lie (the last reply, a line the
+    # host has not acked yet) decides the largest free block, so it is not compared with the short run's; the
+    # firmware's largest allocation while it runs is about 2 KiB (a line of config_get, the MQTT buffers are made at
+    # start), and a free block several times that is there after hundreds of passes.
+    assert long.largest_free >= 16 * 1024, (short, long)
