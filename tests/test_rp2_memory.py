@@ -45,7 +45,9 @@ def run_passes(count: int) -> Heap:
             assert st["q"] <= 1, st  # acked: at most the reply's own turn behind
             assert st["drop"] == 0 and st["ring_drop"] == 0, st
             samples.append(st["heap"])
-        assert [m.fields["dur_us"] for m in host.events("pass")] == [pytest.approx(1000, abs=5)] * count
+        # (the width to the microsecond is test_rp2_beams'; here an edge may wait for a critical section of the main
+        # loop now and then: up to about 6 us, docs/performance.md figure 7)
+        assert [m.fields["dur_us"] for m in host.events("pass")] == [pytest.approx(1000, abs=10)] * count
         assert not host.events("fault") and not host.events("gap")
         host.close()
         out = board.mpremote("resume", "exec", PROBE)  # resume: no soft reset, the heap as the app left it
