@@ -169,3 +169,22 @@ def test_make_flash_says_what_to_do_without_a_board() -> None:
     )
     assert p.returncode != 0
     assert "No board at /dev/nonexistent: plug it in" in p.stdout + p.stderr
+
+
+def test_mqtt_set_on_a_board_without_network_is_a_fault_not_a_crash_loop() -> None:
+    """A Pico W profile with a broker set, on MicroPython built for a plain Pico (no network module, as on the
+    rig): the board says so in a `config` fault and runs on USB serial, instead of crashing at every start."""
+    with Pico(flash=flashed("pico_w"), pace="realtime") as board, Host(board) as host:
+        host.hello()
+        host.close()
+        config = {**TEST_CONFIG, "profile": "pico_w", "wifi": {"ssid": "club"}, "mqtt": {"host": "192.168.1.10"}}
+        board.press_safe_mode(True)
+        power_cycle(board)
+        board.mpremote("exec", f"with open('config.json', 'w') as f:\n    f.write({json.dumps(config)!r})")
+        board.press_safe_mode(False)
+        power_cycle(board)
+        host.reopen()
+        hello = host.hello()
+        fault = host.wait(lambda m: m.kind == "fault" and m.fields.get("code") == "config", timeout=30, what="fault")
+        assert fault.boot == hello.boot and "no network support" in fault.fields["msg"], fault.fields
+        assert "app crashed" not in console(host)

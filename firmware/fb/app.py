@@ -258,11 +258,15 @@ def run(profile, root="/"):
         problems.append("mqtt.tls is true but this firmware has no TLS: the board does not connect to the broker; "
                         "set mqtt.tls to false and use the boards' password listener (docs/security.md)")
     elif d["has_wifi"] and d["mqtt"]["host"]:
-        from fb.mqtt_link import Link
-
-        m = d["mqtt"]
-        mqtt = Link(d["board_id"], m["host"], m["port"], d["wifi"]["ssid"], d["wifi"]["password"],
-                    m["user"], m["password"])
+        try:
+            from fb.mqtt_link import Link
+        except ImportError as e:  # a MicroPython without network support (a plain Pico's firmware on a Pico W)
+            problems.append("mqtt is set but this MicroPython has no network support (%s): the board stays on USB "
+                            "serial; put the Pico W firmware (RPI_PICO_W) on it" % (e,))
+        else:
+            m = d["mqtt"]
+            mqtt = Link(d["board_id"], m["host"], m["port"], d["wifi"]["ssid"], d["wifi"]["password"],
+                        m["user"], m["password"])
     ir = d.get("ir_carrier")
     if ir:  # the IR LEDs are driven with a 38 kHz carrier for modulated receivers
         pwm = machine.PWM(machine.Pin(ir["pin"]))
