@@ -36,6 +36,7 @@ from typing import Any
 from firmware_runner import venv_tool
 from rp2_board import Host, flashed
 
+from host import lifecycle
 from host.protocol import decode_line
 from host.rp2 import Pico, RigError
 
@@ -199,7 +200,7 @@ class _Exec:
         board.wait_usb()
         self.lines: list[str] = []
         self._q: queue.Queue[str | None] = queue.Queue()
-        self.proc = subprocess.Popen(
+        self.proc = lifecycle.spawn(
             [exe, "connect", board.port, "exec", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
         self._t = threading.Thread(target=self._read, daemon=True)

@@ -22,6 +22,8 @@ from typing import Any
 from broker import mosquitto
 from firmware_runner import BOARD_HEAP
 
+from host import lifecycle
+
 from . import firmware_bench, host_bench, latency, rp2_bench, scale
 from .common import ROOT, machine, speed_probe
 
@@ -324,6 +326,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="comma-separated figures: " + ",".join(FIGURES))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
     args = ap.parse_args(argv)
+    with lifecycle.interrupting():  # SIGINT, SIGTERM, SIGHUP: every figure's broker, boards and bridge stop with it
+        lifecycle.follow_parent()  # and when make is killed, so is the bench
+        try:
+            return _run(args, ap)
+        except KeyboardInterrupt:
+            print("bench: stopped", file=sys.stderr)
+            return 130
+
+
+def _run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     chosen = args.only.split(",") if args.only else list(FIGURES)
     unknown = set(chosen) - set(FIGURES)
     if unknown:

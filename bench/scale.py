@@ -17,7 +17,7 @@ import paho.mqtt.client as mqtt
 from e2e import FLICKBOARD
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import journal
+from host import journal, lifecycle
 
 from .common import MATCH, PLAYERS, ROOT, RULES, cpu_seconds, rss_kib, summary
 
@@ -57,7 +57,7 @@ def scale(
     args = ["--mqtt", url, "--journals", str(journals), "--rules", RULES, "--players", *PLAYERS]
     args += ["--match", MATCH, "--client-id", "scale-bridge"]
     log = (run / "bridge.log").open("wb")
-    bridge = subprocess.Popen([FLICKBOARD, "bridge", *args], stdout=log, stderr=subprocess.STDOUT)
+    bridge = lifecycle.spawn([FLICKBOARD, "bridge", *args], stdout=log, stderr=subprocess.STDOUT)
     display = AllScoreboards(broker.port)
     fleets = []
     try:
@@ -71,7 +71,7 @@ def scale(
                 break
             out = run / f"fleet-{k}.json"
             cmd = [sys.executable, "-m", "bench.fleet", str(broker.port), str(first), str(count), str(events)]
-            fleets.append((subprocess.Popen([*cmd, str(rate), str(out)], cwd=ROOT), out))
+            fleets.append((lifecycle.spawn([*cmd, str(rate), str(out)], cwd=ROOT), out))
         for p, _ in fleets:
             p.wait(timeout=events / rate + 180)
         wall = time.monotonic() - t0
@@ -80,8 +80,9 @@ def scale(
         time.sleep(1)
     finally:
         display.close()
-        bridge.terminate()
-        bridge.wait(15)
+        for p, _ in fleets:  # all ended already, unless the bench is being stopped
+            lifecycle.end(p)
+        lifecycle.end(bridge, 15)
         log.close()
     sent: dict[str, Any] = {}
     for p, out in fleets:

@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import sys
 import threading
 import time
@@ -19,7 +18,7 @@ from typing import Any, TextIO
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from . import protocol
+from . import lifecycle, protocol
 from .bridge import Bridge, BridgeError, GameSetup
 from .config import SYSTEM_CA, BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
 from .links import BRIDGE_STATUS_TOPIC, LinkState, MqttLink, NoBoardFound, SerialLink
@@ -150,8 +149,7 @@ def run_bridge(args: Any, out: TextIO) -> int:
         print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
     print("  type an entry for the board's game, or 'board ID' to switch boards; Ctrl-C stops", file=out, flush=True)
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    lifecycle.on_stop_signals(stop.set)  # SIGINT, SIGTERM, SIGHUP: the links close, the status says offline
     if args.stdin or sys.stdin.isatty():
         threading.Thread(target=_read_entries, args=(bridge, out, stop), daemon=True).start()
     try:

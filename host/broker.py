@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import lifecycle
+
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
 
@@ -101,7 +103,7 @@ class Broker:
         if not _bindable(self.port, self.host):  # else the check below would find the other listener and look fine
             raise BrokerError(f"cannot start mosquitto: port {self.port} on {self.host} is already in use")
         with self.log.open("ab") as log:  # the child keeps its own copy of the descriptor
-            proc = subprocess.Popen(
+            proc = lifecycle.spawn(
                 [self.exe, "-c", str(self.conf)], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
             )
         self.proc = proc
@@ -123,15 +125,7 @@ class Broker:
 
     def stop(self) -> None:
         """Stop the broker process (its files stay, so `restart()` works)."""
-        proc = self.proc
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        lifecycle.end(self.proc)
 
     def restart(self) -> None:
         """Stop and start again on the same port, with the same configuration (e.g. to test reconnects)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime
 import json
 import shutil
-import signal
 import tempfile
 import threading
 import time
@@ -29,6 +28,7 @@ from typing import Any, TextIO
 from rules.pichenotte import Pichenotte
 from rules.transcript import parse_transcript
 
+from . import lifecycle
 from .board_scenario import from_transcript
 from .bridge_cli import CommandError, Running, _Client, start_bridge
 from .broker import Broker, BrokerError, start_mosquitto
@@ -117,10 +117,6 @@ def same_score(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in keys)
 
 
-def _stop_on_signal(*_: object) -> None:
-    raise KeyboardInterrupt  # the same clean stop as Ctrl-C: board, bridge and broker go down with the demo
-
-
 class SimGame:
     """The simulated board (firmware/ under the MicroPython unix port) behind a pty; it stops at its own holds."""
 
@@ -173,9 +169,12 @@ class PicoGame:
 
 
 def run(args: Any, out: TextIO) -> int:
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, _stop_on_signal)
+    with lifecycle.interrupting():  # SIGTERM, SIGHUP: the same clean stop as Ctrl-C; the broker and board go with us
+        lifecycle.follow_parent()
+        return _run(args, out)
+
+
+def _run(args: Any, out: TextIO) -> int:
     from .rp2 import RigError
 
     rp2 = bool(getattr(args, "rp2", False))

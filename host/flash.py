@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import lifecycle
 from .protocol import BoardMessage, ProtocolError, decode_line, encode_command
 
 serial: Any = importlib.import_module("serial")  # pyserial ships no type information
@@ -130,9 +131,7 @@ def mpremote_exe() -> str:
 
 def mpremote(port: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            [mpremote_exe(), "connect", port, *args], capture_output=True, text=True, timeout=timeout, check=False
-        )
+        return lifecycle.run([mpremote_exe(), "connect", port, *args], timeout=timeout)
     except subprocess.TimeoutExpired:
         raise FlashError(
             f"mpremote did not finish within {timeout:g} s on {port}: the board does not answer. Hold the safe-mode "

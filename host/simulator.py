@@ -20,11 +20,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import tty
 from pathlib import Path
@@ -32,6 +30,7 @@ from typing import Any, TextIO
 
 from rules.transcript import TranscriptError, parse_transcript
 
+from . import lifecycle
 from .board_scenario import from_transcript
 from .config import ConfigError, parse_mqtt_url
 from .random_game import random_match
@@ -90,13 +89,7 @@ class SimBoard:
         self._tmp = tmp
 
     def stop(self, timeout: float = 5.0) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        lifecycle.end(self.proc, timeout)
         self.close()
 
     def close(self) -> None:
@@ -129,27 +122,26 @@ def spawn_board(
     path.write_text(json.dumps(scenario))
     cmd, env = board_command(path, realtime)
     if not pty:
-        return SimBoard(subprocess.Popen(cmd, stdin=stdin, stdout=stdout, env=env), None, None, tmp)
+        return SimBoard(lifecycle.spawn(cmd, stdin=stdin, stdout=stdout, env=env), None, None, tmp)
     master, slave = os.openpty()
     tty.setraw(master)
     tty.setraw(slave)
     try:
-        proc = subprocess.Popen(cmd, stdin=master, stdout=master, env=env)
+        proc = lifecycle.spawn(cmd, stdin=master, stdout=master, env=env)
     finally:
         os.close(master)
     return SimBoard(proc, os.ttyname(slave), slave, tmp)
 
 
-def _stop_on_signal(*_: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM, SIGHUP: the same clean stop as Ctrl-C; the board goes with us
-
-
 def run(args: Any, out: TextIO) -> int:
     if not (FIRMWARE / "simboard.py").exists():
         raise SimError("flickboard sim runs the firmware from a source checkout; firmware/ was not found")
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, _stop_on_signal)
+    with lifecycle.interrupting():  # SIGTERM, SIGHUP: the same clean stop as Ctrl-C; the board goes with us
+        lifecycle.follow_parent()
+        return _run(args, out)
+
+
+def _run(args: Any, out: TextIO) -> int:
     scenario, transcript = build_scenario(args)
     if args.write_transcript:
         if transcript is None:

@@ -30,7 +30,6 @@ import contextlib
 import html
 import json
 import select
-import signal
 import socket
 import sys
 import threading
@@ -50,6 +49,7 @@ from rules import games
 from rules.pichenotte import RULE_SETS, rule_set
 from rules.pichenotte.engine import ZONE_VALUES
 
+from . import lifecycle
 from .bridge import MAX_INPUT, MAX_LINE
 from .config import BOARD_ID, RESERVED_BOARDS, SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
 
@@ -802,10 +802,7 @@ def run_web(args: Any, out: TextIO) -> int:
         print(f"  TV: {app.url}/tv/{b}", file=out, flush=True)
         print(f"  Entry: {app.url}/enter/{b}", file=out, flush=True)
     stop = threading.Event()
-    previous: dict[signal.Signals, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            previous[sig] = signal.signal(sig, lambda *_: stop.set())
+    restore = lifecycle.on_stop_signals(stop.set)
     try:
         while not stop.wait(0.5):
             pass
@@ -813,8 +810,7 @@ def run_web(args: Any, out: TextIO) -> int:
         pass
     finally:
         app.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        restore.restore()
     print("flickboard web: stopped", file=out, flush=True)
     return 0
 

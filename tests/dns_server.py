@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from host import lifecycle
+
 
 def _exe() -> str:
     found = shutil.which("dnsmasq") or ("/usr/sbin/dnsmasq" if Path("/usr/sbin/dnsmasq").exists() else None)
@@ -45,7 +47,7 @@ class Dnsmasq:
                f"--addn-hosts={self.hosts}", f"--port={self.port}", "--listen-address=127.0.0.1", "--bind-interfaces",
                "--log-queries", f"--log-facility={self.log}", "--cache-size=0", "--local-ttl=0",
                f"--pid-file={self.dir / 'pid'}", *user]  # fmt: skip
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = lifecycle.spawn(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 10
         while "started" not in self._log_text():
             if self.proc.poll() is not None or time.monotonic() > deadline:

@@ -24,7 +24,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import journal
+from host import journal, lifecycle
 from host.board_scenario import from_transcript
 from host.driver import Driver
 from host.random_game import random_match
@@ -237,7 +237,7 @@ class BridgeProc:
         self.runs += 1
         self.log = self.tmp / f"bridge-{self.runs}.log"
         with self.log.open("wb") as f:
-            self.proc = subprocess.Popen([FLICKBOARD, "bridge", *self.args], stdout=f, stderr=subprocess.STDOUT)
+            self.proc = lifecycle.spawn([FLICKBOARD, "bridge", *self.args], stdout=f, stderr=subprocess.STDOUT)
 
     def kill9(self) -> None:
         assert self.proc is not None

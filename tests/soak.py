@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from broker import BrokerError, start_mosquitto
 from faults import SCENARIOS, Outcome
 
+from host import lifecycle
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
 BEGIN, END = "<!-- soak:begin -->", "<!-- soak:end -->"
 # Notes that describe a run rather than flag a problem.
@@ -102,6 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doc", type=Path, default=DOC)
     ap.add_argument("--no-write", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
+    with lifecycle.interrupting():  # SIGINT, SIGTERM, SIGHUP: the run's broker, board and bridge stop with it
+        lifecycle.follow_parent()  # and when make is killed, so is the soak
+        try:
+            return _run(args)
+        except KeyboardInterrupt:
+            print("soak: stopped", file=sys.stderr)
+            return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     names = [n for n in args.only.split(",") if n] or list(SCENARIOS)
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:

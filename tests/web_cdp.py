@@ -28,6 +28,8 @@ from typing import Any
 
 import websocket
 
+from host import lifecycle
+
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -58,7 +60,7 @@ class Chromium:
         self.profile.mkdir(parents=True, exist_ok=True)
         self.log = tmp / "chromium.log"
         with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
+            self.proc = lifecycle.spawn(
                 [find_chromium(), *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
                 stdin=subprocess.DEVNULL,
                 stdout=log,

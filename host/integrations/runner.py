@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import signal
 import sys
 import threading
 import time
@@ -34,6 +33,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from host import lifecycle
 from host.bridge_cli import CommandError
 from host.config import BOARD_ID, RESERVED_BOARDS, SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
 from host.links import BRIDGE_STATUS_TOPIC
@@ -388,9 +388,7 @@ def run_integrations(args: Any, out: TextIO) -> int:
     names = "; ".join(i.describe() for i in runner.integrations)
     print(f"flickboard integrations: {names}; {boards} on {runner.url}; Ctrl-C stops", file=out, flush=True)
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(ValueError):  # not the main thread: the caller stops us
-            signal.signal(sig, lambda *_: stop.set())
+    lifecycle.on_stop_signals(stop.set)  # SIGINT, SIGTERM, SIGHUP (in the main thread; else the caller stops us)
     runner.start()
     try:
         while not stop.wait(0.25):

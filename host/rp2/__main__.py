@@ -12,11 +12,10 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
-from types import FrameType
 
+from .. import lifecycle
 from .images import RigError, find_images, node
 from .rig import Pico
 
@@ -36,11 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     stop = threading.Event()
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, on_signal)
+    lifecycle.on_stop_signals(stop.set)
+    lifecycle.follow_parent()
     try:
         if args.cmd == "check":
             images = find_images()

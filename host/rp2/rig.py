@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import lifecycle
 from . import scenario as scenario_mod
 from .images import EMULATOR, REPO, Images, RigError, find_images, node
 from .parts import Level, Wiring, wiring
@@ -89,7 +90,7 @@ class Pico:
         cmd += ["--link", self.port, "--scratch", str(self._tmp)]
         self._stderr = open(self._tmp / "emulator.log", "wb")  # noqa: SIM115 (closed in close())
         try:
-            self._proc = subprocess.Popen(
+            self._proc = lifecycle.spawn(
                 cmd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -388,7 +389,7 @@ class Pico:
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         cmd = ["make", "--no-print-directory", "-C", str(REPO), "flash", f"BOARD={board}", f"PORT={self.port}"]
         try:
-            done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+            done = lifecycle.run(cmd, env=env, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise RigError(f"make flash BOARD={board} did not finish within {timeout:.0f} s") from None
         out = done.stdout + done.stderr
@@ -413,9 +414,7 @@ class Pico:
         self.go("realtime")
         self.wait_usb()
         try:
-            done = subprocess.run(
-                [exe, "connect", self.port, *args], capture_output=True, text=True, timeout=timeout, check=False
-            )
+            done = lifecycle.run([exe, "connect", self.port, *args], timeout=timeout)
         except subprocess.TimeoutExpired:
             raise RigError(f"mpremote {' '.join(args)} did not finish within {timeout:.0f} s") from None
         if done.returncode != 0:

@@ -16,7 +16,6 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,6 +25,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path[:0] = [str(HERE.parent), str(ROOT)]
+from host import lifecycle  # noqa: E402 (after the path it comes from)
+
 OUT = ROOT / "build" / "fuzz"
 
 
@@ -136,6 +137,16 @@ def main(argv: list[str] | None = None) -> int:
             return child_random(args.child, args.child_runs)
         return child_atheris(args.child, args.child_runs)
 
+    with lifecycle.interrupting():  # SIGINT, SIGTERM, SIGHUP: the target running now stops with us
+        lifecycle.follow_parent()
+        try:
+            return _run(args)
+        except KeyboardInterrupt:
+            print("fuzz: stopped", file=sys.stderr)
+            return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     from fuzz import targets
 
     names = [n for n in args.only.split(",") if n] or list(targets.TARGETS)
@@ -154,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.no_atheris:
             cmd.append("--no-atheris")
         t0 = time.monotonic()
-        p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        p = lifecycle.run(cmd, env={**os.environ, "PYTHONHASHSEED": "0"})
         secs = time.monotonic() - t0
         done = re.findall(r"Done (\d+) runs", p.stderr)
         ran = int(done[-1]) if done else 0
