@@ -14,7 +14,6 @@ ditch beam), a zone and a declared twenty."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -24,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import procs
 import pytest
 import serial
 from broker import Broker, mosquitto
@@ -118,45 +118,6 @@ def test_a_game_on_the_emulated_pico_through_the_bridge_to_the_retained_scoreboa
     assert "Traceback" not in bridge.output()
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every living process below `pid` (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    out: set[int] = set()
-    todo = [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.add(c)
-            todo.append(c)
-    return out
-
-
-def _alive(pids: set[int]) -> set[int]:
-    """The pids still running (a zombie has finished)."""
-    out = set()
-    for p in pids:
-        try:
-            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            out.add(p)
-    return out
-
-
-def _names(pids: set[int]) -> set[str]:
-    out = set()
-    for p in pids:
-        with contextlib.suppress(OSError):
-            out.add(Path(f"/proc/{p}/comm").read_text().strip())
-    return out
-
-
 def test_make_demo_rp2_plays_the_chain_on_the_emulated_pico(rp2_build: Path, tmp_path: Path) -> None:
     """`make demo-rp2`: a private Mosquitto, the emulated Pico flashed with this checkout's firmware (the demo makes
     the image itself, here from nothing), the bridge, the terminal scoreboard, the scripted scorer, and the check
@@ -202,24 +163,20 @@ def _start(cmd: list[str], env: dict[str, str], until: str, timeout: float = 300
     raise AssertionError(f"exit {proc.returncode} before {until!r}:\n{''.join(seen)}")
 
 
-def _kill(proc: subprocess.Popen[str], started: set[int]) -> None:
+def _kill(proc: subprocess.Popen[str], started: set[procs.Proc]) -> None:
     """After a failed check: whatever is left goes, so one failure does not leave processes to the next test."""
     if proc.poll() is None:
         proc.kill()
         proc.wait()
-    for pid in _alive(started):
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+    procs.kill_all(started)
 
 
-def _stop_and_check(proc: subprocess.Popen[str], sig: int, started: set[int]) -> str:
+def _stop_and_check(proc: subprocess.Popen[str], sig: int, started: set[procs.Proc]) -> str:
     """Send `sig`; the command stops with what it started."""
     proc.send_signal(sig)
     rest, _ = proc.communicate(timeout=30)
-    deadline = time.monotonic() + 10
-    while _alive(started) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(started), f"left behind after {signal.Signals(sig).name}: {_names(_alive(started))}"
+    left = procs.left_behind(started)
+    assert not left, f"left behind after {signal.Signals(sig).name}: {procs.names(left)}"
     assert "Traceback" not in rest, rest
     return rest
 
@@ -231,9 +188,9 @@ def test_a_stopped_demo_rp2_stops_the_emulator_the_broker_and_the_board(
     """Stopped in the middle of the game (Ctrl-C, kill, a closed terminal): nothing it started is left."""
     cmd = [FLICKBOARD, "demo", "--rp2", "--journals", str(tmp_path)]
     proc, _ = _start(cmd, _env(rp2_build), "shot 1:")
-    started = _descendants(proc.pid)
+    started = procs.descendants(proc.pid)
     try:
-        assert {"node", "mosquitto"} <= _names(started), _names(started)
+        assert {"node", "mosquitto"} <= procs.names(started), procs.names(started)
         _stop_and_check(proc, sig, started)
         assert proc.returncode != 0
     finally:
@@ -314,9 +271,9 @@ def test_flickboard_sim_rp2_plays_a_scenario_behind_its_port(rp2_build: Path, tm
             proc.wait()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         proc, line = _start([FLICKBOARD, "sim", "--rp2", str(path), "--board", "demo", "--run-on"], env, " on ")
-        started = _descendants(proc.pid)
+        started = procs.descendants(proc.pid)
         try:
-            assert "node" in _names(started)
+            assert "node" in procs.names(started)
             port = line.split(" on ", 1)[1].split(" (", 1)[0]
             _stop_and_check(proc, sig, started)
             assert not os.path.lexists(port), "the port went with the board"
