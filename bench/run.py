@@ -274,7 +274,8 @@ def table(r: dict[str, Any]) -> str:
         rows.append(
             f"| 4 | live heap (modules + app) | hole beam {h['heap_live_peak_bytes']} B; whole profile "
             f"{w['heap_live_peak_bytes']} B | modules alone {h['heap_modules_bytes']} B | the hole "
-            f"beam fits {BOARD_HEAP[:-1]} KiB (64-bit objects) | {_ok(h['heap_live_peak_bytes'], int(BOARD_HEAP[:-1]) * 1024)} |"
+            f"beam fits {BOARD_HEAP[:-1]} KiB (64-bit objects) | "
+            f"{_ok(h['heap_live_peak_bytes'], int(BOARD_HEAP[:-1]) * 1024)} |"
         )
         if "smallest_heap_hole_beam" in fw:
             smallest = f"hole beam {fw['smallest_heap_hole_beam']}, whole profile {fw['smallest_heap_whole_profile']}"
