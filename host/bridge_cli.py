@@ -142,21 +142,22 @@ def run_bridge(args: Any, out: TextIO) -> int:
     logging.basicConfig(
         level=cfg.log_level, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr, force=True
     )
-    running = start_bridge(cfg)
-    bridge = running.bridge
-    print(f"flickboard bridge: {', '.join(running.links)}; journals in {cfg.journals}/", file=out, flush=True)
-    for b, bg in sorted(bridge.games.items()):
-        print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
-    print("  type an entry for the board's game, or 'board ID' to switch boards; Ctrl-C stops", file=out, flush=True)
     stop = threading.Event()
-    lifecycle.on_stop_signals(stop.set)  # SIGINT, SIGTERM, SIGHUP: the links close, the status says offline
-    if args.stdin or sys.stdin.isatty():
-        threading.Thread(target=_read_entries, args=(bridge, out, stop), daemon=True).start()
-    try:
-        while not stop.wait(0.25):
-            bridge.tick()
-    finally:
-        running.stop()
+    with lifecycle.on_stop_signals(stop.set):  # SIGINT, SIGTERM, SIGHUP: the links close, the status says offline
+        running = start_bridge(cfg)
+        try:
+            bridge = running.bridge
+            print(f"flickboard bridge: {', '.join(running.links)}; journals in {cfg.journals}/", file=out, flush=True)
+            for b, bg in sorted(bridge.games.items()):
+                print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
+            print("  type an entry for the board's game, or 'board ID' to switch boards; Ctrl-C stops", file=out,
+                  flush=True)  # fmt: skip
+            if args.stdin or sys.stdin.isatty():
+                threading.Thread(target=_read_entries, args=(bridge, out, stop), daemon=True).start()
+            while not stop.wait(0.25):
+                bridge.tick()
+        finally:
+            running.stop()
     print("flickboard bridge: stopped", file=out, flush=True)
     return 0
 

@@ -35,8 +35,9 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
 from host.bridge_cli import CommandError
-from host.config import BOARD_ID, RESERVED_BOARDS, SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
+from host.config import SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
 from host.links import BRIDGE_STATUS_TOPIC
+from host.protocol import RESERVED_BOARDS, board_problem
 
 from . import awtrix, homeassistant, wled
 from .common import BadDocument, Boards, Integration, read_moment, read_scoreboard
@@ -344,8 +345,9 @@ def build_runner(args: Any) -> IntegrationRunner:
     if not (args.homeassistant or args.awtrix or args.wled):
         raise CommandError("nothing to do: enable at least one of --homeassistant, --awtrix PREFIX, --wled TOPIC")
     for b in args.board or ():
-        if not BOARD_ID.match(b) or b in RESERVED_BOARDS:
-            raise CommandError(f"--board: bad board id {b!r} (1-32 of A-Z a-z 0-9 _ -, not 'bridge')")
+        problem = board_problem(b)
+        if problem:
+            raise CommandError(f"--board: {problem}")
     cid = args.client_id
     if not (1 <= len(cid) <= 64 and cid.isprintable()):
         raise CommandError("--client-id: 1 to 64 printable characters")
@@ -379,23 +381,24 @@ def build_runner(args: Any) -> IntegrationRunner:
 
 
 def run_integrations(args: Any, out: TextIO) -> int:
-    """`flickboard integrations`: run until Ctrl-C or SIGTERM. Raises CommandError (one line) on bad options or
+    """`flickboard integrations`: run until Ctrl-C, SIGTERM or SIGHUP. Raises CommandError (one line) on bad options or
     when the broker refuses the credentials."""
     runner = build_runner(args)
     if not logging.getLogger().handlers:
         logging.basicConfig(level="INFO", format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
     boards = ", ".join(runner.only) if runner.only else "every board"
     names = "; ".join(i.describe() for i in runner.integrations)
-    print(f"flickboard integrations: {names}; {boards} on {runner.url}; Ctrl-C stops", file=out, flush=True)
     stop = threading.Event()
-    lifecycle.on_stop_signals(stop.set)  # SIGINT, SIGTERM, SIGHUP (in the main thread; else the caller stops us)
-    runner.start()
-    try:
-        while not stop.wait(0.25):
-            if runner.fatal:
-                raise CommandError(runner.fatal)
-    finally:
-        runner.stop()
+    # SIGINT, SIGTERM, SIGHUP (in the main thread; else the caller stops us), from before the first line on
+    with lifecycle.on_stop_signals(stop.set):
+        print(f"flickboard integrations: {names}; {boards} on {runner.url}; Ctrl-C stops", file=out, flush=True)
+        runner.start()
+        try:
+            while not stop.wait(0.25):
+                if runner.fatal:
+                    raise CommandError(runner.fatal)
+        finally:
+            runner.stop()
     print(
         f"flickboard integrations: stopped ({runner.bad} unreadable messages, {runner.failures} failures)",
         file=out,
