@@ -40,10 +40,9 @@ from rules import games
 from rules.games import AnyGame
 
 from . import protocol
-from .config import BOARD_ID, RESERVED_BOARDS
 from .journal import JournalError
 from .jsontext import encoder
-from .protocol import BoardMessage, ProtocolError, Tracker, Verdict
+from .protocol import BoardMessage, ProtocolError, Tracker, Verdict, board_problem
 from .scoreboard import moments, scoreboard_doc
 from .session import Outcome, Session, now_stamp
 
@@ -161,8 +160,9 @@ class Bridge:
         with self.lock:
             bg = self.games.get(board)
             if bg is None:
-                if not BOARD_ID.match(board) or board in RESERVED_BOARDS:
-                    raise BridgeError(f"bad board id {board[:40]!r} (1-32 of A-Z a-z 0-9 _ -)")
+                problem = board_problem(board)
+                if problem:
+                    raise BridgeError(problem)
                 folder = self.journals / board
                 existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
                 if existing:
@@ -564,8 +564,9 @@ class Bridge:
             log.warning("board %s: input refused: %s", board, reason)
             return {"id": rid, "ok": False, "entry": None, "message": reason}
 
-        if not BOARD_ID.match(board) or board in RESERVED_BOARDS:
-            return invalid(f"bad board id {board[:40]!r} (1-32 of A-Z a-z 0-9 _ -)")
+        problem = board_problem(board)
+        if problem:
+            return invalid(problem)
         if self.boards is not None and board not in self.boards:
             return invalid(f"board {board!r} is not in this bridge's list of boards")
         if len(payload) > MAX_INPUT:

@@ -44,6 +44,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .protocol import board_problem
+
 __all__ = [
     "DEFAULTS",
     "KEYS",
@@ -57,8 +59,6 @@ __all__ = [
 ]
 
 SYSTEM_CA = "system"
-BOARD_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-RESERVED_BOARDS = frozenset({"bridge"})  # flickboard/bridge/status is the bridge's own topic
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 KEYS = (
     "mqtt",
@@ -215,10 +215,9 @@ def _normalise(key: str, value: Any, source: str) -> Any:
         if not boards or boards == ("+",):
             return None
         for b in boards:
-            if not BOARD_ID.match(b):
-                raise ConfigError(f"{source}: bad board id {b!r} (1-32 of A-Z a-z 0-9 _ -)")
-            if b in RESERVED_BOARDS:
-                raise ConfigError(f"{source}: {b!r} is reserved (flickboard/{b}/status is the bridge's own topic)")
+            problem = board_problem(b)
+            if problem:
+                raise ConfigError(f"{source}: {problem}")
         return tuple(dict.fromkeys(boards))
     if key == "ca_file":
         text = _as_str(value, source).strip()

@@ -57,8 +57,9 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from host.config import BOARD_ID, RESERVED_BOARDS, SYSTEM_CA, MqttUrl, parse_mqtt_url
+from host.config import SYSTEM_CA, MqttUrl, parse_mqtt_url
 from host.inbox import Inbox
+from host.protocol import RESERVED_BOARDS, board_problem, is_board_id
 
 Batch = Callable[[], AbstractContextManager[object]]  # the bridge's `batch`: messages handled together
 
@@ -607,7 +608,7 @@ class MqttLink:
             return
         board, kind = parts[1], parts[2]
         if self.boards is not None and board not in self.boards:
-            if kind == "status" and _is_board_id(board):
+            if kind == "status" and is_board_id(board):
                 self._unlisted(board, bytes(msg.payload))
             else:
                 self.ignored += 1
@@ -687,9 +688,6 @@ def _callback_failed(what: str, *args: object) -> None:
 
 
 def _check_board(board: str) -> None:
-    if not BOARD_ID.match(board) or board in RESERVED_BOARDS:
-        raise ValueError(f"bad board id {board!r} (1-32 of A-Z a-z 0-9 _ -, not {'/'.join(RESERVED_BOARDS)})")
-
-
-def _is_board_id(board: str) -> bool:
-    return bool(BOARD_ID.match(board)) and board not in RESERVED_BOARDS
+    problem = board_problem(board)
+    if problem:
+        raise ValueError(problem)

@@ -57,7 +57,25 @@ ERROR_CODES: tuple[str, ...] = (
     "board",
 )
 
-_BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")
+BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")  # \Z, not $: "t1\n" is not a board id
+RESERVED_BOARDS = frozenset({"bridge"})  # flickboard/bridge/status is the bridge's own topic
+BOARD_ID_RULE = "1-32 of A-Z a-z 0-9 _ -"
+
+
+def board_problem(board: object) -> str | None:
+    """Why `board` cannot name a board, in one line; None when it can. The one check every entry point uses."""
+    if not isinstance(board, str) or not BOARD_ID.match(board):
+        text = board if isinstance(board, str) else type(board).__name__
+        return f"bad board id {text[:40]!r} ({BOARD_ID_RULE})"
+    if board in RESERVED_BOARDS:
+        return f"{board!r} is reserved (flickboard/{board}/status is the bridge's own topic)"
+    return None
+
+
+def is_board_id(board: object) -> bool:
+    return board_problem(board) is None
+
+
 _CRC = re.compile(rb"[0-9a-f]{8}\Z")
 _OTHER_VERSION = re.compile(rb"FB(\d+)\|")
 
@@ -191,8 +209,9 @@ def _decode_json(body: bytes, topic_board: str | None) -> BoardMessage:
     if v != VERSION or not _is_int(v):
         raise ProtocolError(f"protocol version {_clip(repr(v), 12)}; this host speaks 1", "version")
     b = _need(obj, "b", str, "envelope")
-    if not _BOARD_ID.match(b):
-        raise ProtocolError("board id must be 1-32 of A-Z a-z 0-9 _ -, not " + repr(_clip(b, 40)), "schema")
+    problem = board_problem(b)
+    if problem:
+        raise ProtocolError(problem, "schema")
     bt = _need_int(obj, "bt", "envelope")
     s = _need_int(obj, "s", "envelope")
     t = _need_int(obj, "t", "envelope")

@@ -51,7 +51,8 @@ from rules.pichenotte.engine import ZONE_VALUES
 
 from . import lifecycle
 from .bridge import MAX_INPUT, MAX_LINE
-from .config import BOARD_ID, RESERVED_BOARDS, SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
+from .config import SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
+from .protocol import board_problem, is_board_id
 
 __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_web", "start_web"]
 
@@ -82,10 +83,6 @@ class WebConfig:
     boards: tuple[str, ...] | None = None  # None: every board that shows up
     answer_timeout: float = ANSWER_TIMEOUT
     reconnect_max: int = 10  # seconds between attempts to reach a broker that went away, at most
-
-
-def check_board(board: str) -> bool:
-    return bool(BOARD_ID.match(board)) and board not in RESERVED_BOARDS
 
 
 # ---------------------------------------------------------------- the broker side
@@ -243,7 +240,7 @@ class Hub:
             self._fan_status()
             return
         parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != "flickboard" or not check_board(parts[1]):
+        if len(parts) != 3 or parts[0] != "flickboard" or not is_board_id(parts[1]):
             return
         board, kind = parts[1], parts[2]
         if self.cfg.boards is not None and board not in self.cfg.boards:
@@ -566,7 +563,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _board(self, board: str) -> bool:
         """Whether the board may be shown: a valid id, followed by this server; answers 404 otherwise."""
         boards = self.server.app.cfg.boards
-        if not check_board(board):
+        if not is_board_id(board):
             self._not_found(f"bad board id {board[:40]!r} (1-32 of A-Z a-z 0-9 _ -)")
             return False
         if boards is not None and board not in boards:
@@ -782,8 +779,9 @@ def web_config(args: Any) -> WebConfig:
     boards: tuple[str, ...] | None = None
     if args.board:
         for b in args.board:
-            if not check_board(b):
-                raise WebError(f"--board: bad board id {b[:40]!r} (1-32 of A-Z a-z 0-9 _ -, not 'bridge')")
+            problem = board_problem(b)
+            if problem:
+                raise WebError(f"--board: {problem}")
         boards = tuple(dict.fromkeys(args.board))
     if not 0 <= args.port <= 65535:
         raise WebError(f"--port must be 0-65535, not {args.port}")
@@ -791,26 +789,25 @@ def web_config(args: Any) -> WebConfig:
 
 
 def run_web(args: Any, out: TextIO) -> int:
-    """`flickboard web`: serve until Ctrl-C or SIGTERM. Errors are one line on stderr (exit 2)."""
-    try:
-        app = start_web(web_config(args))
-    except WebError as e:
-        print(f"flickboard web: {e}", file=sys.stderr, flush=True)
-        return 2
-    print(f"flickboard web: {app.url}/ (boards seen on {app.cfg.mqtt}); Ctrl-C stops", file=out, flush=True)
-    for b in app.cfg.boards or ("<board>",):
-        print(f"  TV: {app.url}/tv/{b}", file=out, flush=True)
-        print(f"  Entry: {app.url}/enter/{b}", file=out, flush=True)
+    """`flickboard web`: serve until Ctrl-C, SIGTERM or SIGHUP. Errors are one line on stderr (exit 2)."""
     stop = threading.Event()
-    restore = lifecycle.on_stop_signals(stop.set)
-    try:
-        while not stop.wait(0.5):
+    with lifecycle.on_stop_signals(stop.set):  # before the first line: whoever reads it may stop us at once
+        try:
+            app = start_web(web_config(args))
+        except WebError as e:
+            print(f"flickboard web: {e}", file=sys.stderr, flush=True)
+            return 2
+        try:
+            print(f"flickboard web: {app.url}/ (boards seen on {app.cfg.mqtt}); Ctrl-C stops", file=out, flush=True)
+            for b in app.cfg.boards or ("<board>",):
+                print(f"  TV: {app.url}/tv/{b}", file=out, flush=True)
+                print(f"  Entry: {app.url}/enter/{b}", file=out, flush=True)
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
             pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        app.stop()
-        restore.restore()
+        finally:
+            app.stop()
     print("flickboard web: stopped", file=out, flush=True)
     return 0
 

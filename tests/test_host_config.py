@@ -3,6 +3,8 @@ one-line validation errors, and passwords that never show."""
 
 from __future__ import annotations
 
+import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -134,3 +136,35 @@ def test_passwords_are_masked(tmp_path: Path, caplog: pytest.LogCaptureFixture) 
     with pytest.raises(ConfigError) as e:
         load_config(env={"FLICKBOARD_MQTT": "mqtts://club:hunter2@h"})
     assert "hunter2" not in str(e.value)
+
+
+@pytest.mark.parametrize("board", ["t1\n", "", "x" * 33, "a/b", "bridge", "tä"])
+def test_one_board_id_rule_at_every_entry(board: str, tmp_path: Path) -> None:
+    """Settings, the bridge's input, the web page, the board wire and the MQTT link refuse the same ids, with the
+    same reason (a trailing newline too: the rule ends with \\Z, not $)."""
+    from host import protocol, web
+    from host.bridge import Bridge, GameSetup
+    from host.links import _check_board
+
+    why = protocol.board_problem(board)
+    assert why is not None and "\n" not in why
+    setting = protocol.board_problem(board.strip())  # settings trim each id ("t1\n" in a file is t1)
+    if board.strip() and setting:
+        with pytest.raises(ConfigError) as e:
+            load_config(env={"FLICKBOARD_BOARDS": board})
+        assert str(e.value) == f"FLICKBOARD_BOARDS: {setting}"
+    res = Bridge(tmp_path, GameSetup("tournament-2019", ("Ana", "Ben"))).mqtt_input(board, b'{"line": "hit"}')
+    assert not res["ok"] and res["message"] == why
+    parser = argparse.ArgumentParser()
+    web.configure_parser(parser)
+    with pytest.raises(web.WebError) as page:
+        web.web_config(parser.parse_args(["--mqtt", "mqtt://h", "--board", board]))
+    assert str(page.value) == f"--board: {why}"
+    with pytest.raises(ValueError) as refused:
+        _check_board(board)
+    assert str(refused.value) == why
+    wire = json.dumps({"v": 1, "b": board, "bt": 1, "s": 1, "t": 0, "m": "heartbeat", "f": {}}).encode()
+    with pytest.raises(protocol.ProtocolError) as bad:
+        protocol.decode_payload(wire, None)
+    assert str(bad.value) == f"schema: {why}"
+    assert protocol.is_board_id("t1") and protocol.board_problem("table-2_b") is None
