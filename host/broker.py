@@ -1,6 +1,6 @@
 """A private Mosquitto broker on a free loopback port, with its own configuration in a temporary directory: for
-`make demo` (a board, a bridge and the scoreboards need a broker between them) and for the tests (principle 7:
-a real broker, never a mock).
+`make demo` (a board, a bridge and the scoreboards need a broker between them) and for the tests (a real
+broker, never a mock).
 
     with mosquitto() as broker:          # started; stopped and its files removed on the way out
         broker.url                       # "mqtt://127.0.0.1:PORT"

@@ -1,6 +1,6 @@
 """A scoring session: the journal is the truth, the game state is the fold of the engine over it.
 
-Every input - typed, from a transcript, or (later) from a sensor - goes through `Session.submit`:
+Every input - typed, from a transcript, or from a sensor - goes through `Session.submit`:
 it is read, judged against the current state by the pure engine, appended durably to the journal,
 and only then becomes the session's state. A rejected input is journaled too (with no effect), so
 the count of rejected inputs is part of the record and survives a restart.

@@ -1,4 +1,4 @@
-"""Run firmware code under the real MicroPython unix port (principle 3: one firmware, many hosts).
+"""Run firmware code under the real MicroPython unix port (one firmware, many hosts).
 
 `run_micropython(script)` executes a script with the firmware on MICROPYPATH and returns the completed
 process; `heapsize` caps the heap (e.g. BOARD_HEAP). The interpreter comes from the test extras
@@ -132,7 +132,7 @@ def check_micropython(script: str, **kw: object) -> str:
 
 def run_on(impl: str, script: str, heapsize: str = "256k", timeout: float = 120) -> str:
     """Run a script with the firmware importable under "micropython" (the real unix port, capped heap) or
-    "cpython"; require success and return stdout. The same firmware, two hosts (principle 3)."""
+    "cpython"; require success and return stdout. The same firmware, two hosts."""
     if impl == "micropython":
         return check_micropython(script, heapsize=heapsize, timeout=timeout)
     p = subprocess.run(

@@ -1,5 +1,5 @@
 """A real `flickboard play` process killed with SIGKILL, then resumed: nothing acknowledged is lost, and the
-match ends exactly as if it had never been interrupted (DESIGN principle 1: the journal is the truth)."""
+match ends exactly as if it had never been interrupted (the journal is the truth)."""
 
 from __future__ import annotations
 

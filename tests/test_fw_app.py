@@ -1,5 +1,5 @@
 """The whole firmware app (fb/app.py) on the simulated board (fb/sim.py): sensors -> protocol -> outbox ->
-serial link, under the real MicroPython unix port and under CPython (principle 3: one firmware, many hosts).
+serial link, under the real MicroPython unix port and under CPython (one firmware, many hosts).
 """
 
 from __future__ import annotations

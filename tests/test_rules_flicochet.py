@@ -653,7 +653,7 @@ def test_notation_accepts_short_and_long_forms(text: str, canonical: str) -> Non
     ],
 )
 def test_bad_lines_are_refused_with_one_clear_line(line: str, says: str) -> None:
-    """DESIGN principle 6: bad input is refused with a clear one-line message and never changes the state."""
+    """Bad input is refused with a clear one-line message and never changes the state."""
     t = Table().play("flick")
     msg = t.refused(line, says)
     assert len(msg) < 200
@@ -802,7 +802,7 @@ def legal_game(draw: st.DrawFn) -> tuple[Flicochet, list[str]]:
 @settings(max_examples=150, deadline=None)
 @given(legal_game())
 def test_replay_is_deterministic_and_canonical_lines_replay_the_same(case: tuple[Flicochet, list[str]]) -> None:
-    """DESIGN principle 1: the state is a pure fold over the lines; replaying them, or their canonical form, gives
+    """The state is a pure fold over the lines; replaying them, or their canonical form, gives
     the same state, the same effects and the same summary."""
     game, lines = case
 

@@ -502,7 +502,7 @@ def test_pieces_not_on_the_board_are_refused_accounting() -> None:
 
 
 def test_sensor_pocket_evidence_must_be_named_on_the_shot_line() -> None:
-    """Sensors give evidence (DESIGN principle 1): a pocket beam says a piece entered pocket N; the shot that
+    """Sensors give evidence, the journal gives truth: a pocket beam says a piece entered pocket N; the shot that
     follows must name a piece in that pocket, and the question says how."""
     t = ann_red_with_fond()
     parsed = t.game.parse("pocket 3 @sensor")
@@ -736,7 +736,7 @@ def legal_partie(draw: st.DrawFn) -> tuple[Quebec, list[str]]:
 @settings(max_examples=120, deadline=None)
 @given(legal_partie())
 def test_replay_is_deterministic_and_canonical_lines_replay_the_same(case: tuple[Quebec, list[str]]) -> None:
-    """DESIGN principle 1: the state is a pure fold over the lines; replaying them, or their canonical form, gives
+    """The state is a pure fold over the lines; replaying them, or their canonical form, gives
     the same state, the same effects and the same summary."""
     game, lines = case
 

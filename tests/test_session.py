@@ -1,4 +1,4 @@
-"""The session API the sensor bridge will call: journal first, then effect (DESIGN principle 1).
+"""The session API the sensor bridge will call: journal first, then effect (the journal is the truth).
 
 Every test drives `host.session.Session` on a real journal file and checks both the session's summary and
 what is on disk (read back with `host.journal.read`, the lock-free reader).
@@ -193,7 +193,7 @@ def test_refused_input_is_journaled_counted_and_changes_nothing(tmp_path: Path, 
 
 def test_undecodable_bytes_are_refused_and_journaled(tmp_path: Path) -> None:
     """What a terminal in surrogateescape mode hands over for invalid UTF-8 must be journaled and refused,
-    not crash the bridge (principle 6)."""
+    not crash the bridge (bad input is refused, counted and never changes the score)."""
     session = new_session(tmp_path)
     submit_all(session, ["shot zone"])
     before = session.summary()

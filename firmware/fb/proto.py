@@ -361,7 +361,7 @@ class Dispatcher:
         self.status = status
         self.selftest = selftest
         self.reboot_requested = False
-        self.errors = 0  # bad host lines answered with an error reply (principle 6)
+        self.errors = 0  # bad host lines answered with an error reply (nothing is silent)
         self.stale_acks = 0
 
     def handle(self, line, t_us):

@@ -1,4 +1,4 @@
-"""Pre-allocated event ring filled by pin interrupts, drained by the main loop (design principle 5).
+"""Pre-allocated event ring filled by pin interrupts, drained by the main loop (an IRQ allocates nothing).
 
 Ring(size) holds `size` (a power of two) entries of (sensor index, level, ticks_us). Everything lives in one
 array.array of 32-bit words, `Ring.m`: a header of HEADER words (head, tail, overflow, high water, then the
