@@ -23,6 +23,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from host.mqtt import CMD, RAW, STATUS, board_topic
+
 from .common import board_lines, payload, twenty_stream
 
 
@@ -40,7 +42,7 @@ class Board:
         self.lock = threading.Lock()
         self.ready = threading.Event()
         self.c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"board-{name}")
-        self.c.will_set(f"flickboard/{name}/status", b"offline", qos=1, retain=True)
+        self.c.will_set(board_topic(name, STATUS), b"offline", qos=1, retain=True)
         self.c.on_connect = self._connected
         self.c.on_message = self._command
         self.c.on_subscribe = lambda *_: self.ready.set()
@@ -49,8 +51,8 @@ class Board:
         self.c.loop_start()
 
     def _connected(self, c: mqtt.Client, *_: Any) -> None:
-        c.subscribe(f"flickboard/{self.name}/cmd", qos=1)
-        c.publish(f"flickboard/{self.name}/status", b"online", qos=1, retain=True)
+        c.subscribe(board_topic(self.name, CMD), qos=1)
+        c.publish(board_topic(self.name, STATUS), b"online", qos=1, retain=True)
 
     def _command(self, c: mqtt.Client, u: Any, msg: mqtt.MQTTMessage) -> None:
         cmd = json.loads(msg.payload)
@@ -62,12 +64,12 @@ class Board:
                 pending = [s for s in sorted(self.sent_at) if s > self.acked]
             for s in pending:
                 self.resent += 1
-                c.publish(f"flickboard/{self.name}/raw", self.payloads[s - 1], qos=1)
+                c.publish(board_topic(self.name, RAW), self.payloads[s - 1], qos=1)
 
     def send(self, seq: int) -> None:
         with self.lock:
             self.sent_at.setdefault(seq, time.time_ns() // 1000)
-        self.c.publish(f"flickboard/{self.name}/raw", self.payloads[seq - 1], qos=1)
+        self.c.publish(board_topic(self.name, RAW), self.payloads[seq - 1], qos=1)
 
     def close(self) -> None:
         self.c.loop_stop()

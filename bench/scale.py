@@ -18,6 +18,7 @@ from e2e import FLICKBOARD
 from paho.mqtt.enums import CallbackAPIVersion
 
 from host import journal, lifecycle
+from host.mqtt import EVERY_BOARD, SCOREBOARD, board_topic
 
 from .common import MATCH, PLAYERS, ROOT, RULES, cpu_seconds, rss_kib, summary
 
@@ -29,7 +30,7 @@ class AllScoreboards:
         self.arrivals: dict[str, list[tuple[int, int]]] = {}
         self.lock = threading.Lock()
         self.c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"scale-{uuid.uuid4().hex[:6]}")
-        self.c.on_connect = lambda c, *_: c.subscribe("flickboard/+/scoreboard", qos=1)
+        self.c.on_connect = lambda c, *_: c.subscribe(board_topic(EVERY_BOARD, SCOREBOARD), qos=1)
         self.c.on_message = self._message
         self.c.connect("127.0.0.1", port)
         self.c.loop_start()

@@ -42,6 +42,7 @@ from rules.games import AnyGame
 from . import protocol
 from .journal import JournalError
 from .jsontext import encoder
+from .mqtt import BRIDGE_HEALTH, EVENTS, RESULT, SCOREBOARD, board_topic
 from .protocol import BoardMessage, ProtocolError, Tracker, Verdict, board_problem
 from .scoreboard import moments, scoreboard_doc
 from .session import Outcome, Session, now_stamp
@@ -49,7 +50,6 @@ from .session import Outcome, Session, now_stamp
 log = logging.getLogger("flickboard.bridge")
 _dumps = encoder()  # json.dumps with the encoder made once (host/jsontext.py): moments and scoreboards
 
-HEALTH_TOPIC = "flickboard/bridge/health"
 HEALTH_FORMAT = "flickboard-bridge-health"
 MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
@@ -550,7 +550,7 @@ class Bridge:
         result = self._input(board, payload)
         result["board"] = board
         if self.publish is not None:
-            self.publish(f"flickboard/{board}/result", json.dumps(result).encode(), 1, False)
+            self.publish(board_topic(board, RESULT), json.dumps(result).encode(), 1, False)
         return result
 
     def _input(self, board: str, payload: bytes) -> dict[str, Any]:
@@ -651,7 +651,7 @@ class Bridge:
         if self.publish is None:
             return
         said = [] if out is None or not out.accepted else moments(bg.board, bg.session.game, out)
-        topic = f"flickboard/{bg.board}/events"
+        topic = board_topic(bg.board, EVENTS)
         if self._batch is not None:
             self._batch.boards[bg.board] = bg
             self._batch.moments += [(bg.board, topic, _dumps(m).encode()) for m in said]
@@ -663,7 +663,7 @@ class Bridge:
     def _publish_doc(self, bg: BoardGame) -> None:
         if self.publish is not None:
             doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now())
-            self.publish(f"flickboard/{bg.board}/scoreboard", _dumps(doc).encode(), 1, True)
+            self.publish(board_topic(bg.board, SCOREBOARD), _dumps(doc).encode(), 1, True)
 
     def health(self) -> dict[str, Any]:
         with self.lock:
@@ -722,4 +722,4 @@ class Bridge:
                 return
             self._health_dirty = False
             doc = self.health()
-        self.publish(HEALTH_TOPIC, json.dumps(doc).encode(), 1, True)
+        self.publish(BRIDGE_HEALTH, json.dumps(doc).encode(), 1, True)

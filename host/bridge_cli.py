@@ -21,7 +21,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from . import lifecycle, protocol
 from .bridge import Bridge, BridgeError, GameSetup
 from .config import SYSTEM_CA, BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
-from .links import BRIDGE_STATUS_TOPIC, LinkState, MqttLink, NoBoardFound, SerialLink
+from .links import LinkState, MqttLink, NoBoardFound, SerialLink
+from .mqtt import BRIDGE_STATUS, INPUT, RESULT, SCOREBOARD, board_topic
 from .scoreboard import final_line, text_view
 from .terminal import big_view
 
@@ -313,9 +314,9 @@ def run_enter(args: Any, out: TextIO) -> int:
         if not line:
             raise CommandError("give the entry to send, e.g. flickboard enter --board sim1 hit")
         req = {"id": rid, "line": line}
-    result_topic = f"flickboard/{args.board}/result"
+    result_topic = board_topic(args.board, RESULT)
     with _Client(url, args.ca_file, [result_topic]) as c:
-        c.client.publish(f"flickboard/{args.board}/input", json.dumps(req), qos=1)
+        c.client.publish(board_topic(args.board, INPUT), json.dumps(req), qos=1)
 
         def mine(_t: str, payload: bytes) -> bool:
             with contextlib.suppress(ValueError):
@@ -340,13 +341,13 @@ def run_scoreboard(args: Any, out: TextIO) -> int:
     """Show the board's retained scoreboard, then (unless --once) every update until Ctrl-C. On a terminal it is
     the big view (host/terminal.py), redrawn in place; `--plain` (or a pipe) prints the plain text view."""
     url = _url(args)
-    topic = f"flickboard/{args.board}/scoreboard"
+    topic = board_topic(args.board, SCOREBOARD)
     seen = 0
     color = args.color == "always" or (
         args.color == "auto" and out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     )
     big = not args.plain and (out.isatty() or args.color == "always" or args.big)
-    with _Client(url, args.ca_file, [topic, BRIDGE_STATUS_TOPIC]) as c:
+    with _Client(url, args.ca_file, [topic, BRIDGE_STATUS]) as c:
         while True:
             got = c.wait_for(_newer_than(c, seen), args.timeout if args.once else 3600)
             if got is None:
@@ -355,7 +356,7 @@ def run_scoreboard(args: Any, out: TextIO) -> int:
                 continue
             with c.cond:
                 boards = [p for t, p in c.messages if t == topic]
-                bridge = [p for t, p in c.messages if t == BRIDGE_STATUS_TOPIC]
+                bridge = [p for t, p in c.messages if t == BRIDGE_STATUS]
                 seen = len(c.messages)
             if not boards:
                 continue

@@ -34,6 +34,7 @@ from .bridge_cli import CommandError, Running, _Client, start_bridge
 from .broker import Broker, BrokerError, start_mosquitto
 from .config import BridgeConfig, parse_mqtt_url
 from .driver import Driver, DriverError, FileHolds, Holds, first_shots
+from .mqtt import DISPLAY_KINDS, INPUT, board_topic, board_topics
 from .random_game import random_match
 from .scoreboard import final_line, moment_text, text_view
 from .session import fold_entries
@@ -226,7 +227,7 @@ def _run(args: Any, out: TextIO) -> int:
             assert running.mqtt is not None
             if not running.mqtt.wait_ready(10):
                 raise DemoError("the bridge could not subscribe at the private broker within 10 s")
-            topics = [f"flickboard/{BOARD}/{k}" for k in ("scoreboard", "events", "result")]
+            topics = board_topics([BOARD], DISPLAY_KINDS)
             client = _Client(parse_mqtt_url(broker.url), None, topics, route=display.route)
             client.__enter__()
             enter = _mqtt_enter(client)
@@ -276,7 +277,7 @@ def _run(args: Any, out: TextIO) -> int:
 def _mqtt_enter(client: _Client) -> Callable[[str], dict[str, Any]]:
     def enter(line: str) -> dict[str, Any]:
         rid = uuid.uuid4().hex[:12]
-        client.client.publish(f"flickboard/{BOARD}/input", json.dumps({"id": rid, "line": line}), qos=1)
+        client.client.publish(board_topic(BOARD, INPUT), json.dumps({"id": rid, "line": line}), qos=1)
 
         def mine(_t: str, p: bytes) -> bool:
             try:

@@ -46,7 +46,7 @@ import re
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,13 +59,12 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from host.config import SYSTEM_CA, MqttUrl, parse_mqtt_url
 from host.inbox import Inbox
-from host.protocol import RESERVED_BOARDS, board_problem, is_board_id
+from host.mqtt import BRIDGE_STATUS, CMD, EVERY_BOARD, INPUT, RAW, STATUS, board_topic, board_topics, split_board_topic
+from host.protocol import board_problem, is_board_id
 
 Batch = Callable[[], AbstractContextManager[object]]  # the bridge's `batch`: messages handled together
 
 __all__ = [
-    "BOARD_MESSAGES",
-    "BRIDGE_STATUS_TOPIC",
     "PREFIX",
     "USB_IDS",
     "LinkState",
@@ -80,9 +79,6 @@ log = logging.getLogger("flickboard.links")
 
 PREFIX = "FB1|"
 _PROTOCOL_LINE = re.compile(r"FB[0-9]{1,3}\|")
-BRIDGE_STATUS_TOPIC = "flickboard/bridge/status"
-BOARD_MESSAGES = "raw"  # flickboard/<board>/raw: the board's protocol messages (docs/protocol.md)
-INPUT = "input"  # flickboard/<board>/input: manual entries for that board's game (docs/mqtt.md)
 
 # pyserial ships no type information: use it through Any rather than requiring stub packages.
 _serial: Any = importlib.import_module("serial")
@@ -406,7 +402,7 @@ class MqttLink:
         keepalive: int = 30,
         reconnect_min: int = 1,
         reconnect_max: int = 30,
-        status_topic: str = BRIDGE_STATUS_TOPIC,
+        status_topic: str = BRIDGE_STATUS,
         batch: Batch | None = None,
     ) -> None:
         self.url = url if isinstance(url, MqttUrl) else parse_mqtt_url(url)
@@ -523,17 +519,14 @@ class MqttLink:
     def send_command(self, board: str, payload: str | bytes) -> mqtt.MQTTMessageInfo:
         """A host -> board command (the bare JSON) on flickboard/<board>/cmd, QoS 1, not retained."""
         _check_board(board)
-        return self.publish(f"flickboard/{board}/cmd", payload, qos=1, retain=False)
+        return self.publish(board_topic(board, CMD), payload, qos=1, retain=False)
 
     # -- paho callbacks (network thread)
 
     def _topics(self) -> list[str]:
-        names: Sequence[str] = self.boards if self.boards is not None else ("+",)
-        kinds = (BOARD_MESSAGES, "status", INPUT) if self.on_input is not None else (BOARD_MESSAGES, "status")
-        topics = [f"flickboard/{b}/{kind}" for b in names for kind in kinds]
-        if self.boards is not None:  # every board's presence, to flag the ones not on the list
-            topics = [t for t in topics if not t.endswith("/status")] + ["flickboard/+/status"]
-        return topics
+        kinds = (RAW, INPUT) if self.on_input is not None else (RAW,)
+        # every board's presence, also of the boards not on the list (to flag them)
+        return [*board_topics(self.boards, kinds), board_topic(EVERY_BOARD, STATUS)]
 
     def _state(self, connected: bool, reason: str) -> None:
         if connected:
@@ -602,24 +595,24 @@ class MqttLink:
             self._ready.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        parts = msg.topic.split("/")
-        if len(parts) != 3 or parts[0] != "flickboard" or parts[1] in RESERVED_BOARDS:
+        split = split_board_topic(msg.topic)
+        if split is None:
             self.ignored += 1
             return
-        board, kind = parts[1], parts[2]
+        board, kind = split
         if self.boards is not None and board not in self.boards:
-            if kind == "status" and is_board_id(board):
+            if kind == STATUS and is_board_id(board):
                 self._unlisted(board, bytes(msg.payload))
             else:
                 self.ignored += 1
             return
-        if kind == BOARD_MESSAGES:
+        if kind == RAW:
             self.payloads += 1
             if self.inbox is not None:
                 self.inbox.put((board, bytes(msg.payload)))
                 return
             self._payload(board, bytes(msg.payload))
-        elif kind == "status":
+        elif kind == STATUS:
             self._status(board, bytes(msg.payload))
         elif kind == INPUT and self.on_input is not None:
             try:

@@ -52,11 +52,11 @@ from rules.pichenotte.engine import ZONE_VALUES
 from . import lifecycle
 from .bridge import MAX_INPUT, MAX_LINE
 from .config import SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
+from .mqtt import BRIDGE_STATUS, DISPLAY_KINDS, INPUT, board_topic, board_topics, parse_board_topic
 from .protocol import board_problem, is_board_id
 
 __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_web", "start_web"]
 
-BRIDGE_STATUS = "flickboard/bridge/status"
 MAX_BODY = 4096  # bytes of a POST body; a valid request is well under MAX_INPUT (2048) anyway
 MAX_DOC = 1 << 20  # bytes of a scoreboard or moment payload we keep; a real scoreboard is a few kB
 MAX_STREAMS = 64  # open event streams (one per TV or phone page)
@@ -170,9 +170,7 @@ class Hub:
         self.client = c
 
     def topics(self) -> list[str]:
-        boards = self.cfg.boards
-        names = list(boards) if boards is not None else ["+"]
-        return [f"flickboard/{b}/{k}" for b in names for k in ("scoreboard", "events", "result")] + [BRIDGE_STATUS]
+        return [*board_topics(self.cfg.boards, DISPLAY_KINDS), BRIDGE_STATUS]
 
     def start(self) -> None:
         try:
@@ -239,10 +237,10 @@ class Hub:
                 self.bridge = text if text in ("online", "offline") else None
             self._fan_status()
             return
-        parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != "flickboard" or not is_board_id(parts[1]):
+        parsed = parse_board_topic(topic)
+        if parsed is None:
             return
-        board, kind = parts[1], parts[2]
+        board, kind = parsed
         if self.cfg.boards is not None and board not in self.cfg.boards:
             return
         if kind == "scoreboard" and not payload:  # the retained scoreboard was cleared
@@ -332,7 +330,7 @@ class Hub:
                 return 503, _error(f"not connected to the broker {self.cfg.mqtt}: nothing was sent, try again")
             self.pending[rid] = slot
         try:
-            info = self.client.publish(f"flickboard/{board}/input", payload, qos=1)
+            info = self.client.publish(board_topic(board, INPUT), payload, qos=1)
             if info.rc != mqtt.MQTT_ERR_SUCCESS:
                 return 503, _error(f"the broker {self.cfg.mqtt} went away: nothing was sent, try again")
             if not slot.event.wait(self.cfg.answer_timeout) or slot.result is None:

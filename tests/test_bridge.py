@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from host import journal
-from host.bridge import HEALTH_TOPIC, Bridge, BridgeError, GameSetup
+from host.bridge import Bridge, BridgeError, GameSetup
+from host.mqtt import BRIDGE_HEALTH
 from host.protocol import decode_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,7 +145,7 @@ def test_bad_lines_are_counted_with_a_reason_and_change_nothing(tmp_path: Path) 
     assert any("CRC mismatch" in r for r in reasons) and any("not in this bridge's list" in r for r in reasons)
     assert len(bridge.games["t1"].session.journal.records) == 1 and "stranger" not in bridge.games
     bridge.tick()
-    assert bus.last(HEALTH_TOPIC)["protocol"]["counters"]["errors"]["crc"] == 1
+    assert bus.last(BRIDGE_HEALTH)["protocol"]["counters"]["errors"]["crc"] == 1
 
 
 def test_manual_entries_over_the_input_topic(tmp_path: Path) -> None:

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from host.bridge import HEALTH_TOPIC, Bridge, GameSetup
+from host.bridge import Bridge, GameSetup
 from host.config import KEYS
+from host.mqtt import BRIDGE_HEALTH
 from host.protocol import ERROR_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -249,7 +250,7 @@ def test_every_result_key_is_documented(run: Run) -> None:
 
 
 def test_every_health_key_is_documented(run: Run) -> None:
-    health = run.on(HEALTH_TOPIC)[-1]
+    health = run.on(BRIDGE_HEALTH)[-1]
     assert health["format"] == "flickboard-bridge-health"
     found = set(health)
     found |= set(health["protocol"]) | set(health["protocol"]["counters"]) | set(health["inputs"])

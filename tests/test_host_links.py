@@ -26,7 +26,8 @@ from firmware_runner import FIRMWARE, ROOT, micropython_exe
 from paho.mqtt.enums import CallbackAPIVersion
 from serial.tools.list_ports_common import ListPortInfo
 
-from host.links import BRIDGE_STATUS_TOPIC, LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
+from host.links import LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
+from host.mqtt import BRIDGE_STATUS
 from host.protocol import ProtocolError, decode_line
 
 T = TypeVar("T")
@@ -335,13 +336,13 @@ def url(b: Broker) -> str:
 
 def test_mqtt_events_commands_status_and_board_presence(broker: Broker) -> None:
     payloads, boards, states = Collector(), Collector(), Collector()
-    watcher = Peer(broker, [BRIDGE_STATUS_TOPIC, "flickboard/+/cmd"])
+    watcher = Peer(broker, [BRIDGE_STATUS, "flickboard/+/cmd"])
     board = Peer(broker)
     link = MqttLink(url(broker), "bridge-t1", None, payloads, on_board=boards, on_state=states, keepalive=10)
     link.start()
     try:
         assert link.wait_ready(10) and link.connected
-        assert watcher.msgs.wait_for(lambda m: (BRIDGE_STATUS_TOPIC, b"online", False) in m)
+        assert watcher.msgs.wait_for(lambda m: (BRIDGE_STATUS, b"online", False) in m)
         up = states.items[0]
         assert up.link == "mqtt" and up.connected and "pw-s3cret" not in up.name and up.name.endswith(f":{broker.port}")
 
@@ -369,10 +370,10 @@ def test_mqtt_events_commands_status_and_board_presence(broker: Broker) -> None:
     finally:
         link.stop()
     # A clean stop says offline too (the last will only covers a crash).
-    assert watcher.msgs.wait_for(lambda m: (BRIDGE_STATUS_TOPIC, b"offline", False) in m)
-    late = Peer(broker, [BRIDGE_STATUS_TOPIC, "flickboard/b1/scoreboard"])
+    assert watcher.msgs.wait_for(lambda m: (BRIDGE_STATUS, b"offline", False) in m)
+    late = Peer(broker, [BRIDGE_STATUS, "flickboard/b1/scoreboard"])
     assert late.msgs.wait_for(lambda m: len(m) >= 2)
-    assert (BRIDGE_STATUS_TOPIC, b"offline", True) in late.msgs.items
+    assert (BRIDGE_STATUS, b"offline", True) in late.msgs.items
     assert ("flickboard/b1/scoreboard", b"{}", True) in late.msgs.items
     for p in (watcher, board, late):
         p.close()
@@ -424,14 +425,14 @@ def test_mqtt_last_will_when_the_bridge_process_dies(broker: Broker) -> None:
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready", proc.stderr
-        watcher = Peer(broker, [BRIDGE_STATUS_TOPIC])
-        assert watcher.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS_TOPIC, b"online", True)
+        watcher = Peer(broker, [BRIDGE_STATUS])
+        assert watcher.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS, b"online", True)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
-        assert watcher.msgs.wait_for(lambda m: len(m) >= 2)[1][:2] == (BRIDGE_STATUS_TOPIC, b"offline")
+        assert watcher.msgs.wait_for(lambda m: len(m) >= 2)[1][:2] == (BRIDGE_STATUS, b"offline")
         watcher.close()
-        late = Peer(broker, [BRIDGE_STATUS_TOPIC])
-        assert late.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS_TOPIC, b"offline", True)
+        late = Peer(broker, [BRIDGE_STATUS])
+        assert late.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS, b"offline", True)
         late.close()
     finally:
         if proc.poll() is None:
@@ -459,8 +460,8 @@ def test_mqtt_resubscribes_after_a_broker_restart(broker: Broker) -> None:
         board = Peer(broker)
         board.publish("flickboard/b1/raw", b"after")
         assert payloads.wait_for(lambda p: len(p) >= 2)[1] == ("b1", b"after")
-        watcher = Peer(broker, [BRIDGE_STATUS_TOPIC])
-        assert watcher.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS_TOPIC, b"online", True)
+        watcher = Peer(broker, [BRIDGE_STATUS])
+        assert watcher.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS, b"online", True)
         watcher.close()
         board.close()
     finally:

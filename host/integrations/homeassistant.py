@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from host.links import BRIDGE_STATUS_TOPIC
+from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, board_topic
 
 from .common import Boards, Integration, Publish, version
 
@@ -145,7 +145,7 @@ class HomeAssistant(Integration):
     def configs(self, board: str) -> dict[str, dict[str, Any]]:
         """Every discovery config of the board: topic -> payload."""
         sides = self.boards.sides(board) or ["Side 1", "Side 2"]
-        scoreboard = f"flickboard/{board}/scoreboard"
+        scoreboard = board_topic(board, SCOREBOARD)
         out: dict[str, dict[str, Any]] = {}
 
         def entity(component: str, key: str, name: str, **fields: Any) -> None:
@@ -155,7 +155,7 @@ class HomeAssistant(Integration):
                 "default_entity_id": f"{component}.flickboard_{entity_slug(board)}_{key}",
                 "qos": 1,
                 "availability": [
-                    {"topic": BRIDGE_STATUS_TOPIC, "payload_available": "online", "payload_not_available": "offline"}
+                    {"topic": BRIDGE_STATUS, "payload_available": "online", "payload_not_available": "offline"}
                 ],
                 "device": self.device(board),
                 "origin": self.origin(),
@@ -214,7 +214,7 @@ class HomeAssistant(Integration):
             "event",
             "moment",
             "Moment",
-            state_topic=f"flickboard/{board}/events",
+            state_topic=board_topic(board, EVENTS),
             value_template=EVENT_TEMPLATE,
             event_types=list(MOMENT_EVENTS),
             icon="mdi:bullseye",
@@ -222,7 +222,7 @@ class HomeAssistant(Integration):
         for key, (moment, kind, subtype) in TRIGGERS.items():
             out[f"{self.prefix}/device_automation/flickboard_{board}/{key}/config"] = {
                 "automation_type": "trigger",
-                "topic": f"flickboard/{board}/events",
+                "topic": board_topic(board, EVENTS),
                 "value_template": _value("value_json.type"),
                 "payload": moment,
                 "type": kind,

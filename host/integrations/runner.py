@@ -36,8 +36,8 @@ from paho.mqtt.reasoncodes import ReasonCode
 from host import lifecycle
 from host.bridge_cli import CommandError
 from host.config import SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
-from host.links import BRIDGE_STATUS_TOPIC
-from host.protocol import RESERVED_BOARDS, board_problem
+from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, STATUS, board_topic, board_topics, split_board_topic
+from host.protocol import board_problem
 
 from . import awtrix, homeassistant, wled
 from .common import BadDocument, Boards, Integration, read_moment, read_scoreboard
@@ -45,7 +45,7 @@ from .common import BadDocument, Boards, Integration, read_moment, read_scoreboa
 log = logging.getLogger("flickboard.integrations")
 
 DEFAULT_CLIENT_ID = "flickboard-integrations"
-KINDS = ("scoreboard", "events", "status")
+KINDS = (SCOREBOARD, EVENTS, STATUS)
 TICK = 0.1  # seconds between the integrations' timer ticks
 
 
@@ -159,9 +159,8 @@ class IntegrationRunner:
     # ---------------------------------------------------------------- paho callbacks
 
     def topics(self) -> list[str]:
-        names: Sequence[str] = self.only if self.only is not None else ("+",)
-        mine = [f"flickboard/{b}/{kind}" for b in names for kind in KINDS]
-        return [*mine, BRIDGE_STATUS_TOPIC, *(t for i in self.integrations for t in i.topics())]
+        mine = board_topics(self.only, KINDS)
+        return [*mine, BRIDGE_STATUS, *(t for i in self.integrations for t in i.topics())]
 
     def _on_connect(
         self, client: mqtt.Client, _u: Any, _f: mqtt.ConnectFlags, rc: ReasonCode, _p: Properties | None
@@ -207,7 +206,7 @@ class IntegrationRunner:
             log.error("integrations: %s: %s: %s", msg.topic, type(e).__name__, e, exc_info=log.isEnabledFor(10))
 
     def _dispatch(self, topic: str, payload: bytes) -> None:
-        if topic == BRIDGE_STATUS_TOPIC:
+        if topic == BRIDGE_STATUS:
             online = self._status(topic, payload)
             if online is not None and online != self.boards.bridge_online:
                 self.boards.bridge_online = online
@@ -215,9 +214,9 @@ class IntegrationRunner:
                 for integ in self.integrations:
                     self._call(integ, "on_bridge", online)
             return
-        parts = topic.split("/")
-        if len(parts) == 3 and parts[0] == "flickboard" and parts[1] not in RESERVED_BOARDS and parts[2] in KINDS:
-            board, kind = parts[1], parts[2]
+        split = split_board_topic(topic)
+        if split is not None and split[1] in KINDS:
+            board, kind = split
             if self.only is not None and board not in self.only:
                 return
             if kind == "scoreboard":
@@ -245,7 +244,7 @@ class IntegrationRunner:
             if doc.get("board") != board:
                 raise BadDocument(f"it is board {doc.get('board')!r}'s")
         except BadDocument as e:
-            self._bad(f"flickboard/{board}/scoreboard", str(e))
+            self._bad(board_topic(board, SCOREBOARD), str(e))
             return
         first = board not in self.boards.docs and board not in self.boards.online
         self.boards.docs[board] = doc
@@ -259,7 +258,7 @@ class IntegrationRunner:
         try:
             moment = read_moment(payload)
         except BadDocument as e:
-            self._bad(f"flickboard/{board}/events", str(e))
+            self._bad(board_topic(board, EVENTS), str(e))
             return
         for integ in self.integrations:
             self._call(integ, "on_moment", board, moment)
