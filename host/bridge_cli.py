@@ -16,13 +16,13 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from . import lifecycle, protocol
 from .bridge import Bridge, BridgeError, GameSetup
-from .config import SYSTEM_CA, BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
+from .config import BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
 from .links import LinkState, MqttLink, NoBoardFound, SerialLink
 from .mqtt import BRIDGE_STATUS, INPUT, RESULT, SCOREBOARD, board_topic
+from .mqtt import client as mqtt_client
 from .scoreboard import final_line, text_view
 from .terminal import big_view
 
@@ -233,11 +233,10 @@ class _Client:
         self.cond = threading.Condition()
         self.error: str | None = None
         self.subscribed = threading.Event()
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"flickboard-cli-{uuid.uuid4().hex[:8]}")
-        if url.username is not None:
-            c.username_pw_set(url.username, url.password)
-        if url.tls:
-            c.tls_set(ca_certs=None if ca_file in (None, SYSTEM_CA) else ca_file)
+        try:
+            c = mqtt_client(url, f"flickboard-cli-{uuid.uuid4().hex[:8]}", ca_file)
+        except ValueError as e:
+            raise CommandError(f"--ca-file: {e}") from None
 
         def on_connect(cl: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
             if rc.is_failure:

@@ -43,7 +43,6 @@ import importlib
 import logging
 import os
 import re
-import socket
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -53,13 +52,13 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from host.config import SYSTEM_CA, MqttUrl, parse_mqtt_url
+from host.config import MqttUrl, parse_mqtt_url
 from host.inbox import Inbox
 from host.mqtt import BRIDGE_STATUS, CMD, EVERY_BOARD, INPUT, RAW, STATUS, board_topic, board_topics, split_board_topic
+from host.mqtt import client as mqtt_client
 from host.protocol import board_problem, is_board_id
 
 Batch = Callable[[], AbstractContextManager[object]]  # the bridge's `batch`: messages handled together
@@ -433,27 +432,19 @@ class MqttLink:
         self._started = False
         self._stopping = False
 
-        c = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=client_id,
-            clean_session=False,
-            protocol=MQTTProtocolVersion.MQTTv311,
+        c = mqtt_client(
+            self.url,
+            client_id,
+            ca_file,
+            ca_required=True,
+            persistent=True,
+            will=status_topic,
+            reconnect=(reconnect_min, reconnect_max),
         )
-        if self.url.username is not None:
-            c.username_pw_set(self.url.username, self.url.password)
-        if self.url.tls:
-            if ca_file is None:
-                raise ValueError(f"{self.url}: mqtts needs a CA file (or {SYSTEM_CA!r} for the system trust store)")
-            c.tls_set(ca_certs=None if ca_file == SYSTEM_CA else ca_file)
-        elif ca_file is not None:
-            raise ValueError(f"{self.url}: a CA file is given but the URL is plain mqtt://; use mqtts://")
-        c.will_set(status_topic, b"offline", qos=1, retain=True)
-        c.reconnect_delay_set(reconnect_min, reconnect_max)
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
-        c.on_socket_open = _no_delay
         self.client = c
 
     # -- life cycle
@@ -664,14 +655,6 @@ class MqttLink:
                     self.on_board(board, online)
                 except Exception:
                     _callback_failed("mqtt: on_board callback failed for %s", board)
-
-
-def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
-    """Send each small packet at once (TCP_NODELAY). Otherwise an ack, a PUBACK and a scoreboard written back to
-    back wait for the broker's delayed TCP acknowledgement (Nagle's algorithm): tens of ms per event
-    (docs/performance.md)."""
-    with contextlib.suppress(OSError, AttributeError):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _callback_failed(what: str, *args: object) -> None:

@@ -43,7 +43,6 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from rules import games
 from rules.pichenotte import RULE_SETS, rule_set
@@ -51,8 +50,9 @@ from rules.pichenotte.engine import ZONE_VALUES
 
 from . import lifecycle
 from .bridge import MAX_INPUT, MAX_LINE
-from .config import SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
+from .config import ConfigError, MqttUrl, parse_mqtt_url
 from .mqtt import BRIDGE_STATUS, DISPLAY_KINDS, INPUT, board_topic, board_topics, parse_board_topic
+from .mqtt import client as mqtt_client
 from .protocol import board_problem, is_board_id
 
 __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_web", "start_web"]
@@ -149,18 +149,15 @@ class Hub:
         self.pending: dict[str, _Answer] = {}
         self._last_problem = ""
         self._closing = False
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"flickboard-web-{uuid.uuid4().hex[:10]}")
-        url = cfg.mqtt
-        if url.username is not None:
-            c.username_pw_set(url.username, url.password)
-        if url.tls:
-            try:
-                c.tls_set(ca_certs=None if cfg.ca_file in (None, SYSTEM_CA) else cfg.ca_file)
-            except (OSError, ValueError) as e:
-                raise WebError(f"--ca-file {cfg.ca_file}: {e}") from None
-        elif cfg.ca_file is not None:
-            raise WebError(f"--ca-file is for mqtts:// brokers; {url} is plain mqtt://")
-        c.reconnect_delay_set(1, max(1, cfg.reconnect_max))
+        try:
+            c = mqtt_client(
+                cfg.mqtt,
+                f"flickboard-web-{uuid.uuid4().hex[:10]}",
+                cfg.ca_file,
+                reconnect=(1, max(1, cfg.reconnect_max)),
+            )
+        except ValueError as e:
+            raise WebError(f"--ca-file: {e}") from None
         c.suppress_exceptions = True  # a bug in a callback must not end paho's network thread
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect

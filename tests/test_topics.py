@@ -1,5 +1,6 @@
-"""MQTT topics have one owner: host/mqtt.py. No other module of the host or the bench spells `flickboard/...` in
-code (docstrings may describe a topic); and the topics it builds are the ones the docs name."""
+"""MQTT topics and clients have one owner: host/mqtt.py. No other module of the host or the bench spells
+`flickboard/...` in code (docstrings may describe a topic) or makes a paho client; and the topics it builds are the
+ones the docs name."""
 
 from __future__ import annotations
 
@@ -45,6 +46,18 @@ def test_no_module_but_host_mqtt_spells_a_topic() -> None:
     assert len(files) > 40
     found = [hit for p in files if p != ROOT / "host" / "mqtt.py" for hit in spelled_topics(p)]
     assert found == [], f"topics spelled outside host/mqtt.py: {found}"
+
+
+def test_every_mqtt_client_comes_from_one_factory() -> None:
+    """Credentials, TLS, the will, reconnects and TCP_NODELAY are set up in one place: `host.mqtt.client`."""
+    made = []
+    for p in (ROOT / "host").rglob("*.py"):
+        if p == ROOT / "host" / "mqtt.py" or "node_modules" in p.parts:
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Client":
+                made.append(f"{p.relative_to(ROOT)}:{node.lineno}")
+    assert made == [], f"paho clients made outside host/mqtt.py: {made}"
 
 
 def test_the_check_finds_a_spelled_topic(tmp_path: Path) -> None:

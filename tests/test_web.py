@@ -372,7 +372,7 @@ def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path:
         (["--mqtt", "http://localhost"], "unsupported MQTT URL"),
         (["--mqtt", broker.url, "--board", "no way"], "bad board id"),
         (["--mqtt", broker.url, "--port", str(broker.port)], f"cannot listen on 127.0.0.1:{broker.port}"),
-        (["--mqtt", broker.url, "--ca-file", "/nonexistent.pem"], "--ca-file is for mqtts://"),
+        (["--mqtt", broker.url, "--ca-file", "/nonexistent.pem"], "--ca-file: the CA file is for mqtts:// brokers"),
     ]:
         p = subprocess.run([sys.executable, "-m", "host.web", *args], cwd=ROOT, env=env, capture_output=True, text=True)
         lines = p.stderr.strip().splitlines()

@@ -29,14 +29,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
 from host.bridge_cli import CommandError
-from host.config import SYSTEM_CA, ConfigError, MqttUrl, parse_mqtt_url
+from host.config import ConfigError, MqttUrl, parse_mqtt_url
 from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, STATUS, board_topic, board_topics, split_board_topic
+from host.mqtt import client as mqtt_client
 from host.protocol import board_problem
 
 from . import awtrix, homeassistant, wled
@@ -82,21 +82,7 @@ class IntegrationRunner:
         self._connected = False
         self._last: mqtt.MQTTMessageInfo | None = None
 
-        c = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=client_id,
-            clean_session=True,
-            protocol=MQTTProtocolVersion.MQTTv311,
-        )
-        if url.username is not None:
-            c.username_pw_set(url.username, url.password)
-        if url.tls:
-            if ca_file is None:
-                raise ValueError(f"{url}: mqtts needs a CA file (--ca-file, or {SYSTEM_CA!r} for the system store)")
-            c.tls_set(ca_certs=None if ca_file == SYSTEM_CA else ca_file)
-        elif ca_file is not None:
-            raise ValueError(f"{url}: a CA file is given but the URL is plain mqtt://; use mqtts://")
-        c.reconnect_delay_set(1, 30)
+        c = mqtt_client(url, client_id, ca_file, ca_required=True)
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_subscribe = self._on_subscribe
