@@ -17,13 +17,14 @@ from importlib import resources
 from typing import Any, NoReturn, TextIO
 
 from rules import games
+from rules.base import Source
 from rules.flicochet import Flicochet
 from rules.flicochet import notation as flicochet_notation
 from rules.flicochet import report as flicochet_report
 from rules.games import AnyGame
 from rules.pichenotte import Pichenotte
 from rules.pichenotte import report as pichenotte_report
-from rules.pichenotte.engine import FACT_HELP, FORFEIT_REASONS, Source
+from rules.pichenotte.engine import FACT_HELP, FORFEIT_REASONS
 from rules.pichenotte.notation import KEYWORDS
 from rules.quebec import Quebec
 from rules.quebec import notation as quebec_notation

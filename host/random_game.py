@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import random
 
-from rules.pichenotte import Illegal, NotationError, Pichenotte, State
+from rules.base import Illegal, NotationError
+from rules.pichenotte import Pichenotte, State
 from rules.pichenotte.engine import Shot
 from rules.transcript import format_header
 

@@ -18,20 +18,18 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from rules import games
-from rules.flicochet import Illegal as FlicochetIllegal
+from rules.base import Correct, Illegal, NotationError, Source, Undo
 from rules.games import AnyGame
 from rules.immutable import evolve
-from rules.pichenotte import Illegal, NotationError, Pichenotte, State
-from rules.pichenotte.engine import Facts, Shot, Source
-from rules.pichenotte.notation import Correct, Undo
-from rules.quebec import Illegal as QuebecIllegal
+from rules.pichenotte import Pichenotte, State
+from rules.pichenotte.engine import Facts, Shot
 
 from . import pockets
 from .evidence import ShotEvidence, Step, react
 from .journal import Journal
 
-# Every engine's refusal: a rule that forbids the input (the notation's own errors are one class for all games).
-REFUSED = (Illegal, QuebecIllegal, FlicochetIllegal, NotationError)
+# Every game's refusal: a rule that forbids the input, or a line its notation cannot read (rules/base.py).
+REFUSED = (Illegal, NotationError)
 
 
 # The fold's records are named tuples: immutable, and made thousands of times a second under a flood.

@@ -14,7 +14,8 @@ from host.cli import sample_path
 from host.random_game import random_match
 from host.session import fold_entries
 from host.simulator import board_command
-from rules.pichenotte import Illegal, Pichenotte, State
+from rules.base import Illegal
+from rules.pichenotte import Pichenotte, State
 from rules.pichenotte.engine import Fact, Facts, Shot
 from rules.transcript import parse_transcript
 

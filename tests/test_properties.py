@@ -22,9 +22,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from host.session import Fold, Outcome, Session, fold_entries
+from rules.base import Correct, Source, Undo
 from rules.pichenotte import RULE_SETS, Pichenotte, State
-from rules.pichenotte.engine import FACTS, FORFEIT_REASONS, ZONE_VALUES, Source, check_accounting
-from rules.pichenotte.notation import Correct, Undo
+from rules.pichenotte.engine import FACTS, FORFEIT_REASONS, ZONE_VALUES, check_accounting
 
 SINGLES = ["North", "South"]
 DOUBLES = ["Ann", "Bob", "Cat", "Dan"]  # sides Ann+Cat and Bob+Dan

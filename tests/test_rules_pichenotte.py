@@ -18,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.pichenotte import Illegal, NotationError, Pichenotte, State
+from rules.base import Correct, Illegal, NotationError, Undo
+from rules.pichenotte import Pichenotte, State
 from rules.pichenotte.engine import FORFEIT_REASONS, Game, check_accounting
-from rules.pichenotte.notation import Correct, Undo
 from rules.transcript import parse_transcript
 
 ALL = ("beginner", "beginner-advanced", "santa-fe-2018", "tournament-2019")

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.pichenotte.notation import Correct, Undo
-from rules.quebec import RULE_SETS, Illegal, NotationError, Quebec, SetupError, State
+from rules.base import Correct, Illegal, NotationError, SetupError, Undo
+from rules.quebec import RULE_SETS, Quebec, State
 from rules.quebec.engine import COLOURS, Compteuse, Foul, Pocketed, PocketEvidence, Shot, check_accounting
 from rules.quebec.notation import parse
 from rules.transcript import parse_transcript

@@ -17,8 +17,8 @@ import pytest
 from host import journal
 from host.journal import JournalError
 from host.session import Session, fold_entries
+from rules.base import Source
 from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import Source
 
 PLAYERS = ["North", "South"]
 

@@ -5,23 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rules.base import NotationError, SetupError, Source, check_game_tag, header_value
+
 from . import engine, notation, report
-from .engine import SIDES, Illegal, Input, Result, Setup, Source, State
-from .notation import Line, NotationError
+from .engine import SIDES, Input, Result, Setup, State
+from .notation import Line
 from .options import RULE_SETS, Options, list_rules, rule_set
 
 __all__ = [
     "RULE_SETS",
     "SIDES",
     "Flicochet",
-    "Illegal",
     "Input",
     "Line",
-    "NotationError",
     "Options",
     "Result",
     "Setup",
-    "SetupError",
     "State",
     "engine",
     "list_rules",
@@ -32,10 +31,6 @@ __all__ = [
 
 DEFAULT_RULES = "flicochet"
 _TEAM_WORDS = {"red": 0, "r": 0, "white": 1, "w": 1}
-
-
-class SetupError(ValueError):
-    """A game that cannot be set up as asked; str() says why."""
 
 
 @dataclass(frozen=True)
@@ -92,19 +87,17 @@ class Flicochet:
 
     @classmethod
     def from_header(cls, header: dict[str, list[str]]) -> Flicochet:
-        def one(key: str) -> str | None:
-            v = header.get(key)
-            if v is not None and len(v) != 1:
-                raise SetupError(f"the {key} tag takes one value")
-            return v[0] if v else None
-
-        game = one("Game")
-        if game is not None and game.lower() != cls.name:
-            raise SetupError(f"this header is for the game '{game}', not {cls.name}")
+        check_game_tag(header, cls.name)
         players = header.get("Players")
         if not players:
             raise SetupError("the header needs a Players tag with 2 to 6 names")
-        return cls.create(one("Rules"), players, header.get("Teams"), one("Start"), one("Target"))
+        return cls.create(
+            header_value(header, "Rules"),
+            players,
+            header.get("Teams"),
+            header_value(header, "Start"),
+            header_value(header, "Target"),
+        )
 
     def header(self) -> dict[str, list[str]]:
         return {

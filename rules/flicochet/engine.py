@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from rules.base import Illegal
 from rules.immutable import Log, evolve
 
 from .options import Options
@@ -24,11 +25,6 @@ SIDES = ("red", "white")
 LETTERS = ("R", "W")
 
 JackState = Literal["unplaced", "table", "off"]
-Source = Literal["manual", "sensor"]
-
-
-class Illegal(Exception):
-    """An input the rules do not allow in this state; str() is the one-line reason."""
 
 
 # ---------------------------------------------------------------- inputs

@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import re
 
-from rules.pichenotte.notation import Correct, NotationError, Undo
+from rules.base import Correct, NotationError, Source, Undo
 
-from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup, Source
+from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup
 
 __all__ = [
     "KEYWORDS",
-    "Correct",
     "Line",
-    "NotationError",
-    "Undo",
     "check_names",
     "format_distance",
     "format_line",

@@ -5,18 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rules.base import NotationError, SetupError, Source, header_value
+
 from . import engine, notation, report
-from .engine import Illegal, Input, Result, Setup, State
-from .notation import Line, NotationError
+from .engine import Input, Result, Setup, State
+from .notation import Line
 from .options import RULE_SETS, MatchFormat, Options, default_match, parse_match, rule_set
 
 __all__ = [
     "RULE_SETS",
-    "Illegal",
     "Input",
     "Line",
     "MatchFormat",
-    "NotationError",
     "Options",
     "Pichenotte",
     "Result",
@@ -27,10 +27,6 @@ __all__ = [
     "report",
     "rule_set",
 ]
-
-
-class SetupError(ValueError):
-    """A match that cannot be set up as asked; str() says why."""
 
 
 @dataclass(frozen=True)
@@ -74,19 +70,15 @@ class Pichenotte:
 
     @classmethod
     def from_header(cls, header: dict[str, list[str]]) -> Pichenotte:
-        def one(key: str) -> str | None:
-            v = header.get(key)
-            if v is not None and len(v) != 1:
-                raise SetupError(f"the {key} tag takes one value")
-            return v[0] if v else None
-
-        rules = one("Rules")
+        rules = header_value(header, "Rules")
         if rules is None:
             raise SetupError(f"the header needs a Rules tag: one of {', '.join(RULE_SETS)}")
         players = header.get("Players")
         if not players:
             raise SetupError("the header needs a Players tag with 2 or 4 names")
-        return cls.create(rules, players, header.get("Sides"), one("Match"), one("Breaker"))
+        return cls.create(
+            rules, players, header.get("Sides"), header_value(header, "Match"), header_value(header, "Breaker")
+        )
 
     def header(self) -> dict[str, list[str]]:
         return {
@@ -101,7 +93,7 @@ class Pichenotte:
     def start(self) -> State:
         return engine.new_match(self.options, self.setup, self.match)
 
-    def parse(self, text: str, source: engine.Source = "manual") -> Line | None:
+    def parse(self, text: str, source: Source = "manual") -> Line | None:
         return notation.parse(self.setup, text, source)
 
     def format(self, line: Line) -> str:

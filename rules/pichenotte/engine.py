@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, NamedTuple, TypeVar
 
+from rules.base import Illegal, Source
 from rules.immutable import Log, draft, evolve, fast_init, put
 
 from .options import MatchFormat, Options
@@ -36,12 +37,7 @@ FACTS = tuple(FACT_HELP)
 _TO_DITCH = {"ditch": "ditch", "base": "baseline", "off": "off the board", "rebound": "rebound"}
 ZONE_VALUES = (0, 5, 10, 15, 25, 50)
 
-Source = Literal["manual", "sensor"]
 ShotKind = Literal["contact", "call", "free", "shootout"]
-
-
-class Illegal(Exception):
-    """An input the rules do not allow in this state; str() is the one-line reason."""
 
 
 # ---------------------------------------------------------------- inputs

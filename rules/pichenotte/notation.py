@@ -13,7 +13,8 @@ A trailing `@sensor` marks evidence from the board's sensors.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from rules.base import Correct, NotationError, Source, Undo
 
 from .engine import (
     FACT_HELP,
@@ -28,7 +29,6 @@ from .engine import (
     Penalty,
     Setup,
     Shot,
-    Source,
     Zones,
 )
 
@@ -66,23 +66,6 @@ def _is_number(word: str) -> bool:
 def _show(word: str) -> str:
     """A user's word as quoted in a message: clipped, so one bad line still gives a one-line reason."""
     return word if len(word) <= 24 else word[:20] + "…"
-
-
-class NotationError(ValueError):
-    """A line that cannot be read; str() says why and what is expected."""
-
-
-@dataclass(frozen=True)
-class Undo:
-    """Masks the latest input still in effect (a new journal entry; nothing is edited)."""
-
-
-@dataclass(frozen=True)
-class Correct:
-    """Replaces the input of entry `ref` with `line` (None: the entry never happened)."""
-
-    ref: int
-    line: str | None
 
 
 Line = Input | Undo | Correct

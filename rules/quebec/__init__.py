@@ -5,22 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rules.base import NotationError, SetupError, Source, check_game_tag, header_value
+
 from . import engine, notation, report
-from .engine import Illegal, Input, Result, Setup, Source, State
-from .notation import Line, NotationError
+from .engine import Input, Result, Setup, State
+from .notation import Line
 from .options import RULE_SETS, Options, rule_set
 
 __all__ = [
     "RULE_SETS",
-    "Illegal",
     "Input",
     "Line",
-    "NotationError",
     "Options",
     "Quebec",
     "Result",
     "Setup",
-    "SetupError",
     "State",
     "engine",
     "notation",
@@ -29,10 +28,6 @@ __all__ = [
 ]
 
 DEFAULT_RULES = "officiel"
-
-
-class SetupError(ValueError):
-    """A partie that cannot be set up as asked; str() says why."""
 
 
 @dataclass(frozen=True)
@@ -79,19 +74,17 @@ class Quebec:
 
     @classmethod
     def from_header(cls, header: dict[str, list[str]]) -> Quebec:
-        def one(key: str) -> str | None:
-            v = header.get(key)
-            if v is not None and len(v) != 1:
-                raise SetupError(f"the {key} tag takes one value")
-            return v[0] if v else None
-
-        game = one("Game")
-        if game is not None and game.lower() != cls.name:
-            raise SetupError(f"this header is for the game '{game}', not {cls.name}")
+        check_game_tag(header, cls.name)
         players = header.get("Players")
         if not players:
             raise SetupError("the header needs a Players tag with 2 or 4 names")
-        return cls.create(one("Rules"), players, header.get("Sides"), one("Target"), one("Breaker"))
+        return cls.create(
+            header_value(header, "Rules"),
+            players,
+            header.get("Sides"),
+            header_value(header, "Target"),
+            header_value(header, "Breaker"),
+        )
 
     def header(self) -> dict[str, list[str]]:
         return {

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from rules.base import Illegal, Source
 from rules.immutable import Log, evolve
 
 from .options import Options
@@ -24,11 +25,6 @@ COLOURS: tuple[Colour, Colour] = ("green", "red")
 COMPTEUSES = (5, 10)
 PIECES = ("green", "red", "c5", "c10", "chien")
 POCKETS = (1, 2, 3, 4)
-Source = Literal["manual", "sensor"]
-
-
-class Illegal(Exception):
-    """An input the rules do not allow in this state; str() is the one-line reason."""
 
 
 # ---------------------------------------------------------------- inputs

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 
-from rules.pichenotte.notation import Correct, NotationError, Undo
+from rules.base import Correct, NotationError, Source, Undo
 
-from .engine import PIECES, ChooseColour, Colour, Foul, Input, Pocketed, PocketEvidence, Setup, Shot, Source
+from .engine import PIECES, ChooseColour, Colour, Foul, Input, Pocketed, PocketEvidence, Setup, Shot
 
-__all__ = ["KEYWORDS", "Correct", "Line", "NotationError", "Undo", "check_names", "format_line", "parse"]
+__all__ = ["KEYWORDS", "Line", "check_names", "format_line", "parse"]
 
 ALIASES = {"verte": "green", "vert": "green", "rouge": "red", "vertes": "green", "rouges": "red"}
 VERB_ALIASES = {"colour": "color", "couleur": "color"}

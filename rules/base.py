@@ -1,0 +1,57 @@
+"""What every game shares: how an input is refused, the two entries the session reads the same way in every game
+(`undo`, `correct N ...`), where an input came from, and reading the tags of a transcript header.
+
+A game package (`rules/<game>/`) raises these and the session, the transcript reader and the command line catch
+them, so a caller handles one `Illegal` and one `NotationError` whatever the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+# Who gave an input: a person (typed, or a transcript line) or the board's sensors (a line marked `@sensor`).
+Source = Literal["manual", "sensor"]
+
+
+class Illegal(Exception):
+    """An input the rules do not allow in this state; str() is the one-line reason. The state is left as it was."""
+
+
+class NotationError(ValueError):
+    """A line that cannot be read; str() says why and what is expected."""
+
+
+class SetupError(ValueError):
+    """A game that cannot be set up as asked (players, sides, rule set, a header's tags); str() says why."""
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Masks the latest input still in effect (a new journal entry; nothing is edited)."""
+
+
+@dataclass(frozen=True)
+class Correct:
+    """Replaces the input of entry `ref` with `line` (None: the entry never happened)."""
+
+    ref: int
+    line: str | None
+
+
+# ---------------------------------------------------------------- transcript headers
+
+
+def header_value(header: dict[str, list[str]], key: str) -> str | None:
+    """The value of a tag that takes one (`[Rules "officiel"]`); None when the header has no such tag."""
+    values = header.get(key)
+    if values is not None and len(values) != 1:
+        raise SetupError(f"the {key} tag takes one value")
+    return values[0] if values else None
+
+
+def check_game_tag(header: dict[str, list[str]], name: str) -> None:
+    """A header whose `Game` tag names another game is not this game's."""
+    game = header_value(header, "Game")
+    if game is not None and game.lower() != name:
+        raise SetupError(f"this header is for the game '{game}', not {name}")
