@@ -40,9 +40,10 @@ from rules import games
 from rules.games import AnyGame
 
 from . import protocol
+from .entries import RequestError, read_request
 from .journal import JournalError
 from .jsontext import encoder
-from .mqtt import BRIDGE_HEALTH, EVENTS, RESULT, SCOREBOARD, board_topic
+from .mqtt import BRIDGE_HEALTH, EVENTS, INPUT, RAW, RESULT, SCOREBOARD, board_topic
 from .protocol import BoardMessage, ProtocolError, Tracker, Verdict, board_problem
 from .scoreboard import moments, scoreboard_doc
 from .session import Outcome, Session, now_stamp
@@ -51,8 +52,6 @@ log = logging.getLogger("flickboard.bridge")
 _dumps = encoder()  # json.dumps with the encoder made once (host/jsontext.py): moments and scoreboards
 
 HEALTH_FORMAT = "flickboard-bridge-health"
-MAX_INPUT = 2048  # bytes of one manual-entry payload
-MAX_LINE = 200  # characters of one notation line
 PING_EVERY = 1.0  # s: at most one catch-up ping per board per second
 SERIAL_SILENCE = 35.0  # s: a serial board silent this long (3 heartbeats of 10 s, and some) is shown offline
 EARLY_WAIT = 10.0  # s: how long events wait behind a missing one (with pings) before the hole is recorded lost
@@ -306,7 +305,7 @@ class Bridge:
         try:
             msg = protocol.decode_payload(payload, board)
         except ProtocolError as e:
-            self.refused(f"mqtt flickboard/{board}/raw", e)
+            self.refused(f"mqtt {board_topic(board, RAW)}", e)
             return
         mqtt_send = self.mqtt_send
 
@@ -558,7 +557,7 @@ class Bridge:
             with self.lock:
                 self.inputs["invalid"] += 1
                 self.recent.append(
-                    {"at": _now(), "source": f"mqtt flickboard/{board}/input", "code": "input", "reason": reason}
+                    {"at": _now(), "source": f"mqtt {board_topic(board, INPUT)}", "code": "input", "reason": reason}
                 )
                 self._health_dirty = True
             log.warning("board %s: input refused: %s", board, reason)
@@ -569,54 +568,22 @@ class Bridge:
             return invalid(problem)
         if self.boards is not None and board not in self.boards:
             return invalid(f"board {board!r} is not in this bridge's list of boards")
-        if len(payload) > MAX_INPUT:
-            return invalid(f"request of {len(payload)} bytes, longer than {MAX_INPUT}")
         try:
-            req = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            return invalid('not a JSON object: send {"line": "..."} or {"new": {...}}')
-        if not isinstance(req, dict):
-            return invalid('not a JSON object: send {"line": "..."} or {"new": {...}}')
-        rid = req.get("id")
-        if (
-            rid is not None
-            and not (isinstance(rid, str) and len(rid) <= 64)
-            and not (isinstance(rid, int) and not isinstance(rid, bool))
-        ):
-            return invalid('"id" must be a string of up to 64 characters or an integer')
-        unknown = sorted(set(req) - {"id", "line", "new"})
-        if unknown:
-            return invalid(f"unknown key {unknown[0][:20]!r} (known: id, line, new)", rid)
-        if ("line" in req) == ("new" in req):
-            return invalid('give exactly one of "line" or "new"', rid)
-        if "line" in req:
-            line = req["line"]
-            if not isinstance(line, str) or not line.strip():
-                return invalid('"line" must be a non-empty string', rid)
-            if len(line) > MAX_LINE or "\n" in line or "\r" in line:
-                return invalid(f'"line" must be one line of at most {MAX_LINE} characters', rid)
+            req = read_request(payload)
+        except RequestError as e:
+            return invalid(str(e), e.rid)
+        rid = req.rid
+        if req.line is not None:
             try:
-                out = self.submit(board, line, rid=None if rid is None else f"{type(rid).__name__}:{rid}")
+                out = self.submit(board, req.line, rid=None if rid is None else f"{type(rid).__name__}:{rid}")
             except BridgeError as e:
                 return invalid(str(e), rid)
             if out.n == 0:
-                return invalid("a comment or a blank line is not an entry", rid)
+                return invalid("a blank line is not an entry", rid)
             return {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
-        new = req["new"]
-        if not isinstance(new, dict) or set(new) - {"rules", "players", "match", "target"}:
-            return invalid('"new" is an object with "rules", "players" and optionally "match" or "target"', rid)
-        rules, players, match = new.get("rules", self.setup.rules), new.get("players"), new.get("match")
-        target = new.get("target")
-        if isinstance(target, int) and not isinstance(target, bool):
-            target = str(target)
-        if (
-            not isinstance(rules, str)
-            or not isinstance(players, list)
-            or not all(isinstance(p, str) for p in players)
-            or (match is not None and not isinstance(match, str))
-            or (target is not None and not isinstance(target, str))
-        ):
-            return invalid('"new": rules, match and target are strings, players a list of names', rid)
+        new = req.new or {}
+        rules, players = new.get("rules", self.setup.rules), new["players"]
+        match, target = new.get("match"), new.get("target")
         try:
             bg = self.new_game(board, rules, players, match, target)
         except BridgeError as e:

@@ -49,8 +49,8 @@ from rules.pichenotte import RULE_SETS, rule_set
 from rules.pichenotte.engine import ZONE_VALUES
 
 from . import lifecycle
-from .bridge import MAX_INPUT, MAX_LINE
 from .config import ConfigError, MqttUrl, parse_mqtt_url
+from .entries import MAX_INPUT, PLAYER_COUNTS, RequestError, read_request
 from .mqtt import BRIDGE_STATUS, DISPLAY_KINDS, INPUT, board_topic, board_topics, parse_board_topic
 from .mqtt import client as mqtt_client
 from .protocol import board_problem, is_board_id
@@ -369,82 +369,6 @@ def _index_row(doc: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- requests, checked as the bridge checks them
 
 
-class BadRequest(Exception):
-    """A request the bridge would refuse; one line."""
-
-
-def check_request(body: bytes) -> dict[str, Any]:
-    """The request of a POST body, checked as host/bridge.py `_input` checks it (docs/mqtt.md, Manual entries).
-    The id is ours to add, so the client sends only `line` or `new`."""
-    try:
-        req = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise BadRequest('not JSON: send {"line": "..."} or {"new": {...}}') from None
-    if not isinstance(req, dict):
-        raise BadRequest('not a JSON object: send {"line": "..."} or {"new": {...}}')
-    unknown = sorted(set(req) - {"line", "new"})
-    if unknown:
-        raise BadRequest(f"unknown key {unknown[0][:20]!r} (known: line, new)")
-    if ("line" in req) == ("new" in req):
-        raise BadRequest('give exactly one of "line" or "new"')
-    if "line" in req:
-        line = req["line"]
-        if not isinstance(line, str) or not line.strip():
-            raise BadRequest('"line" must be a non-empty string')
-        if len(line) > MAX_LINE or "\n" in line or "\r" in line:
-            raise BadRequest(f'"line" must be one line of at most {MAX_LINE} characters')
-        if line.strip().startswith("#"):
-            raise BadRequest("a comment is not an entry")
-        return {"line": line.strip()}
-    new = req["new"]
-    if not isinstance(new, dict) or set(new) - {"rules", "players", "match", "target"}:
-        raise BadRequest('"new" is an object with "players", and optionally "rules", "match" or "target"')
-    rules = new.get("rules")
-    if rules is not None and not isinstance(rules, str):
-        raise BadRequest(f'"new": unknown rule set {type(rules).__name__!r} (see /api/rules)')
-    try:
-        game = games.find_rules(rules) if rules else None  # None: the board's current rule set, the bridge checks
-    except games.GameError:
-        shown = (rules or "")[:40]
-        raise BadRequest(f'"new": unknown rule set {shown!r} (see /api/rules; e.g. {", ".join(RULE_SETS)})') from None
-    players = new.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise BadRequest('"new": "players" must be a list of names')
-    counts, said = PLAYER_COUNTS[game or "any"]
-    if len(players) not in counts:
-        raise BadRequest(f'"new": {games.title(game) if game else "a game"} takes {said}, not {len(players)}')
-    out: dict[str, Any] = {"players": [p.strip() for p in players]}
-    if rules:
-        out["rules"] = rules
-    for key, example, ours in (
-        ("match", "games:8 or wins:2", game == "pichenotte"),
-        ("target", "31", game != "pichenotte"),
-    ):
-        value = new.get(key)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            continue
-        if not ours:
-            which = (
-                "Pichenotte's match format" if key == "match" else "the points Québec Pichenottes and Flicochet play to"
-            )
-            raise BadRequest(f'"new": "{key}" is {which}, not an option of {games.title(game or "pichenotte")}')
-        if isinstance(value, int) and not isinstance(value, bool) and key == "target":
-            value = str(value)
-        if not isinstance(value, str):
-            raise BadRequest(f'"new": "{key}" must be a string such as {example}')
-        out[key] = value.strip()
-    return {"new": out}
-
-
-# game -> (the numbers of players it takes, said in words)
-PLAYER_COUNTS: dict[str, tuple[tuple[int, ...], str]] = {
-    "pichenotte": ((2, 4), "2 players (singles) or 4 (doubles)"),
-    "pichenottes-quebec": ((2, 4), "2 players, or 4 in turn order (partners facing)"),
-    "flicochet": ((2, 3, 4, 5, 6), "2 to 6 players"),
-    "any": ((2, 3, 4, 5, 6), "2 players, 4 (doubles) or, in Flicochet, 2 to 6"),
-}
-
-
 def rules_info() -> dict[str, Any]:
     """Every game's rule sets as the pages need them (rules/games.py): the game each belongs to, and for
     Pichenotte the zone values for the end of a game and the free-shot zone. Flicochet's layers combine
@@ -667,10 +591,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(415, _error('send JSON (Content-Type: application/json): {"line": "..."}'))
             return
         try:
-            req = check_request(body)
-        except BadRequest as e:
+            request = read_request(body, with_id=False)
+        except RequestError as e:
             self._json(400, _error(str(e)))
             return
+        req = {"line": request.line} if request.line is not None else {"new": request.new}
         code, res = self.server.app.hub.send(parts[1], req)
         self._json(code, res)
 

@@ -157,7 +157,7 @@ def test_manual_entries_over_the_input_topic(tmp_path: Path) -> None:
     assert not illegal["ok"] and illegal["entry"] == 2 and "Ben's shot" in illegal["message"]
     before = bridge.scoreboard("t1")["score"]
     for bad, why in [
-        (b"not json", "not a JSON object"),
+        (b"not json", "not JSON"),
         (b"[1]", "not a JSON object"),
         (json.dumps({"line": "x" * 300}).encode(), "at most 200"),
         (json.dumps({"line": "hit", "new": {}}).encode(), "exactly one"),

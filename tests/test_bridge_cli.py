@@ -141,7 +141,7 @@ def test_enter_new_starts_another_game_on_the_board(broker: Broker, tmp_path: Pa
         assert new.returncode == 0, (new.stdout, new.stderr)
         bad = run("enter", "--mqtt", url, "--board", "t2", "--new", "--rules", "officiel", "--players", "A", "B",
                   "--match", "wins:2")  # fmt: skip
-        assert bad.returncode == 1 and "--match is not an option of Québec Pichenottes" in bad.stdout, bad.stdout
+        assert bad.returncode == 1 and "match format, not an option of Québec Pichenottes" in bad.stdout, bad.stdout
         assert run("enter", "--mqtt", url, "--board", "t2", "flick").returncode == 0
         board = run("scoreboard", "--mqtt", url, "--board", "t2", "--once", "--plain")
         assert board.returncode == 0, board.stderr

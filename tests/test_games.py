@@ -285,10 +285,10 @@ def test_the_bridge_starts_flicochet_and_refuses_what_does_not_fit(tmp_path: Pat
     assert score["game"] == "flicochet" and score["jacks"] == 2 and score["target"] == 12  # DOUBLE-JACK 1, 3
     before = bus.last("flickboard/fl/scoreboard")["score"]
     for req, why in [
-        ({"new": {"rules": "officiel", "players": ["A", "B"], "match": "wins:2"}}, "--match is not an option"),
+        ({"new": {"rules": "officiel", "players": ["A", "B"], "match": "wins:2"}}, "not an option of Québec"),
         ({"new": {"rules": "flicochet", "players": ["A"]}}, "2 to 6"),
         ({"new": {"rules": "croquet", "players": ["A", "B"]}}, "unknown rule set"),
-        ({"new": {"rules": "officiel", "players": ["A", "B"], "target": [31]}}, "target are strings"),
+        ({"new": {"rules": "officiel", "players": ["A", "B"], "target": [31]}}, '"target" must be a string'),
         ({"line": "flick at 3"}, "proximity rule"),
     ]:
         res = ask(bridge, "fl", req)
