@@ -14,21 +14,11 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from importlib import resources
-from typing import Any, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
 from rules import games
 from rules.base import Source
-from rules.flicochet import Flicochet
-from rules.flicochet import notation as flicochet_notation
-from rules.flicochet import report as flicochet_report
 from rules.games import AnyGame
-from rules.pichenotte import Pichenotte
-from rules.pichenotte import report as pichenotte_report
-from rules.pichenotte.engine import FACT_HELP, FORFEIT_REASONS
-from rules.pichenotte.notation import KEYWORDS
-from rules.quebec import Quebec
-from rules.quebec import notation as quebec_notation
-from rules.quebec import report as quebec_report
 from rules.transcript import TranscriptError, format_header, parse_transcript
 
 from . import journal, render
@@ -125,9 +115,9 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
         kinds = [games.game_name(args.game)] if args.game else list(games.GAMES)
         if args.action == "list" or args.action is None:
             for kind in kinds:
-                title, seeds, default = games.GAMES[kind]
-                out.write(f"{title} (--game {kind}; {seeds}; default rule set {default}):\n")
-                for name, summary in games.rule_sets(kind):
+                game = games.GAMES[kind]
+                out.write(f"{game.title} (--game {kind}; {game.seeds}; default rule set {game.default_rules}):\n")
+                for name, summary in game.rule_sets():
                     out.write(f"  {name:<22} {summary}\n")
                 out.write("\n")
             out.write("flickboard rules show NAME  prints a rule set's options.\n")
@@ -172,7 +162,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     game, fold, header, warnings = load(args.file)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    fields, rows = _log(game, fold.state)
+    fields, rows = game.log(fold.state)
     if args.csv:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(fields))
@@ -180,7 +170,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         writer.writerows(rows)
         _write(args.csv, buf.getvalue(), out)
     if args.json:
-        doc = {"summary": game.summary(fold.state, len(fold.rejected)), _LOG_NAME[game.name]: rows}
+        doc = {"summary": game.summary(fold.state, len(fold.rejected)), game.log_name: rows}
         _write(args.json, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", out)
     if args.transcript:
         lines = [format_header(header), ""]
@@ -188,18 +178,6 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             lines.append(game.format(a.line) + (" @sensor" if a.source == "sensor" else ""))
         _write(args.transcript, "\n".join(lines) + "\n", out)
     return 0
-
-
-_LOG_NAME = {"pichenotte": "shots", "pichenottes-quebec": "shots", "flicochet": "rounds"}
-
-
-def _log(game: AnyGame, state: Any) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
-    """The game's log for export: one row per shot (Pichenotte, Québec) or per round (Flicochet)."""
-    if isinstance(game, Pichenotte):
-        return pichenotte_report.LOG_FIELDS, pichenotte_report.shot_rows(state)
-    if isinstance(game, Quebec):
-        return quebec_report.LOG_FIELDS, quebec_report.shot_rows(state)
-    return flicochet_report.LOG_FIELDS, flicochet_report.round_rows(state)
 
 
 def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
@@ -255,21 +233,8 @@ def _write(target: str, text: str, out: TextIO) -> None:
     print(f"wrote {target}", file=sys.stderr)
 
 
-HELP = """Enter one input per line (docs/transcript.md has the whole notation):
-  shot hit | shot miss          contact shot: touched an opponent puck, or not (R-8 A)
-  shot call in | shot call      declared twenty made / missed (R-8 B); then: choose leave | choose ditch
-  shot zone | shot short        free shot rested in the required zone, or not (R-9)
-  shot in                       the shooting puck dropped flat in the hole (a twenty)
-  shot PLAYER ...               name the shooter too, to have the rotation checked
-  facts after the shot word, for the shooting puck, or SIDE:fact for another puck, e.g.
-     shot hit South:in North:ditch      shot miss base       shot call South:hand
-{facts}
-  SIDE 15 10 10 5               end-of-game zones of that side's pucks on the board (edge = 15, A-4)
-  penalty SIDE                  touched a moving puck: -20 (A-2)
-  forfeit SIDE REASON [note]    REASON: {reasons}
-  begin [PLAYER] [call] / FACTS / end    a shot entered as it happens; confirm [N]: provisional twenties
-  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N
-  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
+# The prompt's own words, after the game's notation (its `notation_help`) in `help`.
+PROMPT_HELP = """  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
 Every input is saved in the journal before it counts; a refused input changes nothing."""
 
 COMMANDS = {
@@ -280,48 +245,8 @@ COMMANDS = {
 }
 
 
-HELP_QUEBEC = """Enter one input per line, one line per shot (docs/transcript.md has the whole notation):
-  shot red green                what the shot pocketed: green, red (dames), c5, c10 (compteuses), chien
-  shot c5 red                   a compteuse and the dame that buries it (règle 11)
-  shot none                     nothing pocketed: the turn passes (règle 17)
-  shot red off green            ... and a piece fell off the board (règle 17.3)
-  shot Ann red                  name the shooter too, to have the turn order checked
-  shot red@2                    with a pocket sensor: say which pocket each piece went into
-  color green | color red       the colour chosen after a break of two colours or none (règle 10)
-  foul [PLAYER]                 a piece moved before the shot: the turn passes (règle 15)
-  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N
-  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
-Every input is saved in the journal before it counts; a refused input changes nothing."""
-
-HELP_FLICOCHET = """Enter one input per line (docs/transcript.md has the whole notation):
-  flick [PLAYER]                the next flick (the prompt says whose it is)
-  flick at 12.5                 ... and the disc was placed 12.5 cm from the jack (proximity rule: 8 cm)
-  off red | off white [by red]  a disc left the table during the latest flick
-  jack off [1|2]                a jack left the table: the penalty rule (+3; Double-Jack: +2 for the first)
-  place | place off             Target: the jack was flicked into place, or it left the table
-  order R W R | order 1 RWR     at the round's end: the discs on the table by distance, closest first
-  dist R 12.5 W 20              ... or their measured distances in cm; `order none`: no disc on the table
-  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N
-  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
-Every input is saved in the journal before it counts; a refused input changes nothing."""
-
-
-def _help_text(game: AnyGame | None = None) -> str:
-    if isinstance(game, Quebec):
-        return HELP_QUEBEC
-    if isinstance(game, Flicochet):
-        return HELP_FLICOCHET
-    facts = "\n".join(f"     {k:<14}{v}" for k, v in FACT_HELP.items())
-    return HELP.format(facts=facts, reasons=", ".join(FORFEIT_REASONS))
-
-
-def _keywords(game: AnyGame) -> set[str]:
-    """The words of the game's notation (completion, and telling a typo from a name)."""
-    if isinstance(game, Quebec):
-        return set(quebec_notation.KEYWORDS)
-    if isinstance(game, Flicochet):
-        return set(flicochet_notation.KEYWORDS)
-    return set(KEYWORDS)
+def _help_text(game: AnyGame) -> str:
+    return f"{game.notation_help}\n{PROMPT_HELP}"
 
 
 def _slug(names: Sequence[str]) -> str:
@@ -354,9 +279,11 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"Last input in effect: [{top.n}] {session.game.format(top.line)}\n")
     else:
         if not args.players:
-            if (args.game or "").lower() == "flicochet":
-                raise UserError("name the players: --players A B (2 to 6; red, white, red, ... unless --teams)")
-            raise UserError("name the players: --players A B (singles) or --players A B C D (doubles, clockwise)")
+            try:
+                usage = games.get(args.game).players_usage
+            except games.GameError:  # said once the players are named
+                usage = games.get(None).players_usage
+            raise UserError(f"name the players: {usage}")
         try:
             game = games.create(
                 args.game,
@@ -403,14 +330,7 @@ class _Prompter:
                 import readline
             except ImportError:  # pragma: no cover - platforms without readline
                 return
-            game = session.game
-            sides = games.side_names(game)
-            facts = {f"{s}:{f}" for s in sides for f in FACT_HELP} if isinstance(game, Pichenotte) else set()
-            words = sorted(
-                {*_keywords(game), *(w for ws in COMMANDS.values() for w in ws if len(w) > 2)}
-                | {*game.setup.players, *sides}
-                | facts
-            )
+            words = sorted({*session.game.words(), *(w for ws in COMMANDS.values() for w in ws if len(w) > 2)})
 
             def complete(text: str, state: int) -> str | None:
                 hits = [w + " " for w in words if w.lower().startswith(text.lower())]
@@ -455,8 +375,7 @@ def _isatty(f: TextIO) -> bool:
 def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
     game = session.game
     out.write(
-        f"{games.title(game.name)} · {game.options.name}: {game.options.summary}\n"
-        "Type 'help' for the notation, 'quit' to stop.\n\n"
+        f"{game.title} · {game.options.name}: {game.options.summary}\nType 'help' for the notation, 'quit' to stop.\n\n"
     )
     prompter = _Prompter(session, out, inp)
     doc = session.summary()
@@ -504,8 +423,8 @@ def _hint(session: Session, line: str) -> str:
     """For a line that does not start with a word of the notation or a name: where to look."""
     first = line.split()[0].lower()
     game = session.game
-    names = {n.lower() for n in (*game.setup.players, *games.side_names(game))}
-    if first in _keywords(game) or ":" in first or first in names:
+    names = {n.lower() for n in (*game.setup.players, *game.side_names)}
+    if first in game.keywords or ":" in first or first in names:
         return ""
     return " (type 'help' for the notation)"
 

@@ -1,5 +1,6 @@
 """Board events for the games other than Pichenotte: what a sensor event means in a Québec Pichenottes partie
-(a pocket game) and in Flicochet (a table game scored by hand). The Pichenotte mapping is host/evidence.py.
+(a pocket game: `react`) and in Flicochet (a table game scored by hand: `by_hand`). The Pichenotte mapping is
+host/evidence.py; each game names the one it uses (its `sensors`, looked up in host/session.py SENSORS).
 
     Québec Pichenottes
     pass of beam `pocketN`     -> `pocket N @sensor`: a piece entered pocket N. Which piece it was is entered by
@@ -18,7 +19,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rules.flicochet import Flicochet
 from rules.quebec import Quebec
 from rules.quebec.engine import POCKETS
 
@@ -27,12 +27,17 @@ from .evidence import Step, board_health
 _POCKET = re.compile(r"pocket([0-9]{1,2})$")
 
 
-def react(game: Quebec | Flicochet, state: Any, kind: str, fields: dict[str, Any]) -> Step:
+def by_hand(title: str, kind: str, fields: dict[str, Any]) -> Step:
+    """A board event in a game scored by hand (`title` names it): noted, and nothing else."""
+    if kind == "hello":
+        return board_health(kind, fields) or Step()
     sensor = str(fields.get("n", ""))
-    if isinstance(game, Flicochet):
-        if kind == "hello":
-            return board_health(kind, fields) or Step()
-        return Step(note=f"Flicochet is scored by hand: the board's {kind} event ({sensor or '-'}) is not used")
+    return Step(note=f"{title} is scored by hand: the board's {kind} event ({sensor or '-'}) is not used")
+
+
+def react(game: Quebec, state: Any, kind: str, fields: dict[str, Any]) -> Step:
+    """A board event in a Québec Pichenottes partie."""
+    sensor = str(fields.get("n", ""))
     m = _POCKET.match(sensor)
     if m is not None and int(m.group(1)) not in POCKETS:
         return Step(review=f"beam {sensor} names no pocket of the board (pockets 1 to 4): check the board profile")

@@ -15,7 +15,7 @@ import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from rules import games
 from rules.base import Correct, Illegal, NotationError, Source, Undo
@@ -23,6 +23,7 @@ from rules.games import AnyGame
 from rules.immutable import evolve
 from rules.pichenotte import Pichenotte, State
 from rules.pichenotte.engine import Facts, Shot
+from rules.quebec import Quebec
 
 from . import pockets
 from .evidence import ShotEvidence, Step, react
@@ -60,7 +61,7 @@ class Held(NamedTuple):
     fields: dict[str, Any]
 
 
-HOST_WORDS = ("reviewed", "dismiss", "declare")  # `declare` is Pichenotte's alone (a called twenty)
+HOST_WORDS = ("reviewed", "dismiss", "declare")  # `declare`: only where the game's sensors take it (SENSORS)
 
 
 class NeedsHistory(Exception):
@@ -133,7 +134,7 @@ class Fold:
             known = self.parsed.get((text, source))  # a line seen before is an input, never a host word
             if known is None:
                 words = text.split()
-                if words and words[0] in HOST_WORDS and (words[0] != "declare" or isinstance(self.game, Pichenotte)):
+                if words and words[0] in HOST_WORDS and (words[0] != "declare" or SENSORS[self.game.sensors].declare):
                     outcome = self._host(n, words)
                 else:
                     known = self._parse(text, source)
@@ -204,10 +205,8 @@ class Fold:
         return said
 
     def _react(self, head: Held) -> Step:
-        """What one board event means for this game (Pichenotte: host/evidence.py; the others: host/pockets.py)."""
-        if isinstance(self.game, Pichenotte):
-            return react(self.game, self.state, self.evidence, self.declared, head.kind, head.fields)
-        return pockets.react(self.game, self.state, head.kind, head.fields)
+        """What one board event means for this game: the mapping its sensors name (SENSORS)."""
+        return SENSORS[self.game.sensors].react(self, head)
 
     def _hold(self, n: int, why: str, fx: list[dict[str, Any]]) -> None:
         self.review.append((n, why))
@@ -239,10 +238,10 @@ class Fold:
         raise AssertionError(verb)  # declare is handled above
 
     def _declare(self, n: int, this: bool) -> Outcome:
-        assert isinstance(self.game, Pichenotte)  # `step` sends `declare` here for Pichenotte only
         """A declared twenty (R-8 choice B), which the sensors cannot hear. `declare`: the next shot to start (said
         before the flick, while the sensors still count the last shot as open); `declare this`: the shot in
         progress, for a scorer who was late."""
+        assert isinstance(self.game, Pichenotte)  # `step` sends `declare` here for Pichenotte's sensors only
         st: State = self.state
         g = st.game
         shot_open = g is not None and g.shot is not None and g.points is None
@@ -347,6 +346,35 @@ class Fold:
         self.stack[idx:] = rebuilt
         self.state = state
         return fx
+
+
+class Sensors(NamedTuple):
+    """How board events become a game's inputs. A game names its sensors (rules/games.py `sensors`)."""
+
+    react: Callable[[Fold, Held], Step]  # what one board event means now
+    declare: bool  # the scorer may `declare` a called twenty, which these sensors cannot hear
+
+
+def _hole_ditch_baseline(fold: Fold, head: Held) -> Step:
+    game = cast(Pichenotte, fold.game)
+    return react(game, fold.state, fold.evidence, fold.declared, head.kind, head.fields)
+
+
+def _pockets(fold: Fold, head: Held) -> Step:
+    return pockets.react(cast(Quebec, fold.game), fold.state, head.kind, head.fields)
+
+
+def _by_hand(fold: Fold, head: Held) -> Step:
+    return pockets.by_hand(fold.game.title, head.kind, head.fields)
+
+
+# The sensors a game can name: Pichenotte's twenty hole, ditch and baseline strip (host/evidence.py), Québec's
+# pocket beams, and none for a game scored by hand (host/pockets.py).
+SENSORS: dict[str, Sensors] = {
+    "hole-ditch-baseline": Sensors(_hole_ditch_baseline, declare=True),
+    "pockets": Sensors(_pockets, declare=False),
+    "none": Sensors(_by_hand, declare=False),
+}
 
 
 def _begins(a: Applied, number: int) -> bool:

@@ -39,6 +39,9 @@ class Correct:
     line: str | None
 
 
+# The help line of the two entries above, the same in every game (the last line of each game's `HELP`).
+UNDO_HELP = "  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N"
+
 # ---------------------------------------------------------------- transcript headers
 
 

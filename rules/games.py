@@ -1,49 +1,95 @@
-"""The games Flickboard scores, by name: one place that maps a `Game` tag or a `--game` option to its engine.
+"""The games Flickboard scores: a registry of game classes, looked up by a `Game` tag, a `--game` option or a
+rule-set name.
 
-Each game is a package (`rules/pichenotte`, `rules/quebec`, `rules/flicochet`) with the same small face: a frozen
-class that knows its options and seating and offers `start`, `parse`, `format`, `apply`, `summary` and `header`.
-The session, the transcript reader, the CLI and the displays talk to that face only, so adding a game is adding a
-package and a line here.
+Each game is a package (`rules/pichenotte`, `rules/quebec`, `rules/flicochet`) whose class carries its own
+identity - name and aliases, title, seed documents, rule sets and the default one, the player counts each rule
+set takes, the set-up options it takes, its notation and help, the sensors the host reads it from, its export
+log - and offers `start`, `parse`, `format`, `apply`, `summary` and `header` for one configured game (`AnyGame`).
+The session, the transcript reader, the CLI and the displays talk to that face only, so adding a game is adding
+a package and one `register` line at the end of this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
-from .flicochet import SIDES as FLICOCHET_SIDES
+from .base import Source
 from .flicochet import Flicochet
-from .flicochet import options as flicochet_options
 from .pichenotte import Pichenotte
-from .pichenotte import options as pichenotte_options
 from .quebec import Quebec
-from .quebec import options as quebec_options
 
-AnyGame = Pichenotte | Quebec | Flicochet
 
-# name -> (title, seed documents, default rule set)
-GAMES: dict[str, tuple[str, str, str]] = {
-    "pichenotte": ("Pichenotte", "seeds 000, 002, 001", "tournament-2019"),
-    "pichenottes-quebec": ("Québec Pichenottes", "seed 003", "officiel"),
-    "flicochet": ("Flicochet", "seed 004", "flicochet"),
-}
-ALIASES = {
-    "quebec": "pichenottes-quebec",
-    "québec": "pichenottes-quebec",
-    "pichenottes": "pichenottes-quebec",
-    "pichenottes-québec": "pichenottes-quebec",
-    "santa-fe": "pichenotte",
-}
+class AnyGame(Protocol):
+    """One configured game (a rule set, the players and their seats) as the host sees it, and, on its class, the
+    game's identity. Everything game-specific behind it (options, setup, inputs, states) is the game's own."""
+
+    name: ClassVar[str]  # canonical: the `Game` tag, `--game`, the journal's `game`, the documents' `game`
+    title: ClassVar[str]  # as people read it
+    aliases: ClassVar[tuple[str, ...]]  # other words for `--game`
+    seeds: ClassVar[str]  # the rule documents it is built from
+    default_rules: ClassVar[str]
+    players: ClassVar[tuple[int, ...]]  # every number of players one of its rule sets takes
+    setup_options: ClassVar[tuple[str, ...]]  # which of SETUP_OPTIONS it takes
+    players_usage: ClassVar[str]  # how to name the players on the command line
+    keywords: ClassVar[frozenset[str]]  # the words of its notation
+    notation_help: ClassVar[str]  # its notation, as the prompt's `help` prints it
+    sensors: ClassVar[str]  # which sensor events the host reads for it (host/session.py SENSORS)
+    log_name: ClassVar[str]  # what its export log's rows are ("shots", "rounds")
+
+    @property
+    def options(self) -> Any: ...  # the rule set in effect (`.name`, `.summary`)
+    @property
+    def setup(self) -> Any: ...  # the seating (`.players`)
+    @property
+    def side_names(self) -> tuple[str, str]: ...
+
+    @classmethod
+    def set_up(cls, rules: str, players: list[str], first: str | None, options: dict[str, Any]) -> AnyGame: ...
+    @classmethod
+    def from_header(cls, header: dict[str, list[str]]) -> AnyGame: ...
+    @classmethod
+    def rule_sets(cls) -> list[tuple[str, str]]: ...
+    @classmethod
+    def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]: ...
+    @classmethod
+    def player_counts(cls, rules: str) -> tuple[int, ...]: ...
+    @classmethod
+    def players_said(cls, rules: str) -> str: ...
+
+    def header(self) -> dict[str, list[str]]: ...
+    def start(self) -> Any: ...
+    def parse(self, text: str, source: Source = "manual") -> Any: ...
+    def format(self, line: Any) -> str: ...
+    def apply(self, state: Any, inp: Any) -> Any: ...
+    def summary(self, state: Any, rejected: int = 0) -> dict[str, Any]: ...
+    def words(self) -> set[str]: ...
+    def log(self, state: Any) -> tuple[tuple[str, ...], list[dict[str, Any]]]: ...
+
+
+# The set-up options a game may take besides its rule set, its players and who goes first, in the order a
+# misplaced one is reported.
+SETUP_OPTIONS = ("match", "target", "teams", "sides")
+DEFAULT = "pichenotte"  # the game of a header without a Game tag, and of `--game` left out
+
+GAMES: dict[str, type[AnyGame]] = {}  # name -> game class, in the order they are listed
+ALIASES: dict[str, str] = {}  # alias -> name
 
 
 class GameError(ValueError):
     """A game name or a set-up that cannot be used; str() says why in one line."""
 
 
+def register(game: type[AnyGame]) -> None:
+    """Add a game class to the registry."""
+    GAMES[game.name] = game
+    ALIASES.update(dict.fromkeys(game.aliases, game.name))
+
+
 def game_name(word: str | None) -> str:
-    """The canonical name of a game ('quebec' -> 'pichenottes-quebec'); None is Pichenotte."""
+    """The canonical name of a game ('quebec' -> 'pichenottes-quebec'); None is the default game."""
     if word is None:
-        return "pichenotte"
+        return DEFAULT
     w = word.strip().lower()
     w = ALIASES.get(w, w)
     if w not in GAMES:
@@ -51,12 +97,17 @@ def game_name(word: str | None) -> str:
     return w
 
 
+def get(name: str | None) -> type[AnyGame]:
+    """The class of a game, by its name or an alias (None: the default game)."""
+    return GAMES[game_name(name)]
+
+
 def title(name: str) -> str:
-    return GAMES[game_name(name)][0]
+    return get(name).title
 
 
 def default_rules(name: str) -> str:
-    return GAMES[game_name(name)][2]
+    return get(name).default_rules
 
 
 def create(
@@ -72,22 +123,15 @@ def create(
 ) -> AnyGame:
     """Set up a game. `first` is Pichenotte's and Québec's breaker, Flicochet's start player; `match` is
     Pichenotte's match format, `target` the points Québec and Flicochet play to; `teams` is Flicochet's colours."""
-    kind = game_name(name)
-    rules = rules or default_rules(kind)
-    given: dict[str, object] = {"--match": match} if kind != "pichenotte" else {"--target": target}
-    if kind != "flicochet":
-        given["--teams"] = teams
-    else:
-        given["--sides"] = sides
-    extra = [opt for opt, v in given.items() if v is not None]
+    game = get(name)
+    given: dict[str, Any] = {"match": match, "target": target, "teams": teams, "sides": sides}
+    extra = [opt for opt in SETUP_OPTIONS if given[opt] is not None and opt not in game.setup_options]
     if extra:
-        raise GameError(f"{extra[0]} is not an option of {title(kind)}")
+        raise GameError(f"--{extra[0]} is not an option of {game.title}")
+    for opt in ("sides", "teams"):
+        given[opt] = list(given[opt]) if given[opt] else None
     try:
-        if kind == "pichenotte":
-            return Pichenotte.create(rules, list(players), list(sides) if sides else None, match, first)
-        if kind == "pichenottes-quebec":
-            return Quebec.create(rules, list(players), list(sides) if sides else None, target, first)
-        return Flicochet.create(rules, list(players), list(teams) if teams else None, first, target)
+        return game.set_up(rules or game.default_rules, list(players), first, {k: given[k] for k in game.setup_options})
     except ValueError as e:
         raise GameError(str(e)) from None
 
@@ -97,54 +141,52 @@ def from_header(header: dict[str, list[str]]) -> AnyGame:
     tag = header.get("Game")
     if tag is not None and len(tag) != 1:
         raise GameError("the Game tag takes one value")
-    kind = game_name(tag[0] if tag else None)
+    game = get(tag[0] if tag else None)
     try:
-        if kind == "pichenotte":
-            return Pichenotte.from_header(header)
-        if kind == "pichenottes-quebec":
-            return Quebec.from_header(header)
-        return Flicochet.from_header(header)
+        return game.from_header(header)
     except ValueError as e:
         raise GameError(str(e)) from None
 
 
 def side_names(game: AnyGame) -> tuple[str, str]:
     """The two sides' names as displays show them (Flicochet's teams are its colours)."""
-    if isinstance(game, Flicochet):
-        return FLICOCHET_SIDES[0], FLICOCHET_SIDES[1]
-    return game.setup.sides
+    return game.side_names
 
 
 def rule_sets(name: str) -> list[tuple[str, str]]:
     """(rule set, one-line summary) of a game, for `flickboard rules list`."""
-    kind = game_name(name)
-    if kind == "pichenotte":
-        return [(o.name, o.summary) for o in pichenotte_options.RULE_SETS.values()]
-    if kind == "pichenottes-quebec":
-        return [(o.name, o.summary) for o in quebec_options.RULE_SETS.values()]
-    return flicochet_options.list_rules()
+    return get(name).rule_sets()
 
 
 def describe(name: str, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
     """(name, summary, option rows) of one rule set of a game; ValueError names the choices."""
-    kind = game_name(name)
-    o: Any
-    if kind == "pichenotte":
-        o = pichenotte_options.rule_set(rules)
-        return o.name, f"{o.summary}\nseed: {o.seed}", list(o.describe())
-    if kind == "pichenottes-quebec":
-        o = quebec_options.rule_set(rules)
-        return o.name, f"{o.summary}\nseed: {o.seed}", list(o.describe())
-    o = flicochet_options.rule_set(rules)
-    return o.name, o.summary, list(o.describe())
+    return get(name).describe(rules)
 
 
 def find_rules(rules: str) -> str:
     """The game a rule-set name belongs to (rule-set names never clash across games)."""
-    for kind in GAMES:
+    for name, game in GAMES.items():
         try:
-            describe(kind, rules)
+            game.describe(rules)
         except ValueError:
             continue
-        return kind
+        return name
     raise GameError(f"unknown rule set '{rules[:32]}' (see: flickboard rules list)")
+
+
+def player_counts(rules: str | None = None) -> tuple[int, ...]:
+    """How many players a rule set takes (its game is the one `find_rules` names; GameError for an unknown rule
+    set). None: any rule set of any game."""
+    if rules is None:
+        return tuple(sorted({n for game in GAMES.values() for n in game.players}))
+    return GAMES[find_rules(rules)].player_counts(rules)
+
+
+def players_said(rules: str) -> str:
+    """`player_counts(rules)` in words, as a message says it ('2 players (singles) or 4 (doubles)')."""
+    return GAMES[find_rules(rules)].players_said(rules)
+
+
+register(Pichenotte)
+register(Quebec)
+register(Flicochet)

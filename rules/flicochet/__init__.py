@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.base import NotationError, SetupError, Source, check_game_tag, header_value
 
@@ -29,7 +29,6 @@ __all__ = [
     "rule_set",
 ]
 
-DEFAULT_RULES = "flicochet"
 _TEAM_WORDS = {"red": 0, "r": 0, "white": 1, "w": 1}
 
 
@@ -39,7 +38,21 @@ class Flicochet:
 
     options: Options
     setup: Setup
-    name = "flicochet"
+
+    # Who the game is (rules/games.py registers it): its names, documents, rule sets, seating and help, the
+    # sensors the host reads it from (host/session.py), and the name of its export log.
+    name: ClassVar[str] = "flicochet"
+    title: ClassVar[str] = "Flicochet"
+    aliases: ClassVar[tuple[str, ...]] = ()
+    seeds: ClassVar[str] = "seed 004"
+    default_rules: ClassVar[str] = "flicochet"
+    players: ClassVar[tuple[int, ...]] = (2, 3, 4, 5, 6)
+    setup_options: ClassVar[tuple[str, ...]] = ("teams", "target")  # besides the rules, the players and the start
+    players_usage: ClassVar[str] = "--players A B (2 to 6; red, white, red, ... unless --teams)"
+    keywords: ClassVar[frozenset[str]] = frozenset(notation.KEYWORDS)
+    notation_help: ClassVar[str] = notation.HELP
+    sensors: ClassVar[str] = "none"  # scored by hand: seed 004 has no board to instrument
+    log_name: ClassVar[str] = "rounds"
 
     @classmethod
     def create(
@@ -54,7 +67,7 @@ class Flicochet:
         white; default red, white, red, ...). `start` is the player drawn to start (SETTING UP 3; default the
         first). `target` overrides the points to play to. More than 2 players adds the `teams` layer (Team rules)."""
         try:
-            options = rule_set(rules or DEFAULT_RULES)
+            options = rule_set(rules or cls.default_rules)
             if not 2 <= len(players) <= 6:
                 raise SetupError("Flicochet is for 2 to 6 players")
             if len(players) > 2 and not options.teams:
@@ -123,3 +136,44 @@ class Flicochet:
 
     def summary(self, state: State, rejected: int = 0) -> dict[str, Any]:
         return report.summary(self.options, state, rejected)
+
+    # -- the registry's face (rules/games.py)
+
+    @classmethod
+    def set_up(cls, rules: str, players: list[str], first: str | None, options: dict[str, Any]) -> Flicochet:
+        """A game set up through the registry: `options` holds only the ones this game takes (`setup_options`)."""
+        return cls.create(rules, players, options.get("teams"), first, options.get("target"))
+
+    @classmethod
+    def rule_sets(cls) -> list[tuple[str, str]]:
+        """(rule set, one-line summary) of each rule set, for `flickboard rules list`."""
+        return list_rules()
+
+    @classmethod
+    def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
+        """(name, summary, option rows) of one rule set; ValueError names the choices."""
+        o = rule_set(rules)
+        return o.name, o.summary, list(o.describe())
+
+    @classmethod
+    def player_counts(cls, rules: str) -> tuple[int, ...]:
+        """How many players the rule set takes."""
+        return (3, 4, 5, 6) if rule_set(rules).teams else cls.players  # more than 2 players adds +teams
+
+    @classmethod
+    def players_said(cls, rules: str) -> str:
+        """The same in words, for a message."""
+        return "3 to 6 players" if rule_set(rules).teams else "2 to 6 players"
+
+    @property
+    def side_names(self) -> tuple[str, str]:
+        """The two sides' names as displays show them."""
+        return SIDES[0], SIDES[1]
+
+    def words(self) -> set[str]:
+        """The words a line of this game is made of: the notation's keywords and the names."""
+        return {*self.keywords, *self.setup.players, *self.side_names}
+
+    def log(self, state: State) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+        """The game's log for export (`log_name` names it): its fields, and one row per round."""
+        return report.LOG_FIELDS, report.round_rows(state)

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 
-from rules.base import Correct, NotationError, Source, Undo
+from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo
 
 from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup
 
 __all__ = [
+    "HELP",
     "KEYWORDS",
     "Line",
     "check_names",
@@ -34,6 +35,17 @@ __all__ = [
 
 COLOURS = {"r": 0, "red": 0, "w": 1, "white": 1}
 KEYWORDS = {"flick", "at", "off", "by", "jack", "place", "order", "dist", "none", "undo", "correct", *COLOURS}
+
+# What a scorer reads at the prompt's `help` (docs/transcript.md has the whole notation).
+HELP = f"""Enter one input per line (docs/transcript.md has the whole notation):
+  flick [PLAYER]                the next flick (the prompt says whose it is)
+  flick at 12.5                 ... and the disc was placed 12.5 cm from the jack (proximity rule: 8 cm)
+  off red | off white [by red]  a disc left the table during the latest flick
+  jack off [1|2]                a jack left the table: the penalty rule (+3; Double-Jack: +2 for the first)
+  place | place off             Target: the jack was flicked into place, or it left the table
+  order R W R | order 1 RWR     at the round's end: the discs on the table by distance, closest first
+  dist R 12.5 W 20              ... or their measured distances in cm; `order none`: no disc on the table
+{UNDO_HELP}"""
 
 Line = Input | Undo | Correct
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.base import NotationError, SetupError, Source, header_value
 
@@ -36,7 +36,21 @@ class Pichenotte:
     options: Options
     setup: Setup
     match: MatchFormat
-    name = "pichenotte"
+
+    # Who the game is (rules/games.py registers it): its names, documents, rule sets, seating and help, the
+    # sensors the host reads it from (host/session.py), and the name of its export log.
+    name: ClassVar[str] = "pichenotte"
+    title: ClassVar[str] = "Pichenotte"
+    aliases: ClassVar[tuple[str, ...]] = ("santa-fe",)
+    seeds: ClassVar[str] = "seeds 000, 002, 001"
+    default_rules: ClassVar[str] = "tournament-2019"
+    players: ClassVar[tuple[int, ...]] = (2, 4)
+    setup_options: ClassVar[tuple[str, ...]] = ("sides", "match")  # besides the rules, the players and the breaker
+    players_usage: ClassVar[str] = "--players A B (singles) or --players A B C D (doubles, clockwise)"
+    keywords: ClassVar[frozenset[str]] = frozenset(notation.KEYWORDS)
+    notation_help: ClassVar[str] = notation.HELP
+    sensors: ClassVar[str] = "hole-ditch-baseline"  # the twenty hole, the ditch and the baseline strip
+    log_name: ClassVar[str] = "shots"
 
     @classmethod
     def create(
@@ -104,3 +118,48 @@ class Pichenotte:
 
     def summary(self, state: State, rejected: int = 0) -> dict[str, Any]:
         return report.summary(self.options, state, rejected)
+
+    # -- the registry's face (rules/games.py)
+
+    @classmethod
+    def set_up(cls, rules: str, players: list[str], first: str | None, options: dict[str, Any]) -> Pichenotte:
+        """A game set up through the registry: `options` holds only the ones this game takes (`setup_options`)."""
+        return cls.create(rules, players, options.get("sides"), options.get("match"), first)
+
+    @classmethod
+    def rule_sets(cls) -> list[tuple[str, str]]:
+        """(rule set, one-line summary) of each rule set, for `flickboard rules list`."""
+        return [(o.name, o.summary) for o in RULE_SETS.values()]
+
+    @classmethod
+    def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
+        """(name, summary, option rows) of one rule set; ValueError names the choices."""
+        o = rule_set(rules)
+        return o.name, f"{o.summary}\nseed: {o.seed}", list(o.describe())
+
+    @classmethod
+    def player_counts(cls, rules: str) -> tuple[int, ...]:
+        """How many players the rule set takes."""
+        rule_set(rules)  # ValueError: not a rule set of this game
+        return cls.players
+
+    @classmethod
+    def players_said(cls, rules: str) -> str:
+        """The same in words, for a message."""
+        rule_set(rules)  # ValueError: not a rule set of this game
+        return "2 players (singles) or 4 (doubles)"
+
+    @property
+    def side_names(self) -> tuple[str, str]:
+        """The two sides' names as displays show them."""
+        return self.setup.sides
+
+    def words(self) -> set[str]:
+        """The words a line of this game is made of: the notation's keywords, the names, and SIDE:fact."""
+        sides = self.side_names
+        facts = {f"{s}:{f}" for s in sides for f in engine.FACT_HELP}
+        return {*self.keywords, *self.setup.players, *sides, *facts}
+
+    def log(self, state: State) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+        """The game's log for export (`log_name` names it): its fields, and one row per shot."""
+        return report.LOG_FIELDS, report.shot_rows(state)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from rules.base import Correct, NotationError, Source, Undo
+from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo
 
 from .engine import (
     FACT_HELP,
@@ -54,6 +54,26 @@ KEYWORDS = {
     *FACT_HELP,
     *ALIASES,
 }
+
+
+_FACT_LINES = "\n".join(f"     {k:<14}{v}" for k, v in FACT_HELP.items())
+_REASONS = ", ".join(FORFEIT_REASONS)
+
+# What a scorer reads at the prompt's `help` (docs/transcript.md has the whole notation).
+HELP = f"""Enter one input per line (docs/transcript.md has the whole notation):
+  shot hit | shot miss          contact shot: touched an opponent puck, or not (R-8 A)
+  shot call in | shot call      declared twenty made / missed (R-8 B); then: choose leave | choose ditch
+  shot zone | shot short        free shot rested in the required zone, or not (R-9)
+  shot in                       the shooting puck dropped flat in the hole (a twenty)
+  shot PLAYER ...               name the shooter too, to have the rotation checked
+  facts after the shot word, for the shooting puck, or SIDE:fact for another puck, e.g.
+     shot hit South:in North:ditch      shot miss base       shot call South:hand
+{_FACT_LINES}
+  SIDE 15 10 10 5               end-of-game zones of that side's pucks on the board (edge = 15, A-4)
+  penalty SIDE                  touched a moving puck: -20 (A-2)
+  forfeit SIDE REASON [note]    REASON: {_REASONS}
+  begin [PLAYER] [call] / FACTS / end    a shot entered as it happens; confirm [N]: provisional twenties
+{UNDO_HELP}"""
 
 
 _NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII digits only ('²'.isdigit() is true), and small enough for int()

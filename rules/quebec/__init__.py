@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.base import NotationError, SetupError, Source, check_game_tag, header_value
 
@@ -27,8 +27,6 @@ __all__ = [
     "rule_set",
 ]
 
-DEFAULT_RULES = "officiel"
-
 
 @dataclass(frozen=True)
 class Quebec:
@@ -36,7 +34,21 @@ class Quebec:
 
     options: Options
     setup: Setup
-    name = "pichenottes-quebec"
+
+    # Who the game is (rules/games.py registers it): its names, documents, rule sets, seating and help, the
+    # sensors the host reads it from (host/session.py), and the name of its export log.
+    name: ClassVar[str] = "pichenottes-quebec"
+    title: ClassVar[str] = "Québec Pichenottes"
+    aliases: ClassVar[tuple[str, ...]] = ("quebec", "québec", "pichenottes", "pichenottes-québec")
+    seeds: ClassVar[str] = "seed 003"
+    default_rules: ClassVar[str] = "officiel"
+    players: ClassVar[tuple[int, ...]] = (2, 4)
+    setup_options: ClassVar[tuple[str, ...]] = ("sides", "target")  # besides the rules, the players and the breaker
+    players_usage: ClassVar[str] = "--players A B (singles) or --players A B C D (doubles, clockwise)"
+    keywords: ClassVar[frozenset[str]] = frozenset(notation.KEYWORDS)
+    notation_help: ClassVar[str] = notation.HELP
+    sensors: ClassVar[str] = "pockets"  # a beam in each of the four pockets
+    log_name: ClassVar[str] = "shots"
 
     @classmethod
     def create(
@@ -49,7 +61,7 @@ class Quebec:
     ) -> Quebec:
         """`players` in turn order (4: partners facing, seats 1+3 against 2+4); `breaker` drawn by lot (règle 7)."""
         try:
-            options = rule_set(rules or DEFAULT_RULES)
+            options = rule_set(rules or cls.default_rules)
             if target is not None:
                 if isinstance(target, str) and not target.strip().isdigit():
                     raise SetupError(f"the target '{target}' is not a number of points")
@@ -110,3 +122,46 @@ class Quebec:
 
     def summary(self, state: State, rejected: int = 0) -> dict[str, Any]:
         return report.summary(self.options, state, rejected)
+
+    # -- the registry's face (rules/games.py)
+
+    @classmethod
+    def set_up(cls, rules: str, players: list[str], first: str | None, options: dict[str, Any]) -> Quebec:
+        """A game set up through the registry: `options` holds only the ones this game takes (`setup_options`)."""
+        return cls.create(rules, players, options.get("sides"), options.get("target"), first)
+
+    @classmethod
+    def rule_sets(cls) -> list[tuple[str, str]]:
+        """(rule set, one-line summary) of each rule set, for `flickboard rules list`."""
+        return [(o.name, o.summary) for o in RULE_SETS.values()]
+
+    @classmethod
+    def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
+        """(name, summary, option rows) of one rule set; ValueError names the choices."""
+        o = rule_set(rules)
+        return o.name, f"{o.summary}\nseed: {o.seed}", list(o.describe())
+
+    @classmethod
+    def player_counts(cls, rules: str) -> tuple[int, ...]:
+        """How many players the rule set takes."""
+        rule_set(rules)  # ValueError: not a rule set of this game
+        return cls.players
+
+    @classmethod
+    def players_said(cls, rules: str) -> str:
+        """The same in words, for a message."""
+        rule_set(rules)  # ValueError: not a rule set of this game
+        return "2 players, or 4 in turn order (partners facing)"
+
+    @property
+    def side_names(self) -> tuple[str, str]:
+        """The two sides' names as displays show them."""
+        return self.setup.sides
+
+    def words(self) -> set[str]:
+        """The words a line of this game is made of: the notation's keywords and the names."""
+        return {*self.keywords, *self.setup.players, *self.side_names}
+
+    def log(self, state: State) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+        """The game's log for export (`log_name` names it): its fields, and one row per shot."""
+        return report.LOG_FIELDS, report.shot_rows(state)

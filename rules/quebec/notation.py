@@ -16,15 +16,27 @@ from __future__ import annotations
 
 import re
 
-from rules.base import Correct, NotationError, Source, Undo
+from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo
 
 from .engine import PIECES, ChooseColour, Colour, Foul, Input, Pocketed, PocketEvidence, Setup, Shot
 
-__all__ = ["KEYWORDS", "Line", "check_names", "format_line", "parse"]
+__all__ = ["HELP", "KEYWORDS", "Line", "check_names", "format_line", "parse"]
 
 ALIASES = {"verte": "green", "vert": "green", "rouge": "red", "vertes": "green", "rouges": "red"}
 VERB_ALIASES = {"colour": "color", "couleur": "color"}
 KEYWORDS = {"shot", "off", "none", "color", "foul", "pocket", "undo", "correct", *PIECES, *ALIASES, *VERB_ALIASES}
+
+# What a scorer reads at the prompt's `help` (docs/transcript.md has the whole notation).
+HELP = f"""Enter one input per line, one line per shot (docs/transcript.md has the whole notation):
+  shot red green                what the shot pocketed: green, red (dames), c5, c10 (compteuses), chien
+  shot c5 red                   a compteuse and the dame that buries it (règle 11)
+  shot none                     nothing pocketed: the turn passes (règle 17)
+  shot red off green            ... and a piece fell off the board (règle 17.3)
+  shot Ann red                  name the shooter too, to have the turn order checked
+  shot red@2                    with a pocket sensor: say which pocket each piece went into
+  color green | color red       the colour chosen after a break of two colours or none (règle 10)
+  foul [PLAYER]                 a piece moved before the shot: the turn passes (règle 15)
+{UNDO_HELP}"""
 
 Line = Input | Undo | Correct
 
