@@ -42,14 +42,14 @@ from rules.games import AnyGame
 from . import protocol
 from .entries import RequestError, read_request
 from .journal import JournalError
-from .jsontext import encoder
+from .jsontext import compact
 from .mqtt import BRIDGE_HEALTH, EVENTS, INPUT, RAW, RESULT, SCOREBOARD, board_topic
 from .protocol import BoardMessage, ProtocolError, Tracker, Verdict, board_problem
 from .scoreboard import moments, scoreboard_doc
 from .session import Outcome, Session, now_stamp
 
 log = logging.getLogger("flickboard.bridge")
-_dumps = encoder()  # json.dumps with the encoder made once (host/jsontext.py): moments and scoreboards
+_dumps = compact  # moments and scoreboards (host/jsontext.py)
 
 HEALTH_FORMAT = "flickboard-bridge-health"
 PING_EVERY = 1.0  # s: at most one catch-up ping per board per second

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NoReturn
 
-from .jsontext import encoder, reader
+from .jsontext import canonical, loads
 
 KIND = "flickboard-journal"
 VERSION = 1
@@ -66,19 +66,16 @@ class TornTail:
         )
 
 
-# Made once (host/jsontext.py): json.dumps with options builds a new encoder on every call.
-_CANONICAL = encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
 def _canonical(obj: dict[str, Any]) -> str:
-    return _CANONICAL(obj)
+    return canonical(obj)
 
 
 def _crc(obj: dict[str, Any]) -> str:
     return f"{zlib.crc32(_canonical(obj).encode('utf-8')):08x}"
 
 
-_string = json.encoder.encode_basestring  # what the encoder does for a str without ensure_ascii (C)
+def _string(s: str) -> str:
+    return canonical(s)
 
 
 def _value(v: Any) -> str:
@@ -88,7 +85,7 @@ def _value(v: Any) -> str:
         return str(v)
     if type(v) is str:
         return _string(v)
-    return _CANONICAL(v)
+    return canonical(v)
 
 
 def _encode(record: dict[str, Any]) -> bytes:
@@ -108,7 +105,7 @@ def _encode(record: dict[str, Any]) -> bytes:
     return ("{" + ",".join(parts) + "}\n").encode("utf-8")
 
 
-_loads = reader(json.JSONDecoder())  # json.loads, with the C scanner called directly (host/jsontext.py)
+_loads = loads
 
 
 def _decode(line: bytes) -> dict[str, Any] | str:

@@ -1,66 +1,84 @@
-"""JSON text from one encoder made once, and read with the C scanner called directly.
+"""Every JSON text the host writes or reads on its hot paths, through orjson (a maintained C library), with
+public APIs only.
 
-`json.dumps(obj, **options)` and even a kept `json.JSONEncoder(**options).encode` build a new C encoder on every
-call. Under a flood the bridge encodes thousands of small documents a second (journal lines, scoring moments, acks),
-and building the encoder costs as much as the encoding. `encoder(**options)` returns a function that gives the same
-text as `json.dumps(obj, **options)`, with the C encoder built once.
-
-The one difference: there is no check for circular references (a document that contains itself), which the
-bridge's documents never do; such a document raises RecursionError instead of ValueError.
-
-Reading is the other way round: `JSONDecoder.decode` (and so `json.loads`) adds two Python calls and a regular
-expression around its C scanner, for every line. `reader(decoder)` calls the scanner directly when the text is
-one JSON value and nothing else, which is how every journal line and board message is written, and falls back
-to `decoder.decode` for anything else, with its own result and its own errors.
+- `canonical(obj)`: the journal's canonical form, over which a record's CRC is taken: sorted keys, no spaces, UTF-8
+  as is (not \\u-escaped), no NaN or infinity. For every value a record holds (strings, integers, booleans, null,
+  lists and objects of them) orjson writes exactly the text `json.dumps(obj, sort_keys=True, separators=(",", ":"),
+  ensure_ascii=False, allow_nan=False)` always wrote, so journals written before read and check the same. A float,
+  which no record holds today, is written by the standard library, so its text is what it always was too
+  (orjson writes `1e-7` where Python writes `1e-07`).
+- `compact(obj)`: a document for the displays (scoreboards, scoring moments): no spaces, UTF-8.
+Whatever orjson cannot write (integers beyond 64 bits), or, in the canonical form, write exactly (floats, keys that
+are not strings), goes through the standard library.
+- `loads(text)`: the value of one JSON text (str or UTF-8 bytes), exactly as `json.loads` gives it; ValueError for
+  anything else (NaN and infinity included, which are not JSON).
+- `read(text)`: the same value, and whether it holds a float (the board protocol refuses them); `has_float(obj)`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from json import encoder as _json
 from typing import Any
 
+import orjson
 
-def encoder(
-    *,
-    sort_keys: bool = False,
-    separators: tuple[str, str] = (", ", ": "),
-    ensure_ascii: bool = True,
-    allow_nan: bool = True,
-) -> Callable[[Any], str]:
-    """A function equal to `lambda obj: json.dumps(obj, sort_keys=..., separators=..., ensure_ascii=...,
-    allow_nan=...)`: TypeError for a value JSON cannot hold, ValueError for NaN or infinity when not allowed."""
-    plain = _json.JSONEncoder(
-        sort_keys=sort_keys, separators=separators, ensure_ascii=ensure_ascii, allow_nan=allow_nan, check_circular=False
-    )
-    make = getattr(_json, "c_make_encoder", None)  # CPython's C encoder (absent from the type stubs)
-    if make is None:  # a Python without the C accelerator: the encoder's own method
-        return plain.encode
-    item_separator, key_separator = separators
-    strings = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
-    chunks = make(None, plain.default, strings, None, key_separator, item_separator, sort_keys, False, allow_nan)
-    join = "".join
-
-    def encode(obj: Any) -> str:
-        if isinstance(obj, str):  # as JSONEncoder.encode does: a lone string is encoded directly
-            return strings(obj)
-        return join(chunks(obj, 0))
-
-    return encode
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
-def reader(decoder: json.JSONDecoder) -> Callable[[str], Any]:
-    """A function equal to `decoder.decode`: the same value, or the same error."""
-    scan = decoder.scan_once  # type: ignore[attr-defined]  # set in JSONDecoder.__init__, not in the stubs
+def has_float(v: Any) -> bool:
+    t = type(v)
+    if t is float:
+        return True
+    if t is dict:
+        return any(has_float(x) for x in v.values())
+    if t is list or t is tuple:
+        return any(has_float(x) for x in v)
+    return False
 
-    def decode(text: str) -> Any:
+
+def canonical(obj: Any) -> str:
+    """The canonical text of `obj`; TypeError for a value JSON cannot hold, ValueError for NaN or infinity."""
+    if not has_float(obj):
         try:
-            value, end = scan(text, 0)
-            if end == len(text):
-                return value
-        except (StopIteration, ValueError):  # not a value at the very start, or a broken one: decode says why
+            return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits, a key that is not a string, or not JSON at all
             pass
-        return decoder.decode(text)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
-    return decode
+
+def compact(obj: Any) -> str:
+    """`obj` as compact JSON, for a display to parse (not a canonical text: a float may be written `1e-7`, where
+    Python writes `1e-07`); TypeError for a value JSON cannot hold."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, or not JSON at all
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | bytes) -> Any:
+    """The value of one JSON text; ValueError when it is not one (NaN and infinity included)."""
+    return read(text)[0]
+
+
+def read(text: str | bytes) -> tuple[Any, bool]:
+    """(the value of one JSON text, whether it holds a float); ValueError when it is not JSON. orjson reads an
+    integer beyond 64 bits as a float: a value with a float in it is read again by the standard library, exactly
+    (floats are rare here: the board protocol refuses them, and no journal record holds one)."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = _STRAY  # a lone surrogate escape, or not JSON: the standard library says which
+    if value is not _STRAY and not has_float(value):
+        return value, False
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("not valid JSON: nested too deep") from None
+    return value, has_float(value)
+
+
+_STRAY = object()
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

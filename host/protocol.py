@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from rules.immutable import fast_init
 
-from .jsontext import encoder, reader
+from .jsontext import read
 
 VERSION = 1
 PREFIX = "FB1|"
@@ -125,22 +125,6 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-class _FloatSeen(Exception):
-    """A float literal in a board message (not a ValueError: it must not pass for bad JSON)."""
-
-
-def _no_float(literal: str) -> Any:
-    raise _FloatSeen()
-
-
-# Made once: json.loads with options builds a new decoder on every call.
-_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_no_float)
-_LENIENT = json.JSONDecoder(parse_constant=_no_constant)
-_strict, _lenient = reader(_STRICT), reader(_LENIENT)  # their decode, with the C scanner called directly
 
 
 def decode_line(line: str | bytes, max_line: int = MAX_BOARD_LINE) -> BoardMessage:
@@ -190,13 +174,8 @@ def _utf8(data: bytes, what: str) -> str:
 
 def _decode_json(body: bytes, topic_board: str | None) -> BoardMessage:
     text = _utf8(body, "payload")
-    floats = False
     try:
-        try:
-            obj = _strict(text)
-        except _FloatSeen:  # refused below, once the message kind is known (for the reason's wording)
-            floats = True
-            obj = _lenient(text)
+        obj, floats = read(text)  # floats are refused below, once the message kind is known (for the wording)
     except (ValueError, RecursionError):
         raise ProtocolError("not valid JSON (half or garbled line)", "json") from None
     if not isinstance(obj, dict):
@@ -300,14 +279,13 @@ def _check_fields(m: str, s: int, f: dict[str, Any]) -> None:
 # ---- host -> board commands ------------------------------------------------------------------------------------
 
 _HEX = "0123456789abcdef"
-_WIRE = encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)  # made once: see host/jsontext.py
 
 
 def _dumps(v: Any) -> str:
     """Compact ASCII JSON with sorted keys, as the board writes it. The board checks the CRC over the text it
     receives, so the host need not copy the firmware's encoder byte for byte. Floats are not used on the wire."""
     _check_wire_value(v)
-    return _WIRE(v)
+    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def _check_wire_value(v: Any) -> None:
