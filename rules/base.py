@@ -7,6 +7,7 @@ them, so a caller handles one `Illegal` and one `NotationError` whatever the gam
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,6 +42,31 @@ class Correct:
 
 # The help line of the two entries above, the same in every game (the last line of each game's `HELP`).
 UNDO_HELP = "  undo | correct N LINE | correct N -    take back the last input / replace or strike entry N"
+
+_ENTRY = re.compile(r"[0-9]{1,9}")  # an entry number: ASCII digits, small enough for int()
+
+
+def read_undo_correct(verb: str, args: list[str], text: str) -> Undo | Correct | None:
+    """`undo` or `correct N LINE|-` (verb: the line's first word, lower case; args: the words after it; text: the
+    whole line); None when the verb is neither."""
+    if verb == "undo":
+        if args:
+            raise NotationError("'undo' takes nothing after it")
+        return Undo()
+    if verb == "correct":
+        if len(args) < 2 or not _ENTRY.fullmatch(args[0]):
+            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
+        rest = text.split("#", 1)[0].split(None, 2)[2].strip()
+        return Correct(int(args[0]), None if rest == "-" else rest)
+    return None
+
+
+def format_undo_correct(line: Undo | Correct) -> str:
+    """The canonical text of an `undo` or a `correct` entry."""
+    if isinstance(line, Undo):
+        return "undo"
+    return f"correct {line.ref} {line.line if line.line is not None else '-'}"
+
 
 # ---------------------------------------------------------------- transcript headers
 

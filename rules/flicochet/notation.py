@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo
+from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo, format_undo_correct, read_undo_correct
 
 from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup
 
@@ -179,15 +179,9 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         return _order(args)
     if verb in ("dist", "distances"):
         return _distances(args)
-    if verb == "undo":
-        if args:
-            raise NotationError("'undo' takes nothing after it")
-        return Undo()
-    if verb == "correct":
-        if len(args) < 2 or not _NUMBER.fullmatch(args[0]):
-            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
-        rest = text.split("#", 1)[0].split(None, 2)[2].strip()
-        return Correct(int(args[0]), None if rest == "-" else rest)
+    entry = read_undo_correct(verb, args, text)
+    if entry is not None:
+        return entry
     raise NotationError(f"'{_show(words[0])}' is not a word of the notation: {_USAGE}")
 
 
@@ -223,6 +217,4 @@ def format_line(setup: Setup, line: Line) -> str:
         if not line.discs:
             words.append("none")
         return " ".join(words)
-    if isinstance(line, Undo):
-        return "undo"
-    return f"correct {line.ref} {line.line if line.line is not None else '-'}"
+    return format_undo_correct(line)

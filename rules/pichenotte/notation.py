@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo
+from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo, format_undo_correct, read_undo_correct
 
 from .engine import (
     FACT_HELP,
@@ -181,14 +181,9 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         if len(args) > 1 or (args and not _is_number(args[0])):
             raise NotationError("write 'confirm' or 'confirm N' (N: the entry of a provisional twenty)")
         return Confirm(int(args[0]) if args else None)
-    if verb == "undo":
-        _no_args(verb, args)
-        return Undo()
-    if verb == "correct":
-        if len(args) < 2 or not _is_number(args[0]):
-            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
-        rest = text.split("#", 1)[0].split(None, 2)[2].strip()
-        return Correct(int(args[0]), None if rest == "-" else rest)
+    entry = read_undo_correct(verb, args, text)
+    if entry is not None:
+        return entry
     if verb == "zones":
         if not args:
             raise NotationError("write 'zones SIDE 15 10 5 ...'")
@@ -273,6 +268,4 @@ def format_line(setup: Setup, line: Line) -> str:
         return " ".join(w for w in ("forfeit", setup.sides[line.side], line.reason, line.note) if w)
     if isinstance(line, Confirm):
         return "confirm" if line.ref is None else f"confirm {line.ref}"
-    if isinstance(line, Undo):
-        return "undo"
-    return f"correct {line.ref} {line.line if line.line is not None else '-'}"
+    return format_undo_correct(line)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo
+from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo, format_undo_correct, read_undo_correct
 
 from .engine import PIECES, ChooseColour, Colour, Foul, Input, Pocketed, PocketEvidence, Setup, Shot
 
@@ -139,15 +139,9 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         if len(args) != 1 or args[0] not in ("1", "2", "3", "4"):
             raise NotationError("write 'pocket N': a piece entered pocket N (the pockets are 1 to 4)")
         return PocketEvidence(int(args[0]), source)
-    if verb == "undo":
-        if args:
-            raise NotationError("'undo' takes nothing after it")
-        return Undo()
-    if verb == "correct":
-        if len(args) < 2 or not _NUMBER.fullmatch(args[0]):
-            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
-        rest = text.split("#", 1)[0].split(None, 2)[2].strip()
-        return Correct(int(args[0]), None if rest == "-" else rest)
+    entry = read_undo_correct(verb, args, text)
+    if entry is not None:
+        return entry
     raise NotationError(
         f"'{_show(words[0])}' is not a word of the notation: shot, color, foul, pocket, undo, correct ({_USAGE})"
     )
@@ -171,6 +165,4 @@ def format_line(setup: Setup, line: Line) -> str:
         return "foul" if line.seat is None else f"foul {setup.players[line.seat]}"
     if isinstance(line, PocketEvidence):
         return f"pocket {line.pocket}"
-    if isinstance(line, Undo):
-        return "undo"
-    return f"correct {line.ref} {line.line if line.line is not None else '-'}"
+    return format_undo_correct(line)
