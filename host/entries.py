@@ -16,14 +16,6 @@ MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
 NEW_KEYS = ("rules", "players", "match", "target")
 
-# game -> (the numbers of players it takes, said in words); "any": a game the request does not name
-PLAYER_COUNTS: dict[str, tuple[tuple[int, ...], str]] = {
-    "pichenotte": ((2, 4), "2 players (singles) or 4 (doubles)"),
-    "pichenottes-quebec": ((2, 4), "2 players, or 4 in turn order (partners facing)"),
-    "flicochet": ((2, 3, 4, 5, 6), "2 to 6 players"),
-    "any": ((2, 3, 4, 5, 6), "2 players, 4 (doubles) or, in Flicochet, 2 to 6"),
-}
-
 
 class RequestError(ValueError):
     """A request that cannot be taken: one line; `rid` is its id when it had a readable one."""
@@ -95,8 +87,11 @@ def _new(new: object, rid: object) -> dict[str, Any]:
     players = new.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise RequestError('"new": "players" must be a list of names', rid)
-    counts, said = PLAYER_COUNTS[game or "any"]
+    counts = games.player_counts(rules or None)  # no rule set named: what some game takes; the bridge checks further
     if len(players) not in counts:
+        said = (
+            games.players_said(rules) if rules else f"at least {counts[0]} players (up to {counts[-1]} in some games)"
+        )
         raise RequestError(f'"new": {games.title(game) if game else "a game"} takes {said}, not {len(players)}', rid)
     out: dict[str, Any] = {"players": [p.strip() for p in players]}
     if rules:

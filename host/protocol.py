@@ -125,8 +125,6 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-
-
 def decode_line(line: str | bytes, max_line: int = MAX_BOARD_LINE) -> BoardMessage:
     """Decode one serial line (`FB1|json|crc`, with or without its `\\n` / `\\r\\n`). Raises ProtocolError.
 

@@ -50,7 +50,7 @@ from rules.pichenotte.engine import ZONE_VALUES
 
 from . import lifecycle
 from .config import ConfigError, MqttUrl, parse_mqtt_url
-from .entries import MAX_INPUT, PLAYER_COUNTS, RequestError, read_request
+from .entries import MAX_INPUT, RequestError, read_request
 from .mqtt import BRIDGE_STATUS, DISPLAY_KINDS, INPUT, board_topic, board_topics, parse_board_topic
 from .mqtt import client as mqtt_client
 from .protocol import board_problem, is_board_id
@@ -393,8 +393,14 @@ def rules_info() -> dict[str, Any]:
                 continue
             sets.append({"name": name, "game": game, "summary": summary, "zone_values": [], "free_shot_zone": None})
     info = [
-        {"name": g, "title": t, "default": d, "players": PLAYER_COUNTS[g][1], "counts": list(PLAYER_COUNTS[g][0])}
-        for g, (t, _seeds, d) in games.GAMES.items()
+        {
+            "name": name,
+            "title": game.title,
+            "default": game.default_rules,
+            "players": game.players_said(game.default_rules),
+            "counts": list(game.players),
+        }
+        for name, game in games.GAMES.items()
     ]
     return {"rules": sets, "games": info, "default": "tournament-2019"}
 
