@@ -41,7 +41,8 @@ def test_floats_and_big_integers_keep_their_text_too(doc: Any) -> None:
 
 
 def test_fixed_cases() -> None:
-    for doc in ['café ✓ \x00 \x7f "q" \\ \u2028', 2**70, -0.0, 1e300, 1e-7, (1, "a", (True, None)), {"b": [1.5], "a": {}}]:
+    fixed = ['café ✓ \x00 \x7f "q" \\ \u2028', 2**70, -0.0, 1e300, 1e-7, (1, "a", (True, None)), {"b": [1.5], "a": {}}]
+    for doc in fixed:
         assert canonical(doc) == json.dumps(doc, **JOURNAL), doc
     assert json.loads(compact({"b": "é", "a": [1, None]})) == {"b": "é", "a": [1, None]}
     with pytest.raises(ValueError):
