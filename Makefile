@@ -82,7 +82,7 @@ demo-live: setup
 	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM) >/dev/null 2>&1 || echo "(Mosquitto could not be installed: the demo runs serial-only)"
 	@$(BIN)/flickboard demo --live
 
-# The same chain on the emulated Pico (host/rp2): this checkout's firmware flashed onto the real MicroPython rp2 port
+# The same chain on the emulated Pico (host/sim/rp2): this checkout's firmware flashed onto the real MicroPython rp2 port
 # in rp2040js (once per firmware change, kept in build/rp2/). It needs the firmware images (make rp2 says which).
 # A whole game takes about two minutes (the emulated chip is slower than a Pico); DEMO_ARGS="--shots 5" plays a part.
 DEMO_ARGS ?=
@@ -171,7 +171,7 @@ $(BOARD_STAMP): pyproject.toml | $(STAMP)
 
 # Puts the compiled firmware, hardware/profiles/$(BOARD).json and firmware/config.json (if you made one from
 # firmware/config.example.json) on the board: safe mode first (the watchdog cannot be stopped, a reset clears it),
-# a staging folder, then a swap and a reset. host/flash.py says how and why; docs/firmware.md step 6.
+# a staging folder, then a swap and a reset. host/board/flash.py says how and why; docs/firmware.md step 6.
 flash: firmware board-tools
 	@profile=hardware/profiles/$(BOARD).json; \
 	if [ ! -f $$profile ]; then \
@@ -187,7 +187,7 @@ flash: firmware board-tools
 	config=""; if [ -f $(FW_SRC)/config.json ]; then config="--config $(FW_SRC)/config.json"; \
 	  echo "==> including $(FW_SRC)/config.json"; \
 	else echo "==> no $(FW_SRC)/config.json: the board keeps its own, or uses its profile's defaults (USB serial only; see docs/firmware.md)"; fi; \
-	$(BIN)/python -m host.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config
+	$(BIN)/python -m host.board.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config
 
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
 .PHONY: soak fuzz
@@ -224,18 +224,18 @@ bench: setup rp2
 	@$(MAKE) --no-print-directory system $(DEMO_SYSTEM)
 	@$(BIN)/python -m bench.run $(BENCH_ARGS)
 
-# ---- the emulated Pico (host/rp2): the real MicroPython rp2 firmware in rp2040js, for the tests ---------------------
+# ---- the emulated Pico (host/sim/rp2): the real MicroPython rp2 firmware in rp2040js, for the tests ---------------------
 .PHONY: rp2
 
-RP2_DIR   := host/rp2
+RP2_DIR   := host/sim/rp2
 RP2_STAMP := $(RP2_DIR)/node_modules/.flickboard-installed
 # The MicroPython v1.28.0 RPI_PICO .uf2 and the RP2040 B1 boot ROM: from RP2_IMAGES, else ../shared/firmware-images/.
 RP2_IMAGES ?= $(if $(wildcard ../shared/firmware-images),$(abspath ../shared/firmware-images))
 export RP2_IMAGES
 
-# Node (from the distribution when missing), rp2040js pinned by host/rp2/package-lock.json, and the firmware images.
+# Node (from the distribution when missing), rp2040js pinned by host/sim/rp2/package-lock.json, and the firmware images.
 rp2: $(RP2_STAMP) board-tools
-	@$(BIN)/python -m host.rp2 check >/dev/null
+	@$(BIN)/python -m host.sim.rp2 check >/dev/null
 
 $(RP2_STAMP): $(RP2_DIR)/package.json $(RP2_DIR)/package-lock.json | $(STAMP)
 	@$(MAKE) --no-print-directory system SYSTEM_PACKAGES="nodejs npm" SYSTEM_COMMANDS="node npm"

@@ -17,7 +17,7 @@ from typing import Any
 
 from fb import proto  # the board's encoder, under CPython: lines exactly as a board writes them (see __init__)
 
-from host.session import Fold
+from host.core.session import Fold
 from rules.pichenotte import Pichenotte
 
 ROOT = Path(__file__).resolve().parent.parent

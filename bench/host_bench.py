@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from host.bridge import Bridge, GameSetup
-from host.inbox import Inbox
-from host.journal import Journal, read
-from host.random_game import random_match
-from host.session import Session, fold_records, game_of
+from host.board.bridge import Bridge, GameSetup
+from host.board.inbox import Inbox
+from host.core.journal import Journal, read
+from host.core.session import Session, fold_records, game_of
+from host.sim.random_game import random_match
 from rules.pichenotte import Pichenotte
 from rules.transcript import parse_transcript
 
@@ -39,7 +39,7 @@ def throughput(
     decode, de-duplicate, journal (fsync), fold, ack, and the scoreboard document encoded for MQTT.
 
     `flood`: the boards' lines are queued as fast as they come and taken the way the bridge's MQTT link takes them
-    (host/inbox.py): everything waiting, up to 256 at a time, in one `bridge.batch()` (one fsync per journal, then
+    (host/board/inbox.py): everything waiting, up to 256 at a time, in one `bridge.batch()` (one fsync per journal, then
     one ack and one scoreboard per board). Otherwise each line is a batch of its own (an fsync, an ack and a
     scoreboard per event), as at a game's pace.
 

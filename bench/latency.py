@@ -22,7 +22,7 @@ import paho.mqtt.client as mqtt
 from e2e import BridgeProc, Watcher, bridge_args
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.simulator import spawn_board
+from host.sim.simulator import spawn_board
 
 from .common import ratio, summary
 
@@ -129,7 +129,7 @@ def mqtt_floor(port: int, n: int) -> dict[str, Any]:
     c.on_connect = lambda cl, *_: cl.subscribe(topic, qos=1)
     c.on_subscribe = lambda *_: subscribed.set()
     c.on_message = lambda *_: got.set()
-    c.on_socket_open = _no_delay  # as the bridge's own client (host/links.py)
+    c.on_socket_open = _no_delay  # as the bridge's own client (host/board/links.py)
     c.connect("127.0.0.1", port)
     c.loop_start()
     try:

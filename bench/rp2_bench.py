@@ -1,4 +1,4 @@
-"""Figure 7: the firmware on the real MicroPython rp2 port, in the emulated Pico (host/rp2), counted in the emulated
+"""Figure 7: the firmware on the real MicroPython rp2 port, in the emulated Pico (host/sim/rp2), counted in the emulated
 CPU's cycles at 125 MHz (µs = cycles / 125). docs/performance.md says how each is measured and what the emulator
 does not model.
 
@@ -37,8 +37,8 @@ from firmware_runner import venv_tool
 from rp2_board import Host, flashed
 
 from host import lifecycle
-from host.protocol import decode_line
-from host.rp2 import Pico, RigError
+from host.board.protocol import decode_line
+from host.sim.rp2 import Pico, RigError
 
 CLOCK_HZ = 125_000_000
 CYCLES_PER_US = CLOCK_HZ // 1_000_000

@@ -17,7 +17,8 @@ import paho.mqtt.client as mqtt
 from e2e import FLICKBOARD
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import journal, lifecycle
+from host import lifecycle
+from host.core import journal
 from host.mqtt import EVERY_BOARD, SCOREBOARD, board_topic
 
 from .common import MATCH, PLAYERS, ROOT, RULES, cpu_seconds, rss_kib, summary

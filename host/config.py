@@ -44,8 +44,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .protocol import board_problem
-
 __all__ = [
     "DEFAULTS",
     "KEYS",
@@ -57,6 +55,25 @@ __all__ = [
     "mask_url",
     "parse_mqtt_url",
 ]
+
+BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")  # \Z, not $: "t1\n" is not a board id
+RESERVED_BOARDS = frozenset({"bridge"})  # flickboard/bridge/status is the bridge's own topic
+BOARD_ID_RULE = "1-32 of A-Z a-z 0-9 _ -"
+
+
+def board_problem(board: object) -> str | None:
+    """Why `board` cannot name a board, in one line; None when it can. The one check every entry point uses."""
+    if not isinstance(board, str) or not BOARD_ID.match(board):
+        text = board if isinstance(board, str) else type(board).__name__
+        return f"bad board id {text[:40]!r} ({BOARD_ID_RULE})"
+    if board in RESERVED_BOARDS:
+        return f"{board!r} is reserved (flickboard/{board}/status is the bridge's own topic)"
+    return None
+
+
+def is_board_id(board: object) -> bool:
+    return board_problem(board) is None
+
 
 SYSTEM_CA = "system"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")

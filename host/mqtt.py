@@ -24,8 +24,7 @@ from typing import Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
-from .config import SYSTEM_CA, MqttUrl
-from .protocol import RESERVED_BOARDS, is_board_id
+from host.config import RESERVED_BOARDS, SYSTEM_CA, MqttUrl, is_board_id
 
 ROOT = "flickboard"
 BRIDGE_STATUS = f"{ROOT}/bridge/status"

@@ -34,7 +34,7 @@ class AnyGame(Protocol):
     players_usage: ClassVar[str]  # how to name the players on the command line
     keywords: ClassVar[frozenset[str]]  # the words of its notation
     notation_help: ClassVar[str]  # its notation, as the prompt's `help` prints it
-    sensors: ClassVar[str]  # which sensor events the host reads for it (host/session.py SENSORS)
+    sensors: ClassVar[str]  # which sensor events the host reads for it (host/core/session.py SENSORS)
     log_name: ClassVar[str]  # what its export log's rows are ("shots", "rounds")
 
     @property

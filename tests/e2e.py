@@ -24,11 +24,12 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import journal, lifecycle
-from host.board_scenario import from_transcript
-from host.driver import Driver
-from host.random_game import random_match
-from host.simulator import SimBoard, spawn_board
+from host import lifecycle
+from host.core import journal
+from host.sim.board_scenario import from_transcript
+from host.sim.driver import Driver
+from host.sim.random_game import random_match
+from host.sim.simulator import SimBoard, spawn_board
 from rules.transcript import parse_transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "firmware"))

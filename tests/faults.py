@@ -37,11 +37,11 @@ from broker import Broker, free_port
 from e2e import SCORE_KEYS, SHOT_MS, BridgeProc, Relay, Watcher, bridge_args, game, proto, replay_summary
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import journal
-from host.board_scenario import from_transcript
-from host.driver import Driver
-from host.protocol import BoardMessage, ProtocolError, decode_line, decode_payload
-from host.simulator import spawn_board
+from host.board.protocol import BoardMessage, ProtocolError, decode_line, decode_payload
+from host.core import journal
+from host.sim.board_scenario import from_transcript
+from host.sim.driver import Driver
+from host.sim.simulator import spawn_board
 from rules.transcript import parse_transcript
 
 EVENT_KINDS = ("shot_start", "pass", "baseline_rest", "stuck", "clear", "count")

@@ -1,4 +1,4 @@
-"""Shared helpers for the tests on the emulated Pico (host/rp2): the real MicroPython rp2 firmware in rp2040js.
+"""Shared helpers for the tests on the emulated Pico (host/sim/rp2): the real MicroPython rp2 firmware in rp2040js.
 
 `flashed(name)` is a flash image made once per test session: a blank Pico flashed with the project's own
 `make flash BOARD=pico_w` (mpremote over the board's pseudo-terminal), then given a test /config.json (and, for
@@ -6,7 +6,7 @@
 safe-mode button is held. Each test starts its own board from an image: `Pico(flash=flashed("pico_w"))`.
 
 `Host` is a USB host program on the board's port (pyserial): it decodes the board's lines with the host's own
-decoder (host/protocol.py), sends commands, acks.
+decoder (host/board/protocol.py), sends commands, acks.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 
 import serial
 
-from host.protocol import BoardMessage, ProtocolError, ack_command, decode_line, encode_command
-from host.rp2 import Pico, RigError
-from host.rp2.parts import load_profile
+from host.board.protocol import BoardMessage, ProtocolError, ack_command, decode_line, encode_command
+from host.sim.rp2 import Pico, RigError
+from host.sim.rp2.parts import load_profile
 
 # The tests' board settings: a heartbeat every emulated second (the shortest the firmware takes), a board id.
 TEST_CONFIG = {"board_id": "rp2rig", "heartbeat_ms": 1000}

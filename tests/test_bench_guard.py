@@ -25,8 +25,8 @@ if str(ROOT) not in sys.path:
 from bench import firmware_bench, host_bench, latency, rp2_bench  # noqa: E402
 from bench.common import speed_probe  # noqa: E402
 from bench.run import NODELAY, RP2_EDGE_CYCLES, RP2_LATENCY_US, speed_line, table  # noqa: E402
-from host.links import MqttLink  # noqa: E402
-from host.rp2 import Pico  # noqa: E402
+from host.board.links import MqttLink  # noqa: E402
+from host.sim.rp2 import Pico  # noqa: E402
 
 
 def renders(figure: str, result: dict[str, Any]) -> None:

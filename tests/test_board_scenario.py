@@ -9,11 +9,11 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
-from host.board_scenario import evidence_exact, from_transcript, quadrant_of
-from host.cli import sample_path
-from host.random_game import random_match
-from host.session import fold_entries
-from host.simulator import board_command
+from host.cli.main import sample_path
+from host.core.session import fold_entries
+from host.sim.board_scenario import evidence_exact, from_transcript, quadrant_of
+from host.sim.random_game import random_match
+from host.sim.simulator import board_command
 from rules.base import Illegal
 from rules.pichenotte import Pichenotte, State
 from rules.pichenotte.engine import Fact, Facts, Shot

@@ -1,6 +1,6 @@
-"""The bridge core (host/bridge.py) in-process: board lines built by the firmware's own encoder (firmware/fb/proto.py)
-and manual entries in, journal + acks + retained scoreboard + moments out. The links and the broker are proven
-end to end in tests/test_bridge_e2e.py; here every branch is driven directly."""
+"""The bridge core (host/board/bridge.py) in-process: board lines built by the firmware's own encoder
+(firmware/fb/proto.py) and manual entries in, journal + acks + retained scoreboard + moments out. The links and the
+broker are proven end to end in tests/test_bridge_e2e.py; here every branch is driven directly."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from host import journal
-from host.bridge import Bridge, BridgeError, GameSetup
+from host.board.bridge import Bridge, BridgeError, GameSetup
+from host.board.protocol import decode_line
+from host.core import journal
 from host.mqtt import BRIDGE_HEALTH
-from host.protocol import decode_line
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))

@@ -1,7 +1,7 @@
 """End to end, all real parts (tests/e2e.py): the firmware on the simulated board under MicroPython -> a pty or
 its own MQTT client -> the `flickboard bridge` process -> Mosquitto -> a display that connects at the end and
 reads the retained scoreboard, which must equal `flickboard replay` of the same game. A scorer enters what the
-sensors cannot see through the bridge's input topic, in lock-step with the board (host/driver.py)."""
+sensors cannot see through the bridge's input topic, in lock-step with the board (host/sim/driver.py)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import pytest
 from broker import Broker, mosquitto
 from e2e import SHOT_MS, BridgeProc, Rig, bridge_args, game, proto, replay_summary, same_score
 
-from host.board_scenario import from_transcript
-from host.bridge_cli import start_bridge
+from host.cli.bridge import start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
-from host.driver import Driver
-from host.simulator import spawn_board
+from host.sim.board_scenario import from_transcript
+from host.sim.driver import Driver
+from host.sim.simulator import spawn_board
 from rules.transcript import parse_transcript
 
 

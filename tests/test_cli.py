@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from host.cli import main, sample_path
-from host.journal import Journal
+from host.cli.main import main, sample_path
+from host.core.journal import Journal
 from rules.pichenotte.report import LOG_FIELDS
 
 ROOT = Path(__file__).resolve().parent.parent
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
 SAMPLE = Path(sample_path())
 
 # A whole singles game, then game 2 ends early: Ben forfeits after Ana's declared twenty.
@@ -307,13 +307,13 @@ def test_main_errors_in_process(files: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_internal_errors_are_one_line_too(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import host.cli
+    import host.cli.main
 
     def boom(*_: object) -> object:
         raise RuntimeError("kaboom")
 
     monkeypatch.delenv("FLICKBOARD_DEBUG", raising=False)
-    monkeypatch.setattr(host.cli, "load", boom)
+    monkeypatch.setattr(host.cli.main, "load", boom)
     rc, _ = call("replay", "--sample")
     err = capsys.readouterr().err
     assert rc == 70

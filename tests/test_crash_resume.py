@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from host import journal
-from host.session import fold_entries
+from host.core import journal
+from host.core.session import fold_entries
 from rules.pichenotte import Pichenotte
 
 FLICKBOARD = Path(sys.executable).with_name("flickboard")

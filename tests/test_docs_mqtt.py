@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from host.bridge import Bridge, GameSetup
+from host.board.bridge import Bridge, GameSetup
+from host.board.protocol import ERROR_CODES
 from host.config import KEYS
 from host.mqtt import BRIDGE_HEALTH
-from host.protocol import ERROR_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
@@ -226,15 +226,15 @@ def test_every_moment_the_code_can_make_is_documented() -> None:
     types: set[str] = set()
     fields: set[str] = set()
     engines = [ROOT / "rules" / game / "engine.py" for game in ("pichenotte", "quebec", "flicochet")]
-    for path in (*engines, ROOT / "host" / "session.py"):
+    for path in (*engines, ROOT / "host" / "core" / "session.py"):
         for d in _fx_dicts(path):
             for k, v in zip(d.keys, d.values, strict=True):
                 assert isinstance(k, ast.Constant) and isinstance(k.value, str)
-                fields.add("player" if k.value == "seat" else k.value)  # host/scoreboard.py moments()
+                fields.add("player" if k.value == "seat" else k.value)  # host/core/scoreboard.py moments()
                 if k.value == "type" and isinstance(v, ast.Constant):
                     types.add(v.value)
     for name in ("evidence.py", "pockets.py"):
-        evidence = (ROOT / "host" / name).read_text(encoding="utf-8")
+        evidence = (ROOT / "host" / "core" / name).read_text(encoding="utf-8")
         types |= set(re.findall(r'moment="([a-z-]+)"', evidence))
     assert {"shot", "twenty", "game-over", "review", "ditch-pass", "edge"} <= types
     assert not undocumented(types), "add these moment types to docs/mqtt.md"

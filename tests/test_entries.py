@@ -1,4 +1,4 @@
-"""The manual-entry request is read in one place (host/entries.py): the bridge's input topic and the web page give
+"""The manual-entry request is read in one place (host/core/entries.py): the bridge's input topic and the web page give
 the same one-line reason for the same bad request, and a good request comes out the same from both."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from host.bridge import Bridge, GameSetup
-from host.entries import MAX_INPUT, Request, RequestError, read_request
+from host.board.bridge import Bridge, GameSetup
+from host.core.entries import MAX_INPUT, Request, RequestError, read_request
 
 BAD = [
     b"not json",

@@ -1,6 +1,6 @@
-"""Sensor evidence -> session inputs (host/evidence.py), folded by the real session fold (host/session.py): the lines
-it produces are accepted by the rules, the events wait behind a person's answer instead of running ahead, and what
-the sensors cannot tell becomes a visible review hold, never a guess."""
+"""Sensor evidence -> session inputs (host/core/evidence.py), folded by the real session fold (host/core/session.py):
+the lines it produces are accepted by the rules, the events wait behind a person's answer instead of running ahead, and
+what the sensors cannot tell becomes a visible review hold, never a guess."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from host.evidence import quadrant_seats
-from host.session import Fold, fold_records
+from host.core.evidence import quadrant_seats
+from host.core.session import Fold, fold_records
 from rules.pichenotte import Pichenotte
 
 

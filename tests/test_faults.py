@@ -28,7 +28,7 @@ from faults import (
     rss_kib,
 )
 
-from host import journal
+from host.core import journal
 
 LINES = 8  # the first entries of a random legal game: a handful of sensor shots
 

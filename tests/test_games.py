@@ -21,17 +21,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host import journal
-from host.bridge import Bridge, GameSetup
-from host.cli import SAMPLES, main, sample_path
-from host.scoreboard import PROMPT_MOMENTS, final_line, moment_text, moments
-from host.session import Session, fold_entries
+from host.board.bridge import Bridge, GameSetup
+from host.cli.main import SAMPLES, main, sample_path
+from host.core import journal
+from host.core.scoreboard import PROMPT_MOMENTS, final_line, moment_text, moments
+from host.core.session import Session, fold_entries
 from rules import games
 from rules.transcript import format_header, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
 sys.path.insert(0, str(ROOT / "firmware"))
 from fb import proto  # noqa: E402  (the firmware's own encoder: board lines exactly as a board writes them)
 

@@ -12,8 +12,8 @@ from typing import ClassVar
 
 import pytest
 
-from host.cli import main
-from host.session import SENSORS, Session
+from host.cli.main import main
+from host.core.session import SENSORS, Session
 from rules import games
 from rules.base import Illegal, NotationError, SetupError
 from rules.flicochet import Flicochet

@@ -81,7 +81,7 @@ def test_profile_schema(path: Path) -> None:
     assert 1000 <= p["watchdog_ms"] <= (8000 if p["port"] == "rp2" else 60000)
     names = [s["name"] for s in p["sensors"]]
     assert len(names) == len(set(names)), names
-    if path.stem.endswith("_pockets"):  # a Québec Pichenottes board: a beam per pocket (host/pockets.py)
+    if path.stem.endswith("_pockets"):  # a Québec Pichenottes board: a beam per pocket (host/core/pockets.py)
         assert names == ["pocket1", "pocket2", "pocket3", "pocket4"]
     else:
         assert "hole" in names and {"ditch1", "ditch2", "ditch3", "ditch4"} <= set(names)

@@ -142,13 +142,15 @@ def test_passwords_are_masked(tmp_path: Path, caplog: pytest.LogCaptureFixture) 
 def test_one_board_id_rule_at_every_entry(board: str, tmp_path: Path) -> None:
     """Settings, the bridge's input, the web page, the board wire and the MQTT link refuse the same ids, with the
     same reason (a trailing newline too: the rule ends with \\Z, not $)."""
-    from host import protocol, web
-    from host.bridge import Bridge, GameSetup
-    from host.links import _check_board
+    from host import config
+    from host.board import protocol
+    from host.board.bridge import Bridge, GameSetup
+    from host.board.links import _check_board
+    from host.displays import web
 
-    why = protocol.board_problem(board)
+    why = config.board_problem(board)
     assert why is not None and "\n" not in why
-    setting = protocol.board_problem(board.strip())  # settings trim each id ("t1\n" in a file is t1)
+    setting = config.board_problem(board.strip())  # settings trim each id ("t1\n" in a file is t1)
     if board.strip() and setting:
         with pytest.raises(ConfigError) as e:
             load_config(env={"FLICKBOARD_BOARDS": board})
@@ -167,4 +169,4 @@ def test_one_board_id_rule_at_every_entry(board: str, tmp_path: Path) -> None:
     with pytest.raises(protocol.ProtocolError) as bad:
         protocol.decode_payload(wire, None)
     assert str(bad.value) == f"schema: {why}"
-    assert protocol.is_board_id("t1") and protocol.board_problem("table-2_b") is None
+    assert config.is_board_id("t1") and config.board_problem("table-2_b") is None

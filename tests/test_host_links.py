@@ -1,4 +1,4 @@
-"""The bridge's links (host/links.py) with real parts only: a real pty for serial (and the real firmware on
+"""The bridge's links (host/board/links.py) with real parts only: a real pty for serial (and the real firmware on
 the simulated board behind it), a real Mosquitto for MQTT."""
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from firmware_runner import FIRMWARE, ROOT, micropython_exe
 from paho.mqtt.enums import CallbackAPIVersion
 from serial.tools.list_ports_common import ListPortInfo
 
-from host.links import LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
+from host.board.links import LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
+from host.board.protocol import ProtocolError, decode_line
 from host.mqtt import BRIDGE_STATUS
-from host.protocol import ProtocolError, decode_line
 
 T = TypeVar("T")
 PROFILES = str(ROOT / "hardware" / "profiles")
@@ -411,7 +411,7 @@ def test_mqtt_listed_boards_only(broker: Broker) -> None:
 LINK_SCRIPT = """
 import sys, time
 sys.path.insert(0, {root!r})
-from host.links import MqttLink
+from host.board.links import MqttLink
 link = MqttLink({url!r}, "bridge-killed", None, lambda board, payload: None, keepalive=30)
 link.start()
 assert link.wait_ready(10)

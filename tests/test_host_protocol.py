@@ -1,4 +1,4 @@
-"""Host side of protocol v1 (host/protocol.py): the shared vectors decode and encode byte-exact, every bad line
+"""Host side of protocol v1 (host/board/protocol.py): the shared vectors decode and encode byte-exact, every bad line
 gets its ProtocolError code, console noise is told apart, the Tracker de-duplicates / reports gaps / reboots and
 acks only what is durable, and the firmware's own encoder (run under CPython) round-trips through the decoder."""
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.protocol import (
+from host.board.protocol import (
     ERROR_CODES,
     MAX_BOARD_LINE,
     BoardMessage,

@@ -1,8 +1,8 @@
-"""The integrations (host/integrations/) against real parts: a Mosquitto started here, a real bridge run in-process
-(host/bridge_cli.py `start_bridge`) whose games are driven with manual entries, the integrations' runner, and a
-plain paho client that sees what they publish. Every payload is checked against the format its receiver
-documents (the URLs are in each test), and every Home Assistant template is rendered against real scoreboard
-documents and moments from the bridge."""
+"""The integrations (host/displays/integrations/) against real parts: a Mosquitto started here, a real bridge run
+in-process (host/cli/bridge.py `start_bridge`) whose games are driven with manual entries, the integrations' runner, and
+a plain paho client that sees what they publish. Every payload is checked against the format its receiver documents (the
+URLs are in each test), and every Home Assistant template is rendered against real scoreboard documents and moments from
+the bridge."""
 
 from __future__ import annotations
 
@@ -27,13 +27,14 @@ import pytest
 from broker import Broker, mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.bridge_cli import CommandError, Running, start_bridge
+from host.cli.bridge import Running, start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
-from host.integrations.awtrix import Awtrix
-from host.integrations.common import SIDE_COLORS, hex_color
-from host.integrations.homeassistant import MOMENT_EVENTS, HomeAssistant
-from host.integrations.runner import IntegrationRunner, build_runner, configure_parser
-from host.integrations.wled import SCRATCH_SLOT, Wled
+from host.displays.integrations.awtrix import Awtrix
+from host.displays.integrations.common import SIDE_COLORS, hex_color
+from host.displays.integrations.homeassistant import MOMENT_EVENTS, HomeAssistant
+from host.displays.integrations.runner import IntegrationRunner, build_runner, configure_parser
+from host.displays.integrations.wled import SCRATCH_SLOT, Wled
+from host.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
 CYAN, YELLOW = (hex_color(c) for c in SIDE_COLORS)  # Ana's side, Ben's side
@@ -738,7 +739,7 @@ def test_options_are_checked_with_one_line_errors() -> None:
         (["--mqtt", url, "--ca-file", "ca.pem", "--wled", "w"], "mqtts"),
     ]
     for argv, words in cases:
-        with pytest.raises(CommandError) as e:
+        with pytest.raises(UserError) as e:
             build_runner(parse(*argv))
         assert words in str(e.value) and "\n" not in str(e.value), (argv, str(e.value))
     runner = build_runner(parse("--mqtt", url, "--homeassistant", "--awtrix", "c1", "--wled", "w1", "--board", "t1"))
@@ -749,10 +750,10 @@ def test_options_are_checked_with_one_line_errors() -> None:
 
 
 def test_the_command_runs_until_sigterm_and_says_errors_in_one_line(broker: Broker) -> None:
-    """As a user runs it (`python -m host.integrations`, the same options as `flickboard integrations`): a bad
+    """As a user runs it (`python -m host.displays.integrations`, the same options as `flickboard integrations`): a bad
     option is one line on stderr and exit 2, no traceback; a real run publishes the app for the retained
     scoreboard and stops cleanly on SIGTERM."""
-    cmd = [sys.executable, "-m", "host.integrations"]
+    cmd = [sys.executable, "-m", "host.displays.integrations"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.run([*cmd, "--mqtt", broker.url], capture_output=True, text=True, env=env, timeout=30)
     assert p.returncode == 2 and p.stderr.strip().count("\n") == 0, p.stderr
@@ -790,7 +791,7 @@ def test_a_refused_password_stops_the_command_with_one_line(tmp_path: Path) -> N
         url = f"mqtt://scorer:wrong@127.0.0.1:{b.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         p = subprocess.run(
-            [sys.executable, "-m", "host.integrations", "--mqtt", url, "--wled", "lamp"],
+            [sys.executable, "-m", "host.displays.integrations", "--mqtt", url, "--wled", "lamp"],
             capture_output=True,
             text=True,
             env=env,
@@ -812,7 +813,7 @@ def test_docs_integrations_names_everything_published() -> None:
     def publish(topic: str, payload: bytes, retain: bool) -> None:
         sent.append((topic, payload, retain))
 
-    from host.integrations.common import Boards
+    from host.displays.integrations.common import Boards
 
     boards = Boards(docs={"table-3": sample})
     words: set[str] = set()

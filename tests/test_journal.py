@@ -1,4 +1,4 @@
-"""Tests for host.journal: format, torn-tail recovery, corruption, locking, real crashes."""
+"""Tests for host.core.journal: format, torn-tail recovery, corruption, locking, real crashes."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from host.journal import Journal, JournalCorrupt, JournalError, JournalInUse
+from host.core.journal import Journal, JournalCorrupt, JournalError, JournalInUse
 
 WRITER = Path(__file__).with_name("journal_writer.py")
 _spec = importlib.util.spec_from_file_location("journal_writer", WRITER)
@@ -213,7 +213,7 @@ def test_lock_held_by_another_process(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys; sys.path.insert(0, sys.argv[2]); from host.journal import Journal; "
+            "import sys; sys.path.insert(0, sys.argv[2]); from host.core.journal import Journal; "
             "j = Journal.open(sys.argv[1]); print('held', flush=True); sys.stdin.read()",
             path,
             str(Path(__file__).resolve().parent.parent),

@@ -64,7 +64,7 @@ def commands(name: str, url: str, tmp: Path) -> Command:
                          "==> latency", {"micropython", "mosquitto"}),
         "soak": Command([py, "tests/soak.py", "--seeds", "1", "--only", "network_drop_realtime", "--no-write"],
                         "", {"micropython", "mosquitto"}),
-        "rig": Command([py, "-m", "host.rp2", "run"], "emulated Pico on", {"node"}),
+        "rig": Command([py, "-m", "host.sim.rp2", "run"], "emulated Pico on", {"node"}),
     }[name]  # fmt: skip
 
 

@@ -21,5 +21,10 @@ def test_the_wheel_holds_every_package_and_data_file(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(next(tmp_path.glob("*.whl"))).namelist())
     for pkg in [d for d in (ROOT / "host").rglob("__init__.py")] + list((ROOT / "rules").rglob("__init__.py")):
         assert str(pkg.relative_to(ROOT)) in names, pkg
-    for f in ("rules/pichenotte/engine.py", "host/webui/tv.html", "host/samples/club-night.pich", "host/cli.py"):
+    for f in (
+        "rules/pichenotte/engine.py",
+        "host/displays/webui/tv.html",
+        "host/samples/club-night.pich",
+        "host/cli/main.py",
+    ):
         assert f in names, f

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from host.session import Fold, Outcome, Session, fold_entries
+from host.core.session import Fold, Outcome, Session, fold_entries
 from rules.base import Correct, Source, Undo
 from rules.pichenotte import RULE_SETS, Pichenotte, State
 from rules.pichenotte.engine import FACTS, FORFEIT_REASONS, ZONE_VALUES, check_accounting

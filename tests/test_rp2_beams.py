@@ -1,13 +1,13 @@
-"""Beams on the emulated Pico (host/rp2): pulses set at exact emulated times on the IR receivers' pins reach the real
-rp2 port's hard pin IRQs; the firmware reports each pass with its width to the microsecond, filters a pulse shorter
+"""Beams on the emulated Pico (host/sim/rp2): pulses set at exact emulated times on the IR receivers' pins reach the
+real rp2 port's hard pin IRQs; the firmware reports each pass with its width to the microsecond, filters a pulse shorter
 than min_pulse_us, and reports a beam broken for longer than stuck_ms as `stuck`, then `clear`."""
 
 from __future__ import annotations
 
 from rp2_board import Host, flashed
 
-from host.rp2 import Pico
-from host.rp2.parts import load_profile
+from host.sim.rp2 import Pico
+from host.sim.rp2.parts import load_profile
 
 PROFILE = load_profile("pico_w")
 HOLE = next(s for s in PROFILE["sensors"] if s["name"] == "hole")

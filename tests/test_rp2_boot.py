@@ -1,5 +1,5 @@
-"""Boot on the emulated Pico (host/rp2): the real MicroPython rp2 firmware in rp2040js, flashed with the project's own
-`make flash`, says hello with its profile and sensors, sends heartbeats, and counts its boots in /boot_id on its
+"""Boot on the emulated Pico (host/sim/rp2): the real MicroPython rp2 firmware in rp2040js, flashed with the project's
+own `make flash`, says hello with its profile and sensors, sends heartbeats, and counts its boots in /boot_id on its
 littlefs file system across resets (the watchdog reset of `machine.reset()`, and a power cycle)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import itertools
 import pytest
 from rp2_board import TEST_CONFIG, Host, flashed
 
-from host.rp2 import Pico
-from host.rp2.parts import load_profile
+from host.sim.rp2 import Pico
+from host.sim.rp2.parts import load_profile
 
 
 def sensors_of(profile: str) -> list[dict[str, object]]:

@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import rp2_bench  # noqa: E402
-from host.rp2 import Pico  # noqa: E402
+from host.sim.rp2 import Pico  # noqa: E402
 
 EVENTS = 100
 KB = 1024

@@ -1,12 +1,12 @@
-"""The capture path's defences on the emulated Pico (host/rp2), the real rp2 port's hard IRQs: a burst of edge chatter
-on the hole beam is never a pass (it was a false twenty), and an interrupt ring that overflows leaves every beam
+"""The capture path's defences on the emulated Pico (host/sim/rp2), the real rp2 port's hard IRQs: a burst of edge
+chatter on the hole beam is never a pass (it was a false twenty), and an interrupt ring that overflows leaves every beam
 on its pin's live level with a fault, never a false `stuck`."""
 
 from __future__ import annotations
 
 from rp2_board import Host, flashed
 
-from host.rp2 import Pico
+from host.sim.rp2 import Pico
 
 
 def test_ten_ms_of_chatter_on_the_hole_beam_is_chatter_not_a_twenty() -> None:

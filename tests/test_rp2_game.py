@@ -1,7 +1,7 @@
-"""A game end to end on the emulated Pico (host/rp2): the real MicroPython rp2 firmware, flashed with `make flash`,
-has its GPIOs driven from the game's timeline (host/board_scenario.py) at exact emulated times -> its USB port ->
+"""A game end to end on the emulated Pico (host/sim/rp2): the real MicroPython rp2 firmware, flashed with `make flash`,
+has its GPIOs driven from the game's timeline (host/sim/board_scenario.py) at exact emulated times -> its USB port ->
 the `flickboard bridge` process -> Mosquitto -> a display that connects at the end and reads the retained
-scoreboard, which must equal `flickboard replay` of the same game. The scorer (host/driver.py, the one `make demo`
+scoreboard, which must equal `flickboard replay` of the same game. The scorer (host/sim/driver.py, the one `make demo`
 uses) enters what the sensors cannot see while the rig holds the chip between shots.
 
 Then `make demo-rp2` (the same chain inside `flickboard demo --rp2`, its board flashed by the demo itself),
@@ -30,14 +30,14 @@ from broker import Broker, mosquitto
 from e2e import FLICKBOARD, BridgeProc, Watcher, bridge_args, game, replay_summary
 from rp2_board import TEST_CONFIG, flashed
 
-from host import journal
-from host.board_scenario import from_transcript
-from host.demo import RP2_SHOT_MS, same_score
-from host.driver import Driver, first_shots
-from host.protocol import ProtocolError, decode_line
-from host.rp2 import Pico
-from host.rp2.game import RigGame
-from host.rp2.images import REPO
+from host.board.protocol import ProtocolError, decode_line
+from host.core import journal
+from host.sim.board_scenario import from_transcript
+from host.sim.demo import RP2_SHOT_MS, same_score
+from host.sim.driver import Driver, first_shots
+from host.sim.rp2 import Pico
+from host.sim.rp2.game import RigGame
+from host.sim.rp2.images import REPO
 from rules.transcript import parse_transcript
 
 SEED = 7  # the demo's game

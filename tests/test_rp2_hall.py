@@ -1,6 +1,6 @@
-"""The hall strip along the baseline on the emulated Pico (host/rp2), played from the simulated board's scenario format:
-a puck leaving the baseline is a `shot_start`, a puck coming to rest on it soon after is a `baseline_rest`, each with
-its quadrant and segment. The strip as the shipped pico_w profile wires it, and as MUX_PROFILE does: behind two
+"""The hall strip along the baseline on the emulated Pico (host/sim/rp2), played from the simulated board's scenario
+format: a puck leaving the baseline is a `shot_start`, a puck coming to rest on it soon after is a `baseline_rest`, each
+with its quadrant and segment. The strip as the shipped pico_w profile wires it, and as MUX_PROFILE does: behind two
 74HC4067s sharing their select lines (32 segments, /E on a pin), as the ESP32 board does. The emulator answers the
 select outputs with the chosen channel at once, in emulated time."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from rp2_board import MUX_PROFILE, Host, flashed
 
-from host.rp2 import Pico
-from host.rp2.parts import load_profile
+from host.sim.rp2 import Pico
+from host.sim.rp2.parts import load_profile
 
 # A change is dated by the main-loop pass that first sees it: the time that pass began, which can be before the
 # change (it happened while the pass ran) or after it (it happened between passes).

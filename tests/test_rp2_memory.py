@@ -1,8 +1,8 @@
-"""Memory on the real 32-bit rp2 port (host/rp2): a few hundred beam passes, the host acking as the bridge does, must
-leave the board's heap where a short run leaves it. While the app runs, `status` says the outbox is drained and
+"""Memory on the real 32-bit rp2 port (host/sim/rp2): a few hundred beam passes, the host acking as the bridge does,
+must leave the board's heap where a short run leaves it. While the app runs, `status` says the outbox is drained and
 nothing was dropped; after the run, mpremote stops the app (Ctrl-C, as a person would) and reads the heap after a
-collection: the bytes still in use and the largest free block (MicroPython's `max free sz`, in 16-byte blocks).
-A board that kept something per event would show it in the bytes still in use."""
+collection: the bytes still in use and the largest free block (MicroPython's `max free sz`, in 16-byte blocks). A board
+that kept something per event would show it in the bytes still in use."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from rp2_board import Host, flashed
 
-from host.rp2 import Pico
+from host.sim.rp2 import Pico
 
 BATCH = 25
 LONG = 300

@@ -1,4 +1,4 @@
-"""The PIO edge counter on the hole beam (`"counter": "pio"`) on the emulated Pico (host/rp2): a PIO state machine
+"""The PIO edge counter on the hole beam (`"counter": "pio"`) on the emulated Pico (host/sim/rp2): a PIO state machine
 counts the beam's edges beside the hard pin IRQ. Two edges 100 ns apart come faster than the IRQ handler runs: the
 GPIO latches both before MicroPython's handler acknowledges them (about 0.2 µs after the first edge), the handler
 runs once, the PIO counts two. The firmware must say so with a `count` event
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from rp2_board import Host, flashed
 
-from host.rp2 import Pico
-from host.rp2.parts import load_profile
+from host.sim.rp2 import Pico
+from host.sim.rp2.parts import load_profile
 
 
 def test_an_irq_lost_to_an_edge_burst_is_a_count_event() -> None:
@@ -45,7 +45,7 @@ def test_edges_the_irq_sees_are_not_a_count_event() -> None:
 
 
 def test_a_lost_edge_of_a_scenario_is_a_count_event() -> None:
-    """The simulated board's scenario format: `lost` makes an edge burst before the edge (host/rp2/scenario.py)."""
+    """The simulated board's scenario format: `lost` makes an edge burst before the edge (host/sim/rp2/scenario.py)."""
     with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
         host.hello()
         t0 = board.hold() + 20_000

@@ -1,4 +1,4 @@
-"""The emulated Pico rig itself (host/rp2), on a board kept in safe mode by its button (the REPL on the port): the
+"""The emulated Pico rig itself (host/sim/rp2), on a board kept in safe mode by its button (the REPL on the port): the
 safe-mode button against the pad's pull-up, a USB host that keeps the port open and stops reading, the port going
 away and coming back with a reset, idle time that costs no cycles, and nothing left behind after close()."""
 
@@ -11,7 +11,7 @@ import pytest
 import serial
 from rp2_board import flashed
 
-from host.rp2 import Pico
+from host.sim.rp2 import Pico
 
 
 def read_until(port: serial.Serial, text: bytes, timeout: float = 20.0) -> bytes:

@@ -1,4 +1,4 @@
-"""A USB host that opens the board's port and does not read, on the emulated Pico (host/rp2): the real rp2 port's
+"""A USB host that opens the board's port and does not read, on the emulated Pico (host/sim/rp2): the real rp2 port's
 CDC write waits up to 500 ms for room, and the forty lines a `ping` asks for, written in one pass while nobody reads,
 used to starve the watchdog. The board must go on capturing, never reset, and hand everything over once the host
 reads again (a line the port cut short ends before the next one starts)."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rp2_board import Host, flashed
 
-from host.rp2 import Pico
+from host.sim.rp2 import Pico
 
 
 def test_a_host_that_stops_reading_never_trips_the_watchdog_and_loses_nothing() -> None:

@@ -1,4 +1,4 @@
-"""The watchdog, safe mode and flashing on the emulated Pico (host/rp2): the real rp2 port, where a started watchdog
+"""The watchdog, safe mode and flashing on the emulated Pico (host/sim/rp2): the real rp2 port, where a started watchdog
 cannot be stopped. `make flash` onto a running board (with a watchdog shorter than the copy), a flash cut short,
 safe mode by file and by pin, a crash that restarts the app without a reset loop, and a REPL after Ctrl-C that
 outlives the watchdog's timeout."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 from rp2_board import TEST_CONFIG, Host, flashed
 
-from host import flash
-from host.rp2 import Pico
-from host.rp2.parts import load_profile
+from host.board import flash
+from host.sim.rp2 import Pico
+from host.sim.rp2.parts import load_profile
 
 BUILD = flash.ROOT / "build" / "firmware" / "rp2"  # made by the session's first `make flash` (rp2_board.flashed)
 

@@ -31,10 +31,10 @@ from e2e import SHOT_MS, BridgeProc, Watcher, game, replay_summary
 from faults import Tap, prefix, score_matches, tap_stdout
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import journal
-from host.board_scenario import from_transcript
-from host.driver import Driver
-from host.simulator import spawn_board
+from host.core import journal
+from host.sim.board_scenario import from_transcript
+from host.sim.driver import Driver
+from host.sim.simulator import spawn_board
 from rules.transcript import parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent

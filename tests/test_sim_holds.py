@@ -1,6 +1,6 @@
 """Hold points of the simulated board: the real firmware under MicroPython stops its simulated clock at each
 hold until the host driver lets it go on, and keeps answering the host meanwhile (firmware/fb/sim.py); a game
-turned into a timeline gets one hold before each sensor shot and one at the end (host/board_scenario.py)."""
+turned into a timeline gets one hold before each sensor shot and one at the end (host/sim/board_scenario.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from host.board_scenario import from_transcript, is_sensor_shot, segments_per_quadrant, sensor_shots
-from host.cli import sample_path
-from host.protocol import BoardMessage, ack_command, decode_line, encode_command
-from host.session import fold_entries
-from host.simulator import board_command
+from host.board.protocol import BoardMessage, ack_command, decode_line, encode_command
+from host.cli.main import sample_path
+from host.core.session import fold_entries
+from host.sim.board_scenario import from_transcript, is_sensor_shot, segments_per_quadrant, sensor_shots
+from host.sim.simulator import board_command
 from rules.pichenotte import Pichenotte
 from rules.pichenotte.engine import Shot
 from rules.transcript import Transcript, format_header, parse_transcript

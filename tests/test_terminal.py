@@ -1,4 +1,5 @@
-"""The big terminal scoreboard (host/terminal.py), drawn from real scoreboard documents made by a real bridge."""
+"""The big terminal scoreboard (host/displays/terminal.py), drawn from real scoreboard documents made by a real
+bridge."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from host.bridge import Bridge, GameSetup
-from host.terminal import ALERT, SIDE_COLORS, big_number, big_view
+from host.board.bridge import Bridge, GameSetup
+from host.displays.terminal import ALERT, SIDE_COLORS, big_number, big_view
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "firmware"))
 from fb import proto

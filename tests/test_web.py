@@ -1,5 +1,6 @@
-"""`flickboard web` (host/web.py, host/webui/), all real parts: Mosquitto, a bridge in-process with its MQTT link, the
-web server on a free port, and a headless Chromium driven over the DevTools protocol (tests/web_cdp.py).
+"""`flickboard web` (host/displays/web.py, host/displays/webui/), all real parts: Mosquitto, a bridge in-process with
+its MQTT link, the web server on a free port, and a headless Chromium driven over the DevTools protocol
+(tests/web_cdp.py).
 
 The HTTP API is tested first without a browser (paths, checks on entries, the event stream, a broker restart, the
 command itself); then the pages in the browser: the TV follows the game and says when the board or the scorer is
@@ -30,7 +31,7 @@ from web_cdp import Chromium, Page, png_colours, read_png
 from web_rig import BOARD, QUEBEC_MID_GAME, Rig, mid_game, other_game, screenshots, tv_screenshot
 
 from host.config import parse_mqtt_url
-from host.web import WebConfig, start_web
+from host.displays.web import WebConfig, start_web
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "build" / "screenshots"
@@ -351,7 +352,7 @@ def test_a_broker_restart_is_survived(rig: Rig) -> None:
 
 def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path: Path) -> None:
     port = free_port()
-    cmd = [sys.executable, "-m", "host.web", "--mqtt", broker.url, "--port", str(port), "--board", BOARD]
+    cmd = [sys.executable, "-m", "host.displays.web", "--mqtt", broker.url, "--port", str(port), "--board", BOARD]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -374,7 +375,9 @@ def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path:
         (["--mqtt", broker.url, "--port", str(broker.port)], f"cannot listen on 127.0.0.1:{broker.port}"),
         (["--mqtt", broker.url, "--ca-file", "/nonexistent.pem"], "--ca-file: the CA file is for mqtts:// brokers"),
     ]:
-        p = subprocess.run([sys.executable, "-m", "host.web", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+        p = subprocess.run(
+            [sys.executable, "-m", "host.displays.web", *args], cwd=ROOT, env=env, capture_output=True, text=True
+        )
         lines = p.stderr.strip().splitlines()
         assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0], (args, p.stderr)
 

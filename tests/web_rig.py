@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from broker import Broker, mosquitto
 from web_cdp import Chromium
 
-from host.bridge_cli import Running, start_bridge
+from host.cli.bridge import Running, start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
-from host.random_game import random_match
-from host.web import WebApp, WebConfig, start_web
+from host.displays.web import WebApp, WebConfig, start_web
+from host.sim.random_game import random_match
 
 BOARD = "t1"
 

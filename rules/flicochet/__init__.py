@@ -40,7 +40,7 @@ class Flicochet:
     setup: Setup
 
     # Who the game is (rules/games.py registers it): its names, documents, rule sets, seating and help, the
-    # sensors the host reads it from (host/session.py), and the name of its export log.
+    # sensors the host reads it from (host/core/session.py), and the name of its export log.
     name: ClassVar[str] = "flicochet"
     title: ClassVar[str] = "Flicochet"
     aliases: ClassVar[tuple[str, ...]] = ()

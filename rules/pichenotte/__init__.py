@@ -38,7 +38,7 @@ class Pichenotte:
     match: MatchFormat
 
     # Who the game is (rules/games.py registers it): its names, documents, rule sets, seating and help, the
-    # sensors the host reads it from (host/session.py), and the name of its export log.
+    # sensors the host reads it from (host/core/session.py), and the name of its export log.
     name: ClassVar[str] = "pichenotte"
     title: ClassVar[str] = "Pichenotte"
     aliases: ClassVar[tuple[str, ...]] = ("santa-fe",)

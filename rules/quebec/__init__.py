@@ -36,7 +36,7 @@ class Quebec:
     setup: Setup
 
     # Who the game is (rules/games.py registers it): its names, documents, rule sets, seating and help, the
-    # sensors the host reads it from (host/session.py), and the name of its export log.
+    # sensors the host reads it from (host/core/session.py), and the name of its export log.
     name: ClassVar[str] = "pichenottes-quebec"
     title: ClassVar[str] = "Québec Pichenottes"
     aliases: ClassVar[tuple[str, ...]] = ("quebec", "québec", "pichenottes", "pichenottes-québec")

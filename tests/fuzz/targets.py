@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from host.bridge import Bridge, GameSetup
-from host.protocol import BoardMessage, ProtocolError, Tracker, decode_line, decode_payload
-from host.session import Fold, fold_entries, fold_records
+from host.board.bridge import Bridge, GameSetup
+from host.board.protocol import BoardMessage, ProtocolError, Tracker, decode_line, decode_payload
+from host.core.session import Fold, fold_entries, fold_records
 from rules import games
 from rules.pichenotte import RULE_SETS, Pichenotte
 from rules.transcript import TranscriptError, parse_transcript

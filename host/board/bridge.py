@@ -1,0 +1,692 @@
+"""The bridge: boards' sensor events and people's entries -> one journal per board -> the rules -> scoreboards.
+
+    bridge = Bridge(journals_dir, GameSetup("tournament-2019", ("Ana", "Ben"), None), boards=None, publish=...)
+    bridge.serial_line(port, line, send_line)   # a SerialLink's on_line (send_line: that link's send)
+    bridge.mqtt_payload(board, payload)         # an MqttLink's on_payload
+    bridge.mqtt_input(board, payload)           # an MqttLink's on_input: manual entries as JSON (docs/mqtt.md)
+    bridge.submit(board, "Ana 15 10 5")         # a manual entry from the terminal
+    bridge.tick()                               # now and then: the health document, pings
+    with bridge.batch(): ...                    # many messages at once: one fsync, one ack and one scoreboard each
+
+For every board message: decode (host/board/protocol.py) -> refuse with a coded one-line reason, counted and shown, or
+-> de-duplicate on (board, boot, seq) -> journal it durably (host/core/session.py) -> fold it into the game -> ack it to
+the board (only now: an acknowledged event is on disk) -> publish the board's scoreboard and scoring moments.
+One lock serialises everything, so serial threads, paho's thread and the terminal never interleave an entry.
+
+Under a flood the links hand over what has arrived in one go (`batch`, group commit): each message is journaled and
+folded at once, then one fsync per journal makes them all durable, and only then does each board get one ack (the
+highest) and one scoreboard. A lone event is its own batch, so its latency does not change.
+
+Each board has its own journal folder, `<journals>/<board>/`, with one journal per match; the newest is resumed
+at start. The delivery state (what each board's events were received and acked) is rebuilt from the journals,
+so a bridge killed and restarted counts nothing twice and acks where it left off.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import datetime
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from host.board import protocol
+from host.board.protocol import BoardMessage, ProtocolError, Tracker, Verdict
+from host.config import board_problem
+from host.core.entries import RequestError, read_request
+from host.core.journal import JournalError
+from host.core.scoreboard import moments, scoreboard_doc
+from host.core.session import Outcome, Session, now_stamp
+from host.jsontext import compact
+from host.mqtt import BRIDGE_HEALTH, EVENTS, INPUT, RAW, RESULT, SCOREBOARD, board_topic
+from rules import games
+from rules.games import AnyGame
+
+log = logging.getLogger("flickboard.bridge")
+_dumps = compact  # moments and scoreboards (host/jsontext.py)
+
+HEALTH_FORMAT = "flickboard-bridge-health"
+PING_EVERY = 1.0  # s: at most one catch-up ping per board per second
+SERIAL_SILENCE = 35.0  # s: a serial board silent this long (3 heartbeats of 10 s, and some) is shown offline
+EARLY_WAIT = 10.0  # s: how long events wait behind a missing one (with pings) before the hole is recorded lost
+MAX_EARLY = 1024  # events held behind a hole per board; beyond, they are left to the board's resend
+
+Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
+
+
+class BridgeError(Exception):
+    """One line for the user (a bad game set-up, a journal that cannot be opened)."""
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """A board's next game. The rule set names the game too (`tournament-2019`, `officiel`, `flicochet+school`):
+    rule-set names are unique across games (rules/games.py)."""
+
+    rules: str
+    players: tuple[str, ...]
+    match: str | None = None  # Pichenotte's match format
+    target: str | None = None  # Québec Pichenottes and Flicochet: the points to play to
+
+    def game(self) -> AnyGame:
+        try:
+            kind = games.find_rules(self.rules)
+            return games.create(kind, list(self.players), rules=self.rules, match=self.match, target=self.target)
+        except ValueError as e:
+            raise BridgeError(f"cannot set up a game: {e}") from None
+
+
+_now = now_stamp
+
+
+def _stamp() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S-%f")
+
+
+@dataclass
+class _Batch:
+    """What a batch owes once its journals are synced: acks (board -> forced), scoreboards, moments in order."""
+
+    sessions: dict[str, Session] = field(default_factory=dict)
+    acks: dict[str, bool] = field(default_factory=dict)
+    boards: dict[str, BoardGame] = field(default_factory=dict)
+    moments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (board, topic, payload)
+
+
+class BoardGame:
+    """One board's game: its session (journal + fold) and what the bridge knows of the board's link."""
+
+    def __init__(self, board: str, session: Session) -> None:
+        self.board = board
+        self.session = session
+        self.via: str | None = None  # "serial /dev/..." or "mqtt"
+        self.online: bool | None = None
+        self.send: Callable[[dict[str, Any]], object] | None = None  # a command back to the board
+        self.acked: tuple[int, int] | None = None
+        self.pinged = 0.0
+        self.seen = 0.0  # when its last message arrived (bridge clock)
+        self.beat_at: float | None = None  # when its last heartbeat arrived
+        self.beat = 0.0  # the interval between its last two heartbeats
+        self.early_since = 0.0  # when the oldest event held behind a hole arrived
+        self.early: dict[tuple[int, int], BoardMessage] = {}  # (boot, seq) received ahead of a missing one
+        self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
+        refused = {n for n, _, _ in session.fold.rejected}
+        for r in session.journal.records:
+            if isinstance(r.get("rid"), str):
+                self.requests[r["rid"]] = (r["n"], r["n"] not in refused)
+
+
+class Bridge:
+    def __init__(
+        self,
+        journals: str | Path,
+        setup: GameSetup,
+        boards: Iterable[str] | None = None,
+        publish: Publish | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.journals = Path(journals)
+        self.setup = setup
+        setup.game()  # refuse a bad set-up now, not at the first event
+        self.boards = tuple(boards) if boards is not None else None
+        self.publish = publish
+        self.clock = clock
+        self.lock = threading.RLock()
+        self.tracker = Tracker()
+        self.games: dict[str, BoardGame] = {}
+        self.inputs = {"accepted": 0, "refused": 0, "invalid": 0}
+        self.recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
+        self.unlisted: dict[str, str] = {}  # board -> when it was seen online, for boards not in `boards`
+        self.links: dict[str, dict[str, Any]] = {}
+        self.link_counters: dict[str, Callable[[], dict[str, int]]] = {}
+        self.mqtt_send: Callable[[str, bytes], object] | None = None
+        self.started = _now()
+        self._health_dirty = True
+        self._batch: _Batch | None = None
+        for b in self.boards or ():
+            self.game(b)
+
+    # ---------------------------------------------------------------- games
+
+    def game(self, board: str) -> BoardGame:
+        """The board's game: the one in memory, else its newest journal resumed, else a new one from the set-up."""
+        with self.lock:
+            bg = self.games.get(board)
+            if bg is None:
+                problem = board_problem(board)
+                if problem:
+                    raise BridgeError(problem)
+                folder = self.journals / board
+                existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+                if existing:
+                    try:
+                        session = Session.resume(str(existing[-1]))
+                    except (JournalError, ValueError) as e:
+                        raise BridgeError(f"board {board}: {e}") from None
+                    torn = session.journal.torn.message() if session.journal.torn else None
+                    if torn:  # the bridge stopped while writing an entry it had not acknowledged
+                        log.warning("board %s: %s", board, torn)
+                        self.recent.append({"at": _now(), "source": f"journal {board}", "code": "torn", "reason": torn})
+                    log.info("board %s: resumed %s (%d entries)", board, existing[-1], session.journal.count)
+                else:
+                    session = self._create(board, self.setup.game())
+                bg = self.games[board] = BoardGame(board, session)
+                self._restore(bg)
+            return bg
+
+    def _create(self, board: str, game: AnyGame, baseline: dict[str, int] | None = None) -> Session:
+        folder = self.journals / board
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{_stamp()}.jsonl"
+            extra: dict[str, Any] = {"board": board}
+            if baseline:
+                extra["delivery"] = baseline
+            session = Session.create(str(path), game, extra=extra)
+        except (OSError, JournalError) as e:
+            raise BridgeError(f"board {board}: cannot start a journal in {folder}: {e}") from None
+        log.info("board %s: new %s match %s -> %s", board, game.name, " v ".join(games.side_names(game)), path)
+        return session
+
+    def _restore(self, bg: BoardGame) -> None:
+        """Rebuild the board's delivery state from its journal: what was journaled is received and acked."""
+        saved = self.tracker.counters
+        self.tracker.counters = protocol.Counters()
+        base = bg.session.journal.header.get("delivery")
+        if isinstance(base, dict) and base.get("s", 0) > 0:
+            self.tracker.restore(bg.board, int(base["bt"]), int(base["s"]))
+        for r in bg.session.journal.records:
+            if r.get("src") != "board" or r.get("board") != bg.board or r["f"].get("reboot_lost"):
+                continue
+            msg = BoardMessage(bg.board, r["bt"], r["s"], r.get("t", 0), r["m"], r["f"], r["m"] != "gap", "")
+            self.tracker.accept(msg)
+            self.tracker.processed(msg)
+        self.tracker.counters = saved
+        bg.acked = None  # the first message after a restart is answered with the ack of everything on disk
+
+    def new_game(
+        self, board: str, rules: str, players: Iterable[str], match: str | None, target: str | None = None
+    ) -> BoardGame:
+        """Start a new match on the board, in a new journal (the old one stays as it is)."""
+        with self.lock:
+            game = GameSetup(rules, tuple(players), match, target).game()
+            old = self.game(board)
+            ack = self.tracker.ack_for(board)
+            baseline = {"bt": ack[0], "s": ack[1]} if ack else None
+            session = self._create(board, game, baseline)
+            old.session.close()
+            old.session = session
+            old.requests = {}
+            self._health_dirty = True
+            self._publish_board(old)
+            return old
+
+    def close(self) -> None:
+        with self.lock:
+            for bg in self.games.values():
+                bg.session.close()
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Messages handled inside are made durable together when it ends (one fsync per journal); their acks and
+        scoreboards go out only then. Holds the bridge's lock throughout; nested batches join the outer one."""
+        with self.lock:
+            if self._batch is not None:
+                yield
+                return
+            self._batch = b = _Batch()
+            try:
+                yield
+            finally:
+                self._batch = None
+                self._flush(b)
+
+    def _flush(self, b: _Batch) -> None:
+        lost: set[str] = set()
+        for board, session in b.sessions.items():
+            try:
+                session.journal.sync()
+            except JournalError as e:
+                lost.add(board)
+                self._lost_journal(board, e)
+        # Each ack and each message on its own: one that fails (a link that just went down) stops none of the others.
+        for board, force in b.acks.items():
+            if board not in lost and board in self.games:
+                self._guarded(board, self._send_ack, self.games[board], force)
+        for board, bg in b.boards.items():
+            if board not in lost:
+                self._guarded(board, self._publish_doc, bg)
+        if self.publish is not None:
+            for board, topic, body in b.moments:
+                if board not in lost:
+                    self._guarded(board, self.publish, topic, body, 1, False)
+
+    def _guarded(self, board: str, do: Callable[..., object], *args: Any) -> None:
+        try:
+            do(*args)
+        except Exception as e:  # the journal is durable whatever happens here; the board resends what is not acked
+            log.warning("board %s: %s failed: %s: %s", board, getattr(do, "__name__", "a send"), type(e).__name__, e)
+
+    def _lost_journal(self, board: str, err: JournalError) -> None:
+        """The batch's entries could not be made durable: none was acked, the journal cut them off and closed. The
+        board's game is dropped from memory; its next message resumes the journal as it is on disk, and the board
+        resends what was not acked."""
+        log.error("board %s: %s", board, err)
+        self.recent.append({"at": _now(), "source": f"journal {board}", "code": "journal", "reason": str(err)})
+        self._health_dirty = True
+        bg = self.games.pop(board, None)
+        if bg is not None:
+            bg.session.close()
+        self.tracker.forget(board)
+
+    # ---------------------------------------------------------------- board messages
+
+    def serial_line(self, port: str, line: str, send_line: Callable[[str], object]) -> None:
+        """One protocol line from a serial port (SerialLink's on_line)."""
+        try:
+            msg = protocol.decode_line(line)
+        except ProtocolError as e:
+            self.refused(f"serial {port}", e)
+            return
+
+        def send(cmd: dict[str, Any]) -> object:
+            return send_line(protocol.encode_command(cmd))
+
+        self.message(msg, f"serial {port}", send)
+
+    def mqtt_payload(self, board: str, payload: bytes) -> None:
+        """One payload from flickboard/<board>/raw (MqttLink's on_payload)."""
+        try:
+            msg = protocol.decode_payload(payload, board)
+        except ProtocolError as e:
+            self.refused(f"mqtt {board_topic(board, RAW)}", e)
+            return
+        mqtt_send = self.mqtt_send
+
+        def send(cmd: dict[str, Any]) -> object:
+            return None if mqtt_send is None else mqtt_send(board, protocol.command_payload(cmd))
+
+        self.message(msg, "mqtt", send)
+
+    def refused(self, source: str, err: ProtocolError) -> None:
+        with self.lock:
+            self.tracker.count_error(err)
+            if err.is_noise:
+                log.debug("%s: %s", source, err.reason)
+                return
+            log.warning("%s: refused (%s): %s", source, err.code, err.reason)
+            self.recent.append({"at": _now(), "source": source, "code": err.code, "reason": err.reason})
+            self._health_dirty = True
+
+    def unlisted_board(self, board: str, online: bool) -> None:
+        """A board on the broker that is not in this bridge's list (its retained status): flagged, not followed.
+        Said once per board while it stays online; it shows in the health document until it goes offline."""
+        with self.lock:
+            if not online:
+                if self.unlisted.pop(board, None) is not None:
+                    self._health_dirty = True
+                return
+            if board in self.unlisted:
+                return
+            self.unlisted[board] = _now()
+            self.refused(
+                "mqtt",
+                ProtocolError(
+                    f"board {board!r} is online on the broker but not in this bridge's list of boards: its events "
+                    "are not followed (add it to 'boards' if it is yours)",
+                    "board",
+                ),
+            )
+
+    def message(self, msg: BoardMessage, via: str, send: Callable[[dict[str, Any]], object]) -> None:
+        """A decoded board message: de-duplicate, journal, fold, ack, publish. Never raises: a journal that cannot
+        be written is logged in one line and the message is not acked, so the board keeps it and resends it."""
+        try:
+            self._message(msg, via, send)
+        except BridgeError as e:
+            log.error("board %s: %s", msg.board, e)
+
+    def _message(self, msg: BoardMessage, via: str, send: Callable[[dict[str, Any]], object]) -> None:
+        with self.lock:
+            if self.boards is not None and msg.board not in self.boards:
+                self.refused(via, ProtocolError(f"board {msg.board!r} is not in this bridge's list of boards", "board"))
+                return
+            bg = self.game(msg.board)
+            bg.send = send
+            bg.seen = self.clock()
+            if bg.via != via or (via != "mqtt" and not bg.online):
+                bg.via = via
+                if via != "mqtt":
+                    bg.online = True  # on MQTT, the board's own retained status says it
+            verdict = self.tracker.accept(msg)
+            for note in verdict.notes:
+                log.info("%s", note)
+            self._health_dirty = True
+            if msg.kind == "heartbeat":
+                if bg.beat_at is not None:
+                    bg.beat = self.clock() - bg.beat_at
+                bg.beat_at = self.clock()
+            if verdict.new and (msg.reliable or msg.kind == "gap"):
+                if verdict.reboot is not None:
+                    self._close_boot(bg, verdict)
+                if msg.reliable and msg.seq > self._next_seq(bg, msg.boot):
+                    # Ahead of a missing event: keep it until the hole is filled (or declared lost), so the game
+                    # sees the board's events in the board's order. It is not acked yet; the board resends it too.
+                    if not bg.early:
+                        bg.early_since = self.clock()
+                    if len(bg.early) < MAX_EARLY:
+                        bg.early[(msg.boot, msg.seq)] = msg
+                else:
+                    self._process(bg, msg)
+                self._process_early(bg)
+            elif verdict.status != "new":
+                self._ack(bg, force=True)  # it resends because our ack got lost: say it again
+            else:
+                self._publish_board(bg)  # a heartbeat or reply: the link view may have changed
+            if verdict.should_ping and self.clock() - bg.pinged >= PING_EVERY:
+                bg.pinged = self.clock()
+                send({"c": "ping"})
+
+    def _next_seq(self, bg: BoardGame, boot: int) -> int:
+        ack = self.tracker.ack_for(bg.board)
+        return ack[1] + 1 if ack is not None and ack[0] == boot else 1
+
+    def _process(self, bg: BoardGame, msg: BoardMessage) -> None:
+        """Journal, fold, ack, publish one board message, in the board's order."""
+        out = self._record(bg, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
+        self.tracker.processed(msg)
+        self._ack(bg, force=False)
+        self._publish_board(bg, out)
+        if out.message and msg.kind != "hello":
+            log.info("%s [%d] %s: %s", msg.board, out.n, msg.kind, out.message)
+
+    def _process_early(self, bg: BoardGame) -> None:
+        boot = self.tracker.boot_of(bg.board)
+        for key in sorted(bg.early):
+            if key[0] != boot:
+                del bg.early[key]  # a boot that has since restarted: its loss is recorded as a gap
+            elif key[1] <= self._next_seq(bg, boot):
+                msg = bg.early.pop(key)
+                if key[1] == self._next_seq(bg, boot):
+                    self._process(bg, msg)
+            else:
+                break
+
+    def _record(self, bg: BoardGame, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int = 0) -> Outcome:
+        """Journal and fold one board event: durably now, or (in a batch) when the batch ends."""
+        b = self._batch
+        out = self._durable(bg.session.record, bg.board, boot, seq, kind, fields, t_us, b is None)
+        if b is not None:
+            b.sessions[bg.board] = bg.session
+        return out
+
+    def _durable(self, write: Callable[..., Outcome], *args: Any) -> Outcome:
+        """`write(*args)`, a journal append; a journal that cannot be written becomes a one-line BridgeError."""
+        try:
+            return write(*args)
+        except JournalError as e:
+            log.error("%s", e)
+            raise BridgeError(f"the journal cannot be written: {e}") from None
+
+    def _close_boot(self, bg: BoardGame, v: Verdict) -> None:
+        """The board restarted: what its previous boot sent after a hole is journaled now, in seq order, with
+        each hole that will never be filled journaled as a gap (lost evidence: a review for a person)."""
+        assert v.reboot is not None
+        old_boot = v.reboot[0]
+        held = sorted((k[1], m) for k, m in bg.early.items() if k[0] == old_boot)
+        for k in [k for k in bg.early if k[0] == old_boot]:
+            del bg.early[k]
+        items: list[tuple[int, tuple[int, int] | BoardMessage]] = [(a, (a, b)) for a, b in v.reboot_lost]
+        items += held
+        for _, item in sorted(items, key=lambda i: i[0]):
+            if isinstance(item, BoardMessage):
+                msg = item
+                out = self._record(bg, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
+            else:
+                a, b = item
+                fields = {"first": a, "last": b, "lost": b - a + 1, "reboot_lost": True}
+                out = self._record(bg, old_boot, b, "gap", fields)
+            self._publish_board(bg, out)
+
+    def _give_up_waiting(self, bg: BoardGame) -> None:
+        """Events held behind a hole the board does not fill (it was acked elsewhere, or its outbox lost it without
+        telling): after EARLY_WAIT the hole is recorded as lost, like a board's own gap, and the rest goes on."""
+        boot = self.tracker.boot_of(bg.board)
+        ahead = sorted(k[1] for k in bg.early if k[0] == boot)
+        if boot is None or not ahead:
+            bg.early.clear()
+            return
+        first, last = self._next_seq(bg, boot), ahead[0] - 1
+        hw = self.tracker.status()["boards"][bg.board]["high_water"]
+        fields = {"first": first, "last": last, "lost": last - first + 1, "host_gave_up": True}
+        gap = BoardMessage(bg.board, boot, max(hw, last), 0, "gap", fields, False, "")
+        log.warning(
+            "board %s: seqs %d..%d never came after %.0f s of pings: recorded as lost",
+            bg.board,
+            first,
+            last,
+            EARLY_WAIT,
+        )
+        if self.tracker.accept(gap).new:
+            self._process(bg, gap)
+        self._process_early(bg)
+        bg.early_since = self.clock()
+
+    def _ack(self, bg: BoardGame, force: bool) -> None:
+        if self._batch is not None:  # once the batch is durable
+            self._batch.acks[bg.board] = self._batch.acks.get(bg.board, False) or force
+            return
+        self._send_ack(bg, force)
+
+    def _send_ack(self, bg: BoardGame, force: bool) -> None:
+        ack = self.tracker.ack_for(bg.board)
+        if ack is None or bg.send is None or (ack == bg.acked and not force):
+            return
+        bg.acked = ack
+        try:
+            bg.send(protocol.ack_command(*ack))
+        except (OSError, ValueError) as e:  # the link is down: the board resends, we ack then
+            log.debug("board %s: ack not sent: %s", bg.board, e)
+
+    def board_state(self, board: str, online: bool) -> None:
+        """The board's retained MQTT status, or its serial port going up or down."""
+        with self.lock:
+            try:
+                bg = self.game(board)
+            except BridgeError as e:
+                log.warning("%s", e)
+                return
+            if bg.online != online:
+                bg.online = online
+                self._health_dirty = True
+                log.info("board %s: %s", board, "online" if online else "offline")
+                self._publish_board(bg)
+            if online and bg.via in (None, "mqtt") and self.mqtt_send is not None:
+                # It may have sent events before we listened: a ping makes it resend everything not acked.
+                bg.pinged = self.clock()
+                self.mqtt_send(board, protocol.command_payload({"c": "ping"}))
+
+    def link_state(self, kind: str, name: str, connected: bool, reason: str) -> None:
+        with self.lock:
+            self.links[f"{kind} {name}"] = {"connected": connected, "reason": reason, "at": _now()}
+            self._health_dirty = True
+            if kind == "serial":
+                for bg in self.games.values():
+                    if bg.via == f"serial {name}" and bg.online != connected:
+                        bg.online = connected
+                        self._publish_board(bg)
+            elif kind == "mqtt" and connected:
+                for bg in self.games.values():  # a broker that restarted without persistence lost the retained docs
+                    self._publish_board(bg)
+
+    # ---------------------------------------------------------------- manual entries
+
+    def submit(self, board: str, text: str, source: str = "manual", rid: str | None = None) -> Outcome:
+        """A manual entry for the board's game: journaled, judged, published. Refused entries are journaled too.
+        `rid`: the request id; an id already journaled is not entered again (a resent request)."""
+        with self.lock:
+            bg = self.game(board)
+            if rid is not None and rid in bg.requests:
+                n, ok = bg.requests[rid]
+                return Outcome(n, ok, f"already entered as entry {n} (request {rid!r} was sent again)")
+            out = self._durable(bg.session.submit, text, "sensor" if source == "sensor" else "manual", rid)
+            if rid is not None and out.n:
+                bg.requests[rid] = (out.n, out.accepted)
+            if out.n:
+                self.inputs["accepted" if out.accepted else "refused"] += 1
+                self._health_dirty = True
+            self._publish_board(bg, out)
+            return out
+
+    def mqtt_input(self, board: str, payload: bytes) -> dict[str, Any]:
+        """A request on flickboard/<board>/input (docs/mqtt.md); the answer goes to flickboard/<board>/result."""
+        result = self._input(board, payload)
+        result["board"] = board
+        if self.publish is not None:
+            self.publish(board_topic(board, RESULT), json.dumps(result).encode(), 1, False)
+        return result
+
+    def _input(self, board: str, payload: bytes) -> dict[str, Any]:
+        def invalid(reason: str, rid: object = None) -> dict[str, Any]:
+            with self.lock:
+                self.inputs["invalid"] += 1
+                self.recent.append(
+                    {"at": _now(), "source": f"mqtt {board_topic(board, INPUT)}", "code": "input", "reason": reason}
+                )
+                self._health_dirty = True
+            log.warning("board %s: input refused: %s", board, reason)
+            return {"id": rid, "ok": False, "entry": None, "message": reason}
+
+        problem = board_problem(board)
+        if problem:
+            return invalid(problem)
+        if self.boards is not None and board not in self.boards:
+            return invalid(f"board {board!r} is not in this bridge's list of boards")
+        try:
+            req = read_request(payload)
+        except RequestError as e:
+            return invalid(str(e), e.rid)
+        rid = req.rid
+        if req.line is not None:
+            try:
+                out = self.submit(board, req.line, rid=None if rid is None else f"{type(rid).__name__}:{rid}")
+            except BridgeError as e:
+                return invalid(str(e), rid)
+            if out.n == 0:
+                return invalid("a blank line is not an entry", rid)
+            return {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
+        new = req.new or {}
+        rules, players = new.get("rules", self.setup.rules), new["players"]
+        match, target = new.get("match"), new.get("target")
+        try:
+            bg = self.new_game(board, rules, players, match, target)
+        except BridgeError as e:
+            return invalid(str(e), rid)
+        what = "match" if bg.session.game.name == "pichenotte" else f"{games.title(bg.session.game.name)} game"
+        return {"id": rid, "ok": True, "entry": 0, "message": f"new {what}: {bg.session.journal.path}"}
+
+    # ---------------------------------------------------------------- output
+
+    def link_view(self, board: str) -> dict[str, Any]:
+        bg = self.games[board]
+        st = self.tracker.board_status(board)
+        view: dict[str, Any] = {"online": bg.online, "via": bg.via}
+        if st is not None:
+            view.update(
+                boot=st["boot"],
+                processed=st["processed"],
+                high_water=st["high_water"],
+                in_sync=st["processed"] >= st["high_water"] and not st["missing"],
+                missing=st["missing"],
+            )
+        return view
+
+    def scoreboard(self, board: str) -> dict[str, Any]:
+        with self.lock:
+            bg = self.game(board)
+            return scoreboard_doc(board, bg.session, self.link_view(board), _now())
+
+    def _publish_board(self, bg: BoardGame, out: Outcome | None = None) -> None:
+        """The board's scoreboard, and the scoring moments of `out`; in a batch, once it is durable (one
+        scoreboard per board, every moment in order)."""
+        if self.publish is None:
+            return
+        said = [] if out is None or not out.accepted else moments(bg.board, bg.session.game, out)
+        topic = board_topic(bg.board, EVENTS)
+        if self._batch is not None:
+            self._batch.boards[bg.board] = bg
+            self._batch.moments += [(bg.board, topic, _dumps(m).encode()) for m in said]
+            return
+        self._publish_doc(bg)
+        for m in said:
+            self.publish(topic, _dumps(m).encode(), 1, False)
+
+    def _publish_doc(self, bg: BoardGame) -> None:
+        if self.publish is not None:
+            doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now())
+            self.publish(board_topic(bg.board, SCOREBOARD), _dumps(doc).encode(), 1, True)
+
+    def health(self) -> dict[str, Any]:
+        with self.lock:
+            links = {name: dict(v) for name, v in self.links.items()}
+            for name, counters in self.link_counters.items():
+                links.setdefault(name, {}).update(counters())
+            return {
+                "format": HEALTH_FORMAT,
+                "version": 1,
+                "updated": _now(),
+                "started": self.started,
+                "protocol": self.tracker.status(),
+                "inputs": dict(self.inputs),
+                "recent_errors": list(self.recent),
+                "unlisted_boards": dict(sorted(self.unlisted.items())),
+                "links": links,
+                "boards": {
+                    b: {
+                        "journal": bg.session.journal.path,
+                        "entries": bg.session.journal.count,
+                        "needs_review": bool(bg.session.fold.review),
+                        "online": bg.online,
+                        "via": bg.via,
+                    }
+                    for b, bg in sorted(self.games.items())
+                },
+            }
+
+    def tick(self) -> None:
+        """Call a few times a second: pings a board whose events are missing (it resends them), and publishes the
+        health document when something changed."""
+        with self.lock:
+            boards = self.tracker.status()["boards"]
+            for b, bg in self.games.items():
+                serial = bg.via is not None and bg.via.startswith("serial")
+                silence = max(SERIAL_SILENCE, 3.5 * bg.beat)  # three heartbeats missed, whatever their period
+                if bg.online and serial and self.clock() - bg.seen > silence:
+                    bg.online = False  # no heartbeat: the board hangs, or the port is dead without an error
+                    self._health_dirty = True
+                    log.warning("board %s: nothing heard for %.0f s on %s", b, silence, bg.via)
+                    self._publish_board(bg)
+                if bg.early and self.clock() - bg.early_since > EARLY_WAIT:
+                    try:
+                        self._give_up_waiting(bg)
+                    except BridgeError as e:
+                        log.error("board %s: %s", b, e)
+                st = boards.get(b)
+                lagging = st is not None and (st["missing"] or st["processed"] < st["high_water"])
+                if lagging and bg.send is not None and self.clock() - bg.pinged >= 2 * PING_EVERY:
+                    bg.pinged = self.clock()
+                    try:
+                        bg.send({"c": "ping"})
+                    except (OSError, ValueError) as e:
+                        log.debug("board %s: ping not sent: %s", b, e)
+            if self.publish is None or not self._health_dirty:
+                return
+            self._health_dirty = False
+            doc = self.health()
+        self.publish(BRIDGE_HEALTH, json.dumps(doc).encode(), 1, True)

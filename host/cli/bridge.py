@@ -1,0 +1,378 @@
+"""`flickboard bridge`, `flickboard enter` and `flickboard scoreboard`: the bridge process, a manual entry sent
+to a running bridge over MQTT, and a terminal view of a board's retained scoreboard."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import paho.mqtt.client as mqtt
+
+from host import lifecycle
+from host.board import protocol
+from host.board.bridge import Bridge, BridgeError, GameSetup
+from host.board.links import LinkState, MqttLink, NoBoardFound, SerialLink
+from host.config import BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
+from host.core.scoreboard import final_line, text_view
+from host.displays.terminal import big_view
+from host.errors import UserError
+from host.mqtt import BRIDGE_STATUS, INPUT, RESULT, SCOREBOARD, board_topic
+from host.mqtt import client as mqtt_client
+
+log = logging.getLogger("flickboard.bridge")
+
+
+def _config(args: Any) -> BridgeConfig:
+    cli = {
+        "mqtt": args.mqtt,
+        "serial": args.serial or None,
+        "boards": args.boards,
+        "ca_file": args.ca_file,
+        "client_id": args.client_id,
+        "keepalive": args.keepalive,
+        "log_level": args.log_level,
+        "journals": args.journals,
+        "rules": args.rules,
+        "players": args.players,
+        "match": args.match,
+    }
+    try:
+        return load_config(args.config, cli=cli)
+    except ConfigError as e:
+        raise UserError(str(e)) from None
+
+
+class Running:
+    """A bridge with its links started (`start_bridge`); `stop()` closes the links, then the journals."""
+
+    def __init__(self, bridge: Bridge, serial: list[SerialLink], mqtt_link: MqttLink | None, links: list[str]) -> None:
+        self.bridge = bridge
+        self.serial = serial
+        self.mqtt = mqtt_link
+        self.links = links
+
+    def stop(self) -> None:
+        for link in self.serial:
+            link.stop()
+        if self.mqtt is not None:
+            self.bridge.tick()
+            self.mqtt.stop()
+        self.bridge.close()
+
+
+def start_bridge(cfg: BridgeConfig) -> Running:
+    """The bridge of `cfg` with its serial and MQTT links started. Raises UserError (one line)."""
+    if cfg.mqtt is None and not cfg.serial:
+        raise UserError("give a board link: --serial PORT (or auto) and/or --mqtt URL (see: flickboard bridge -h)")
+    holder: dict[str, MqttLink] = {}
+
+    def publish(topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        link = holder.get("mqtt")
+        if link is not None:
+            link.publish(topic, payload, qos=qos, retain=retain)
+
+    try:
+        bridge = Bridge(cfg.journals, GameSetup(cfg.rules, cfg.players, cfg.match), cfg.boards, publish)
+    except BridgeError as e:
+        raise UserError(str(e)) from None
+
+    def on_state(s: LinkState) -> None:
+        bridge.link_state(s.link, s.name, s.connected, s.reason)
+
+    mqtt_link: MqttLink | None = None
+    if cfg.mqtt is not None:
+        try:
+            mqtt_link = MqttLink(
+                cfg.mqtt,
+                cfg.client_id,
+                cfg.boards,
+                bridge.mqtt_payload,
+                ca_file=cfg.ca_file,
+                on_state=on_state,
+                on_board=bridge.board_state,
+                on_input=bridge.mqtt_input,
+                on_unlisted=bridge.unlisted_board,
+                keepalive=cfg.keepalive,
+                batch=bridge.batch,
+            )
+        except (ValueError, OSError) as e:
+            bridge.close()
+            raise UserError(f"MQTT {cfg.mqtt}: {e}") from None
+        m = holder["mqtt"] = mqtt_link
+        bridge.mqtt_send = m.send_command
+        inbox = m.inbox
+        assert inbox is not None
+        bridge.link_counters[f"mqtt {cfg.mqtt}"] = lambda: {
+            "payloads": m.payloads,
+            "ignored": m.ignored,
+            "unlisted": m.unlisted,
+            "batches": inbox.batches,
+            "dropped": inbox.dropped,
+        }
+        m.start()
+    serial_links: list[SerialLink] = []
+    for port in cfg.serial:
+        link = _serial_link(bridge, port, on_state)
+        try:
+            link.start()
+        except NoBoardFound as e:
+            if cfg.mqtt is None and len(cfg.serial) == 1:
+                bridge.close()
+                raise UserError(str(e)) from None
+            log.warning("serial auto: %s; going on without it", e)
+            continue
+        serial_links.append(link)
+        bridge.link_counters[f"serial {port}"] = _serial_counters(link)
+    links = [f"serial {p}" for p in cfg.serial] + ([f"mqtt {cfg.mqtt}"] if cfg.mqtt else [])
+    return Running(bridge, serial_links, mqtt_link, links)
+
+
+def run_bridge(args: Any, out: TextIO) -> int:
+    cfg = _config(args)
+    logging.basicConfig(
+        level=cfg.log_level, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr, force=True
+    )
+    stop = threading.Event()
+    with lifecycle.on_stop_signals(stop.set):  # SIGINT, SIGTERM, SIGHUP: the links close, the status says offline
+        running = start_bridge(cfg)
+        try:
+            bridge = running.bridge
+            print(f"flickboard bridge: {', '.join(running.links)}; journals in {cfg.journals}/", file=out, flush=True)
+            for b, bg in sorted(bridge.games.items()):
+                print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
+            print("  type an entry for the board's game, or 'board ID' to switch boards; Ctrl-C stops", file=out,
+                  flush=True)  # fmt: skip
+            if args.stdin or sys.stdin.isatty():
+                threading.Thread(target=_read_entries, args=(bridge, out, stop), daemon=True).start()
+            while not stop.wait(0.25):
+                bridge.tick()
+        finally:
+            running.stop()
+    print("flickboard bridge: stopped", file=out, flush=True)
+    return 0
+
+
+def _serial_link(bridge: Bridge, port: str, on_state: Callable[[LinkState], None]) -> SerialLink:
+    box: list[SerialLink] = []
+
+    def on_line(device: str, line: str) -> None:
+        bridge.serial_line(device, line, box[0].send)
+
+    link = SerialLink(
+        port,
+        on_line,
+        on_state=on_state,
+        ping_line=lambda: protocol.encode_command({"c": "ping"}),
+        batch=bridge.batch,
+    )
+    box.append(link)
+    return link
+
+
+def _serial_counters(link: SerialLink) -> Callable[[], dict[str, int]]:
+    return lambda: {
+        "lines": link.lines,
+        "noise": link.noise,
+        "oversize": link.oversize,
+        "opens": link.opens,
+        "failures": link.failures,
+    }
+
+
+def _read_entries(bridge: Bridge, out: TextIO, stop: threading.Event) -> None:
+    """Manual entries typed at the bridge's terminal, for one board at a time."""
+    board = next(iter(sorted(bridge.games)), None)
+    for raw in sys.stdin:
+        line = raw.strip()
+        if not line:
+            continue
+        words = line.split()
+        if words[0] == "board" and len(words) == 2:
+            board = words[1]
+            print(f"entries now go to board {board}", file=out, flush=True)
+            continue
+        if board is None:
+            print("no board yet: type 'board ID' first", file=out, flush=True)
+            continue
+        try:
+            res = bridge.mqtt_input(board, json.dumps({"line": line}).encode())
+        except BridgeError as e:
+            print(f"refused: {e}", file=out, flush=True)
+            continue
+        mark = f"[{res['entry']}] " if res.get("entry") else ""
+        print(f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}", file=out, flush=True)
+    stop.set()
+
+
+# ---------------------------------------------------------------- a one-shot MQTT client
+
+
+class _Client:
+    """A short-lived MQTT client for `enter` and `scoreboard`: connect, subscribe, wait for messages."""
+
+    def __init__(
+        self,
+        url: MqttUrl,
+        ca_file: str | None,
+        topics: list[str],
+        route: Callable[[str, bytes], bool] | None = None,
+    ) -> None:
+        """`route(topic, payload)`: sees every message first; True means it took it (it is not kept)."""
+        self.messages: list[tuple[str, bytes]] = []
+        self.cond = threading.Condition()
+        self.error: str | None = None
+        self.subscribed = threading.Event()
+        try:
+            c = mqtt_client(url, f"flickboard-cli-{uuid.uuid4().hex[:8]}", ca_file)
+        except ValueError as e:
+            raise UserError(f"--ca-file: {e}") from None
+
+        def on_connect(cl: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
+            if rc.is_failure:
+                self.error = f"the broker refused the connection: {rc}"
+                self.subscribed.set()
+                return
+            cl.subscribe([(t, 1) for t in topics])
+
+        def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+            if route is not None and route(msg.topic, bytes(msg.payload)):
+                return
+            with self.cond:
+                self.messages.append((msg.topic, bytes(msg.payload)))
+                self.cond.notify_all()
+
+        c.on_connect = on_connect
+        c.on_subscribe = lambda *_: self.subscribed.set()
+        c.on_message = on_message
+        self.client = c
+        self.url = url
+
+    def __enter__(self) -> _Client:
+        try:
+            self.client.connect(self.url.host, self.url.port, keepalive=30)
+        except OSError as e:
+            raise UserError(f"cannot reach the broker {self.url}: {e.strerror or e}") from None
+        self.client.loop_start()
+        if not self.subscribed.wait(10) or self.error:
+            self.client.loop_stop()
+            raise UserError(self.error or f"the broker {self.url} did not answer within 10 s")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(Exception):
+            self.client.disconnect()
+        self.client.loop_stop()
+
+    def wait_for(self, pred: Callable[[str, bytes], bool], timeout: float) -> tuple[str, bytes] | None:
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for m in self.messages:
+                    if pred(*m):
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+
+def _url(args: Any) -> MqttUrl:
+    try:
+        return parse_mqtt_url(args.mqtt, "--mqtt")
+    except ConfigError as e:
+        raise UserError(str(e)) from None
+
+
+def run_enter(args: Any, out: TextIO) -> int:
+    """Send one manual entry (or a new match) to a running bridge and print its answer."""
+    url = _url(args)
+    rid = uuid.uuid4().hex[:12]
+    if args.new:
+        if not args.players:
+            raise UserError("--new needs --players (and optionally --rules, --match or --target)")
+        req: dict[str, Any] = {"id": rid, "new": {"players": args.players}}
+        if args.rules:
+            req["new"]["rules"] = args.rules
+        if args.match:
+            req["new"]["match"] = args.match
+        if args.target:
+            req["new"]["target"] = args.target
+    else:
+        line = " ".join(args.line).strip()
+        if not line:
+            raise UserError("give the entry to send, e.g. flickboard enter --board sim1 hit")
+        req = {"id": rid, "line": line}
+    result_topic = board_topic(args.board, RESULT)
+    with _Client(url, args.ca_file, [result_topic]) as c:
+        c.client.publish(board_topic(args.board, INPUT), json.dumps(req), qos=1)
+
+        def mine(_t: str, payload: bytes) -> bool:
+            with contextlib.suppress(ValueError):
+                doc = json.loads(payload)
+                return isinstance(doc, dict) and doc.get("id") == rid
+            return False
+
+        got = c.wait_for(mine, args.timeout)
+    if got is None:
+        raise UserError(f"no answer from a bridge for board {args.board} within {args.timeout:g} s: is it running?")
+    res = json.loads(got[1])
+    mark = f"[{res['entry']}] " if res.get("entry") else ""
+    print(f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}", file=out)
+    return 0 if res["ok"] else 1
+
+
+def _newer_than(c: _Client, seen: int) -> Callable[[str, bytes], bool]:
+    return lambda _t, _p: len(c.messages) > seen
+
+
+def run_scoreboard(args: Any, out: TextIO) -> int:
+    """Show the board's retained scoreboard, then (unless --once) every update until Ctrl-C. On a terminal it is
+    the big view (host/displays/terminal.py), redrawn in place; `--plain` (or a pipe) prints the plain text view."""
+    url = _url(args)
+    topic = board_topic(args.board, SCOREBOARD)
+    seen = 0
+    color = args.color == "always" or (
+        args.color == "auto" and out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    )
+    big = not args.plain and (out.isatty() or args.color == "always" or args.big)
+    with _Client(url, args.ca_file, [topic, BRIDGE_STATUS]) as c:
+        while True:
+            got = c.wait_for(_newer_than(c, seen), args.timeout if args.once else 3600)
+            if got is None:
+                if args.once:
+                    raise UserError(f"no scoreboard for board {args.board} on {url} (is a bridge following it?)")
+                continue
+            with c.cond:
+                boards = [p for t, p in c.messages if t == topic]
+                bridge = [p for t, p in c.messages if t == BRIDGE_STATUS]
+                seen = len(c.messages)
+            if not boards:
+                continue
+            bridge_online = None if not bridge else bridge[-1].strip() == b"online"
+            try:
+                doc = json.loads(boards[-1])
+                if big:
+                    width = shutil.get_terminal_size((100, 30)).columns
+                    view = big_view(doc, width=width, color=color, bridge_online=bridge_online)
+                else:
+                    view = text_view(doc) + ("\n  the scorer (bridge) is offline" if bridge_online is False else "")
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+                print("(a scoreboard message this version cannot read)", file=out, flush=True)
+                if args.once:
+                    return 1
+                continue
+            if out.isatty() and not args.once:
+                out.write("\x1b[H\x1b[2J")
+            print(view, file=out, flush=True)
+            if args.once:
+                print(final_line(doc), file=out)
+                return 0

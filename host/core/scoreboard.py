@@ -1,0 +1,225 @@
+"""What the bridge publishes for displays (docs/mqtt.md): the retained scoreboard document of one board and the
+scoring moments of its events stream, plus a compact text view of a scoreboard document for terminals.
+
+Pure functions of a session; the bridge owns the broker connection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from host.core import render
+from host.core.evidence import open_checks
+from host.core.session import Outcome, Session
+from rules.games import AnyGame, side_names
+from rules.pichenotte import Pichenotte
+
+SCOREBOARD_FORMAT = "flickboard-scoreboard"
+SCOREBOARD_VERSION = 1
+MOMENTS_FORMAT = "flickboard-moment"
+
+
+def open_shot(session: Session) -> dict[str, Any] | None:
+    """Pichenotte's shot in progress, as the sensors and the scorer have it so far (None in the other games)."""
+    if not isinstance(session.game, Pichenotte):
+        return None
+    st = session.state
+    g = st.game
+    if g is None or g.shot is None or g.points is not None:
+        return None
+    s = g.shot
+    setup = session.game.setup
+    return {
+        "number": s.number,
+        "player": setup.players[s.seat],
+        "side": setup.sides[setup.side_of(s.seat)],
+        "kind": s.kind,
+        "contact": s.contact,
+        "zone": s.zone,
+        "facts": [f for f, _ in s.facts],
+        "ending": s.ending,
+    }
+
+
+def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: str) -> dict[str, Any]:
+    """The retained `flickboard/<board>/scoreboard` document, version 1 (docs/mqtt.md)."""
+    fold = session.fold
+    checks: list[str] = []
+    if isinstance(session.game, Pichenotte):
+        g = fold.state.game
+        if g is not None and g.shot is not None and g.points is None:
+            checks = open_checks(session.game, g.shot, fold.evidence)
+    review = [{"entry": n, "text": t} for n, t in fold.review]
+    return {
+        "format": SCOREBOARD_FORMAT,
+        "version": SCOREBOARD_VERSION,
+        "board": board,
+        "updated": updated,
+        "journal": session.journal.path,
+        "entries": session.journal.count,
+        "score": session.summary(),
+        "open_shot": open_shot(session),
+        "declared": fold.declared,
+        "needs_review": bool(review),
+        "review": review,
+        "waiting": {"entry": fold.waiting[0], "text": fold.waiting[1]} if fold.waiting else None,
+        "checks": checks,
+        "queued": len(fold.queue),
+        "notes": [{"entry": n, "text": t} for n, t in fold.notes],
+        "sensor_events": fold.sensor_events,
+        "board_link": link,
+    }
+
+
+def moments(board: str, game: AnyGame, outcome: Outcome) -> list[dict[str, Any]]:
+    """The scoring moments of one accepted entry, for `flickboard/<board>/events`: engine effects with side and
+    player names instead of numbers, and the sensor side's own moments (ditch-pass, edge, review)."""
+    sides = side_names(game)
+    players = game.setup.players
+    out = []
+    for fx in outcome.effects:
+        m: dict[str, Any] = {"format": MOMENTS_FORMAT, "board": board, "entry": outcome.n}
+        for k, v in fx.items():
+            if k in ("side", "winner") and _index(v, 2):
+                m[k] = sides[v]
+            elif k == "finished" and isinstance(v, list) and all(_index(x, 2) for x in v):
+                m[k] = [sides[x] for x in v]
+            elif k == "seat" and _index(v, len(players)):
+                m["player"] = players[v]
+            elif k == "next" and _index(v, len(players)):
+                m["next"] = players[v]
+            else:
+                m[k] = v
+        out.append(m)
+    return out
+
+
+def _index(v: object, size: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < size
+
+
+def text_view(doc: dict[str, Any]) -> str:
+    """A terminal view of a scoreboard document: the scoreboard, then the sensor side's state."""
+    lines = [f"board {doc['board']} · " + _link_text(doc.get("board_link") or {}), render.scoreboard(doc["score"])]
+    shot = doc.get("open_shot")
+    if shot:
+        facts = " ".join(shot["facts"]) or "-"
+        lines.append(f"  shot {shot['number']} open: {shot['player']} ({shot['kind']}), so far: {facts}")
+    if doc.get("declared"):
+        lines.append("  a twenty is declared for the next shot")
+    for r in doc.get("review", []):
+        lines.append(f"  NEEDS REVIEW [{r['entry']}]: {r['text']}")
+    if doc.get("waiting"):
+        w = doc["waiting"]
+        lines.append(f"  waiting [{w['entry']}]: {w['text']}" + (f" ({doc['queued']} queued)" if doc["queued"] else ""))
+    return "\n".join(lines)
+
+
+def _link_text(link: dict[str, Any]) -> str:
+    online = link.get("online")
+    state = "online" if online else ("offline" if online is False else "not seen yet")
+    via = f" via {link['via']}" if link.get("via") else ""
+    return f"{state}{via}"
+
+
+def final_line(doc: dict[str, Any]) -> str:
+    """`Ana 115 - Ben 65 (Ana wins the match)`, from the totals of a scoreboard document."""
+    score = doc["score"]
+    sides = [s["name"] for s in score["sides"]]
+    totals = score["totals"]
+    text = f"{sides[0]} {totals[0]} - {sides[1]} {totals[1]}"
+    what = "match" if score.get("game", "pichenotte") == "pichenotte" else "game"
+    if score["over"]:
+        text += f" ({score['winner']} wins the {what})" if score["winner"] else f" ({what} over)"
+    return text
+
+
+# The moments the scorekeeper's own prompt reports after an entry; a display shows them all.
+PROMPT_MOMENTS = frozenset(
+    {"twenty", "shot-end", "penalty", "forfeit", "game-over", "match-over", "shootout"}
+    | {"colour", "compteuse", "turn-end", "manche-over", "tie"}  # Québec Pichenottes
+    | {"jack-off", "jack-place-off", "off", "jack-scored", "round-over", "tied-at-target", "round"}  # Flicochet
+)
+
+
+def moment_text(m: dict[str, Any]) -> str:
+    """One line for a scoring moment (empty: not worth a line on its own). One vocabulary for every terminal."""
+    t = m.get("type")
+    if t == "shot" and "pocketed" in m:  # Québec Pichenottes
+        what = " ".join(m.get("pocketed") or []) or "nothing"
+        off = f", off the board: {' '.join(m['off'])}" if m.get("off") else ""
+        return f"shot {m.get('number')}: {m.get('player')} pockets {what}{off}"
+    if t == "shot":
+        return f"shot {m.get('number')}: {m.get('player')} ({m.get('kind')})"
+    if t == "twenty":
+        return f"TWENTY for {m.get('side')}" + (" (provisional: confirm or correct)" if m.get("provisional") else "")
+    if t == "ditch-pass":
+        return f"a puck went into the ditch ({m.get('sensor')})"
+    if t == "edge":
+        return "a puck stands on edge in the twenty hole (A-4)"
+    if t == "ditch":
+        return f"{m.get('side')} puck to the ditch ({m.get('why')})"
+    if t == "shot-end" and m.get("result") not in (None, "stands"):
+        return f"→ {m.get('result')}"
+    if t == "review":
+        return f"NEEDS REVIEW: {m.get('text')}"
+    if t == "penalty":
+        return f"PENALTY: {m.get('side')} -20 (A-2)"
+    if t == "forfeit":
+        return f"FORFEIT: {m.get('side')} forfeits the game ({m.get('reason')})"
+    if t == "game-over" and "totals" in m:  # Québec Pichenottes, Flicochet: the game is the whole match
+        tot = m.get("totals") or ["?", "?"]
+        return f"GAME OVER: {m.get('winner')} wins, {tot[0]}-{tot[1]}"
+    text = _other_moment(t, m)
+    if text:
+        return text
+    if t == "game-over":
+        pts = m.get("points") or ["?", "?"]
+        won = m.get("winner") or "nobody (tied)"
+        return f"GAME {m.get('game')} OVER: {pts[0]}-{pts[1]}, won by {won}"
+    if t == "match-over":
+        return f"MATCH OVER: {m.get('winner')} wins"
+    if t == "shootout":
+        return "TIED: twenties shoot-out, " + ("for this game" if m.get("purpose") == "game" else "for the match")
+    return ""
+
+
+def _other_moment(t: object, m: dict[str, Any]) -> str:
+    """Québec Pichenottes and Flicochet moments, in the same vocabulary."""
+    if t == "pocket-evidence":
+        return f"a piece entered pocket {m.get('pocket')}: name it on the shot line (e.g. red@{m.get('pocket')})"
+    if t == "colour":
+        how = "chose" if m.get("chosen") else "plays"
+        return f"{m.get('side')} {how} {m.get('colour')} (règle 10)"
+    if t == "compteuse":
+        what = {"won": "is good", "returned": "goes back to the centre", "pending": "must be buried now"}
+        return f"compteuse {m.get('value')} ({m.get('side')}) {what.get(str(m.get('outcome')), m.get('outcome'))}"
+    if t == "foul":
+        return f"foul by {m.get('player')}: the turn passes (règle 15)"
+    if t == "turn-end":
+        return f"turn over ({', '.join(m.get('stops') or []) or 'nothing pocketed'}): {m.get('next')} plays"
+    if t == "manche-over":
+        pts = m.get("points") or ["?", "?"]
+        return f"MANCHE {m.get('manche')} OVER: {pts[0]}-{pts[1]}"
+    if t == "tie":
+        tot = m.get("totals") or ["?", "?"]
+        return f"TIED at {tot[0]}-{tot[1]}: another manche (règle 6)"
+    if t == "jack-off":
+        return f"JACK {m.get('jack')} OFF the table (by {m.get('by')}): +{m.get('penalty')} to {m.get('to')}"
+    if t == "jack-place-off":
+        return f"jack {m.get('jack')} left the table while placed: {m.get('by')}'s opponent places it"
+    if t == "off":
+        extra = f" (+1 to {m.get('side')}, school rules)" if m.get("school_point") else ""
+        return f"a {m.get('side')} disc knocked off the table by {m.get('by')}{extra}"
+    if t == "jack-scored":
+        pts = m.get("points") or ["?", "?"]
+        return f"jack {m.get('jack')} scored: red {pts[0]}, white {pts[1]}"
+    if t == "round-over":
+        pts = m.get("points") or ["?", "?"]
+        return f"ROUND {m.get('round')} OVER: red {pts[0]}, white {pts[1]}"
+    if t == "tied-at-target":
+        tot = m.get("totals") or ["?", "?"]
+        return f"both sides at the target, tied {tot[0]}-{tot[1]}: another round"
+    if t == "round":
+        return f"round {m.get('round')}: {m.get('start')} starts"
+    return ""

@@ -1,0 +1,390 @@
+"""`flickboard integrations`: one MQTT client that follows the boards' scoreboards and moments and feeds the
+integrations given on the command line (Home Assistant, AWTRIX 3, WLED; docs/integrations.md).
+
+    runner = IntegrationRunner(parse_mqtt_url("mqtt://broker"), boards=None)
+    runner.add(HomeAssistant(runner.publish, runner.boards))
+    runner.start(); runner.wait_ready(10)
+    ...
+    runner.stop()         # lets each integration undo what is temporary (a WLED flash), then disconnects
+
+It subscribes at QoS 1 to `flickboard/<board>/scoreboard`, `…/events` and `…/status` (`+` for every board,
+or each board of `--board`), to `flickboard/bridge/status`, and to each integration's own topics (Home
+Assistant's `<prefix>/status`), again on every connect. The client id is fixed (one runner per id) and the
+session is clean: the scoreboards are retained, so a reconnect brings the current state anyway, and moments
+kept by the broker while this process was down would only flash old twenties (docs/mqtt.md asks sound and
+light boxes for a clean session). A message it cannot read (a garbled scoreboard, a moment of another format,
+an unknown status) is counted in `bad` and logged in one line; an integration that fails on a message is
+counted in `failures` and logged in one line. Neither stops it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from host import lifecycle
+from host.config import ConfigError, MqttUrl, board_problem, parse_mqtt_url
+from host.displays.integrations import awtrix, homeassistant, wled
+from host.displays.integrations.common import BadDocument, Boards, Integration, read_moment, read_scoreboard
+from host.errors import UserError
+from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, STATUS, board_topic, board_topics, split_board_topic
+from host.mqtt import client as mqtt_client
+
+log = logging.getLogger("flickboard.integrations")
+
+DEFAULT_CLIENT_ID = "flickboard-integrations"
+KINDS = (SCOREBOARD, EVENTS, STATUS)
+TICK = 0.1  # seconds between the integrations' timer ticks
+
+
+class IntegrationRunner:
+    """The integrations' MQTT client; see the module docstring. Callbacks run on paho's thread and timers on the
+    runner's own ticker thread, all under one lock."""
+
+    def __init__(
+        self,
+        url: MqttUrl,
+        *,
+        client_id: str = DEFAULT_CLIENT_ID,
+        ca_file: str | None = None,
+        boards: Sequence[str] | None = None,
+        keepalive: int = 30,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.url = url
+        self.client_id = client_id
+        self.only = tuple(dict.fromkeys(boards)) if boards else None
+        self.keepalive = keepalive
+        self.clock = clock
+        self.boards = Boards()
+        self.integrations: list[Integration] = []
+        self.bad = 0  # messages that could not be read
+        self.failures = 0  # integration callbacks that raised
+        self.connects = 0
+        self.fatal: str | None = None  # a refusal that retrying will not cure (bad password)
+        self._lock = threading.RLock()
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._started = False
+        self._connected = False
+        self._last: mqtt.MQTTMessageInfo | None = None
+
+        c = mqtt_client(url, client_id, ca_file, ca_required=True)
+        c.on_connect = self._on_connect
+        c.on_disconnect = self._on_disconnect
+        c.on_subscribe = self._on_subscribe
+        c.on_message = self._on_message
+        self.client = c
+
+    def add(self, integration: Integration) -> None:
+        self.integrations.append(integration)
+
+    def publish(self, topic: str, payload: bytes, retain: bool) -> None:
+        """QoS 1; paho sends it now, or after the reconnect."""
+        self._last = self.client.publish(topic, payload, qos=1, retain=retain)
+
+    # ---------------------------------------------------------------- life cycle
+
+    def start(self) -> None:
+        if self._started:
+            raise RuntimeError("IntegrationRunner already started")
+        self._started = True
+        self.client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive)
+        self.client.loop_start()
+        self._stop.clear()
+        self._ticker = threading.Thread(target=self._tick_loop, name="integrations-tick", daemon=True)
+        self._ticker.start()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until connected and subscribed; False on timeout."""
+        return self._ready.wait(timeout)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        if not self._started:
+            return
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(timeout)
+        with self._lock:
+            for integ in self.integrations:
+                self._call(integ, "close")
+        if self._ready.is_set() and self._last is not None:
+            with contextlib.suppress(Exception):  # let the last messages (a WLED revert) reach the broker
+                self._last.wait_for_publish(timeout)
+        self.client.disconnect()
+        self.client.loop_stop()
+        self._started = False
+
+    def __enter__(self) -> IntegrationRunner:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _tick_loop(self) -> None:
+        while not self._stop.wait(TICK):
+            with self._lock:
+                now = self.clock()
+                for integ in self.integrations:
+                    self._call(integ, "tick", now)
+
+    # ---------------------------------------------------------------- paho callbacks
+
+    def topics(self) -> list[str]:
+        mine = board_topics(self.only, KINDS)
+        return [*mine, BRIDGE_STATUS, *(t for i in self.integrations for t in i.topics())]
+
+    def _on_connect(
+        self, client: mqtt.Client, _u: Any, _f: mqtt.ConnectFlags, rc: ReasonCode, _p: Properties | None
+    ) -> None:
+        if rc.is_failure:
+            if self.connects == 0 and rc.value in (4, 5, 134, 135):  # bad user name or password / not authorised
+                self.fatal = f"the broker {self.url} refused the connection: {rc}"  # the command's one line
+            else:
+                log.warning("mqtt %s: connection refused: %s; trying again", self.url, rc)
+            return
+        self.connects += 1
+        self._connected = True
+        log.info("mqtt %s: connected", self.url)
+        # Subscribe again on every connect: with a clean session the broker has forgotten the subscriptions.
+        client.subscribe([(t, 1) for t in dict.fromkeys(self.topics())])
+
+    def _on_subscribe(
+        self, _c: mqtt.Client, _u: Any, _mid: int, codes: list[ReasonCode], _p: Properties | None
+    ) -> None:
+        failed = [str(rc) for rc in codes if rc.is_failure]
+        if failed:
+            log.error("mqtt %s: subscription refused: %s", self.url, ", ".join(failed))
+        with self._lock:
+            for integ in self.integrations:
+                self._call(integ, "on_connect")
+        self._ready.set()
+
+    def _on_disconnect(
+        self, _c: mqtt.Client, _u: Any, _f: mqtt.DisconnectFlags, rc: ReasonCode, _p: Properties | None
+    ) -> None:
+        was = self._connected
+        self._connected = False
+        self._ready.clear()
+        if was and not self._stop.is_set():
+            log.warning("mqtt %s: disconnected (%s); reconnecting", self.url, rc)
+
+    def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            with self._lock:
+                self._dispatch(msg.topic, bytes(msg.payload))
+        except Exception as e:  # a bug here must not stop paho's thread
+            self.failures += 1
+            log.error("integrations: %s: %s: %s", msg.topic, type(e).__name__, e, exc_info=log.isEnabledFor(10))
+
+    def _dispatch(self, topic: str, payload: bytes) -> None:
+        if topic == BRIDGE_STATUS:
+            online = self._status(topic, payload)
+            if online is not None and online != self.boards.bridge_online:
+                self.boards.bridge_online = online
+                log.info("the bridge is %s", "online" if online else "offline")
+                for integ in self.integrations:
+                    self._call(integ, "on_bridge", online)
+            return
+        split = split_board_topic(topic)
+        if split is not None and split[1] in KINDS:
+            board, kind = split
+            if self.only is not None and board not in self.only:
+                return
+            if kind == "scoreboard":
+                self._scoreboard(board, payload)
+            elif kind == "events":
+                self._moment(board, payload)
+            else:
+                online = self._status(topic, payload)
+                if online is not None:
+                    first = board not in self.boards.docs and board not in self.boards.online
+                    self.boards.online[board] = online
+                    if first:
+                        for integ in self.integrations:
+                            self._call(integ, "on_board", board)
+            return
+        for integ in self.integrations:
+            if topic in integ.topics():
+                self._call(integ, "on_message", topic, payload)
+
+    def _scoreboard(self, board: str, payload: bytes) -> None:
+        if not payload:
+            return  # someone cleared the retained scoreboard: nothing to show, nothing wrong
+        try:
+            doc = read_scoreboard(payload)
+            if doc.get("board") != board:
+                raise BadDocument(f"it is board {doc.get('board')!r}'s")
+        except BadDocument as e:
+            self._bad(board_topic(board, SCOREBOARD), str(e))
+            return
+        first = board not in self.boards.docs and board not in self.boards.online
+        self.boards.docs[board] = doc
+        if first:
+            for integ in self.integrations:
+                self._call(integ, "on_board", board)
+        for integ in self.integrations:
+            self._call(integ, "on_scoreboard", board, doc)
+
+    def _moment(self, board: str, payload: bytes) -> None:
+        try:
+            moment = read_moment(payload)
+        except BadDocument as e:
+            self._bad(board_topic(board, EVENTS), str(e))
+            return
+        for integ in self.integrations:
+            self._call(integ, "on_moment", board, moment)
+
+    def _status(self, topic: str, payload: bytes) -> bool | None:
+        text = payload.strip()
+        if text in (b"online", b"offline"):
+            return text == b"online"
+        if text:  # an empty payload clears a retained status: not an error
+            self._bad(topic, f"unknown status {text[:32]!r}")
+        return None
+
+    def _bad(self, topic: str, why: str) -> None:
+        self.bad += 1
+        log.warning("%s: unreadable message ignored: %s", topic, why)
+
+    def _call(self, integ: Integration, method: str, *args: Any) -> None:
+        try:
+            getattr(integ, method)(*args)
+        except Exception as e:
+            self.failures += 1
+            log.error("%s: %s failed: %s: %s", integ.name, method, type(e).__name__, e, exc_info=log.isEnabledFor(10))
+
+
+# ---------------------------------------------------------------- the command
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """The options of `flickboard integrations`."""
+    p.add_argument("--mqtt", required=True, metavar="URL", help="broker: mqtt://[user:pass@]host[:port] or mqtts://")
+    p.add_argument("--ca-file", help="the broker's CA certificate for mqtts:// ('system': the system store)")
+    p.add_argument(
+        "--homeassistant",
+        nargs="?",
+        const=homeassistant.DEFAULT_PREFIX,
+        metavar="PREFIX",
+        help="announce each board to Home Assistant (MQTT discovery prefix, default: homeassistant)",
+    )
+    p.add_argument("--awtrix", metavar="PREFIX", help="an AWTRIX 3 clock's MQTT prefix: the score app, notifications")
+    p.add_argument(
+        "--awtrix-lifetime",
+        type=int,
+        default=awtrix.DEFAULT_LIFETIME,
+        metavar="S",
+        help=f"seconds the clock keeps the app without an update (default {awtrix.DEFAULT_LIFETIME})",
+    )
+    p.add_argument("--wled", metavar="TOPIC", help="a WLED lamp's MQTT device topic: an effect on every twenty")
+    p.add_argument(
+        "--wled-preset", type=int, metavar="N", help="the lamp's preset to return to (default: its look before)"
+    )
+    p.add_argument(
+        "--wled-seconds",
+        type=float,
+        default=wled.DEFAULT_SECONDS,
+        metavar="S",
+        help=f"how long the effect runs (default {wled.DEFAULT_SECONDS:g})",
+    )
+    p.add_argument(
+        "--wled-fx", type=int, default=wled.DEFAULT_FX, metavar="ID", help="WLED effect id (default 42, Fireworks)"
+    )
+    p.add_argument("--board", action="append", metavar="ID", help="follow only this board (repeatable)")
+    p.add_argument("--client-id", default=DEFAULT_CLIENT_ID, help=f"MQTT client id (default {DEFAULT_CLIENT_ID})")
+
+
+def _topic(value: str, option: str) -> str:
+    v = value.strip()
+    if not v or len(v) > 200 or any(ch in v for ch in "+#\x00") or v.startswith("/") or v.endswith("/"):
+        raise UserError(f"{option}: {value!r} is not a topic prefix (no wildcards, no leading or trailing '/')")
+    return v
+
+
+def _number(value: float | int | None, option: str, low: float, high: float) -> None:
+    if value is not None and not low <= value <= high:
+        raise UserError(f"{option}: {value:g} is out of range ({low:g} to {high:g})")
+
+
+def build_runner(args: Any) -> IntegrationRunner:
+    """The runner for the command line's options, integrations added. Raises UserError (one line)."""
+    try:
+        url = parse_mqtt_url(args.mqtt, "--mqtt")
+    except ConfigError as e:
+        raise UserError(str(e)) from None
+    if not (args.homeassistant or args.awtrix or args.wled):
+        raise UserError("nothing to do: enable at least one of --homeassistant, --awtrix PREFIX, --wled TOPIC")
+    for b in args.board or ():
+        problem = board_problem(b)
+        if problem:
+            raise UserError(f"--board: {problem}")
+    cid = args.client_id
+    if not (1 <= len(cid) <= 64 and cid.isprintable()):
+        raise UserError("--client-id: 1 to 64 printable characters")
+    _number(args.awtrix_lifetime, "--awtrix-lifetime", 10, 86400)
+    _number(args.wled_preset, "--wled-preset", 1, 250)
+    _number(args.wled_seconds, "--wled-seconds", 0.2, 60)
+    _number(args.wled_fx, "--wled-fx", 0, 255)
+    try:
+        runner = IntegrationRunner(url, client_id=cid, ca_file=args.ca_file, boards=args.board)
+    except (ValueError, OSError) as e:
+        raise UserError(f"--mqtt {url}: {e}") from None
+    if args.homeassistant:
+        prefix = _topic(args.homeassistant, "--homeassistant")
+        runner.add(homeassistant.HomeAssistant(runner.publish, runner.boards, prefix))
+    if args.awtrix:
+        prefix = _topic(args.awtrix, "--awtrix")
+        runner.add(awtrix.Awtrix(runner.publish, runner.boards, prefix, lifetime=args.awtrix_lifetime))
+    if args.wled:
+        topic = _topic(args.wled, "--wled")
+        runner.add(
+            wled.Wled(
+                runner.publish,
+                runner.boards,
+                topic,
+                seconds=args.wled_seconds,
+                preset=args.wled_preset,
+                fx=args.wled_fx,
+            )
+        )
+    return runner
+
+
+def run_integrations(args: Any, out: TextIO) -> int:
+    """`flickboard integrations`: run until Ctrl-C, SIGTERM or SIGHUP. Raises UserError (one line) on bad options or
+    when the broker refuses the credentials."""
+    runner = build_runner(args)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level="INFO", format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
+    boards = ", ".join(runner.only) if runner.only else "every board"
+    names = "; ".join(i.describe() for i in runner.integrations)
+    stop = threading.Event()
+    # SIGINT, SIGTERM, SIGHUP (in the main thread; else the caller stops us), from before the first line on
+    with lifecycle.on_stop_signals(stop.set):
+        print(f"flickboard integrations: {names}; {boards} on {runner.url}; Ctrl-C stops", file=out, flush=True)
+        runner.start()
+        try:
+            while not stop.wait(0.25):
+                if runner.fatal:
+                    raise UserError(runner.fatal)
+        finally:
+            runner.stop()
+    print(
+        f"flickboard integrations: stopped ({runner.bad} unreadable messages, {runner.failures} failures)",
+        file=out,
+        flush=True,
+    )
+    return 0
