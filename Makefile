@@ -6,8 +6,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.flickboard-installed
 # Distribution packages the tests use (real parts, never mocks): the MQTT broker, a headless browser for the web
-# pages (tests/test_web.py drives Chromium over the DevTools protocol) and a DNS server for the board's broker
-# lookup (tests/test_fw_dns.py runs dnsmasq).
+# pages (tests/displays/test_web.py drives Chromium over the DevTools protocol) and a DNS server for the board's broker
+# lookup (tests/firmware/test_fw_dns.py runs dnsmasq).
 SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium dnsmasq-base
 SYSTEM_COMMANDS := mosquitto chromium dnsmasq
 # The demo needs only the broker: no browser download for `make demo`.
@@ -196,11 +196,11 @@ SOAK_SEEDS ?= 5
 FUZZ_ARGS  ?=
 FUZZ_STAMP := $(VENV)/.flickboard-fuzz
 
-# Every fault of tests/faults.py on SOAK_SEEDS whole games each, with real Mosquitto, ptys and MicroPython; writes the
+# Every fault of tests/support/faults.py on SOAK_SEEDS whole games each, with real Mosquitto, ptys and MicroPython; writes the
 # table of faults x events x lost x duplicated into docs/reliability.md, and fails if any event was lost or doubled.
 soak: setup system
 	@echo "==> soak: seven faults, $(SOAK_SEEDS) whole games each; the table goes into docs/reliability.md"
-	@$(BIN)/python tests/soak.py --seeds $(SOAK_SEEDS)
+	@$(BIN)/python tests/support/soak.py --seeds $(SOAK_SEEDS)
 
 # The fuzz targets of tests/fuzz/targets.py, coverage-guided with atheris: 100,000 decoder inputs, 10,000 session
 # input sequences, 20,000 of each other target (FUZZ_ARGS="--runs-decoder N ..." to change). Without atheris the same

@@ -8,6 +8,6 @@ import sys
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parent.parent
-for _p in (_ROOT / "tests", _ROOT / "firmware"):
+for _p in (_ROOT / "tests" / "support", _ROOT / "firmware"):
     if str(_p) not in sys.path:
         sys.path.append(str(_p))

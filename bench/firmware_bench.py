@@ -2,7 +2,7 @@
 encoder -> outbox (figure 4) and the shortest beam pulse detected every time (figure 5).
 
 The scripts run the board's own modules (the Pico W profile, the simulated pin backend) with the heap capped
-as on a board; tests/firmware_runner.py runs them.
+as on a board; tests/support/firmware_runner.py runs them.
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from broker import mosquitto
 from firmware_runner import BOARD_HEAP
 
 from host import lifecycle
+from host.sim.broker import mosquitto
 
 from . import firmware_bench, host_bench, latency, rp2_bench, scale
 from .common import ROOT, machine, speed_probe

@@ -1,6 +1,6 @@
 """Every MQTT topic Flickboard publishes or reads, in one place (docs/mqtt.md and docs/protocol.md say what each
 carries). Code elsewhere builds a topic with `board_topic` and reads one with `parse_board_topic`; it never spells
-`flickboard/...` itself (tests/test_topics.py holds that). `client()` makes every paho client Flickboard uses: the
+`flickboard/...` itself (tests/board/test_topics.py holds that). `client()` makes every paho client Flickboard uses: the
 bridge's link, the web page, the integrations and the command-line tools.
 
     flickboard/<board>/status      the board's retained online/offline (its last will)       board -> all

@@ -1,6 +1,6 @@
 """Fuzz targets: each takes one input (bytes) and raises only when the product misbehaves: an exception that is not
 the documented refusal, or a refused input that changed the score. The same targets run under hypothesis in
-`make test` (tests/test_fuzz.py, a fixed-seed slice) and under atheris, coverage-guided, in `make fuzz`
+`make test` (tests/system/test_fuzz.py, a fixed-seed slice) and under atheris, coverage-guided, in `make fuzz`
 (tests/fuzz/run.py).
 
 - `decoder`: a board line (serial) and a payload (MQTT). Allowed: a `BoardMessage`, or a `ProtocolError` with

@@ -44,10 +44,9 @@ USB and resets.
 A reset (machine.reset(), the watchdog, reset()) takes the port away, as unplugging would: a program holding it
 sees the device go, then opens the port again once the board is back on USB (wait_usb).
 
-A game (host/sim/rp2/game.py): `RigGame(board, scenario)` plays a timeline with hold points in lock-step with the
-scorer of host/sim/driver.py (`flickboard demo --rp2`, tests/test_rp2_game.py); `board_image(board_id)` is a flash image
-of this checkout's firmware with a config.json, made with `make flash` once per firmware change (build/rp2/).
-"""
+A game (host/sim/rp2/game.py): `RigGame(board, scenario)` plays a timeline with hold points in lock-step with the scorer
+of host/sim/driver.py (`flickboard demo --rp2`, tests/firmware/test_rp2_game.py); `board_image(board_id)` is a flash
+image of this checkout's firmware with a config.json, made with `make flash` once per firmware change (build/rp2/)."""
 
 from host.sim.rp2.images import Images, RigError, find_images
 from host.sim.rp2.rig import Pico

@@ -1,0 +1,914 @@
+"""The integrations (host/displays/integrations/) against real parts: a Mosquitto started here, a real bridge run
+in-process (host/cli/bridge.py `start_bridge`) whose games are driven with manual entries, the integrations' runner, and
+a plain paho client that sees what they publish. Every payload is checked against the format its receiver documents (the
+URLs are in each test), and every Home Assistant template is rendered against real scoreboard documents and moments from
+the bridge."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from host.cli.bridge import Running, start_bridge
+from host.config import BridgeConfig, parse_mqtt_url
+from host.displays.integrations.awtrix import Awtrix
+from host.displays.integrations.common import SIDE_COLORS, hex_color
+from host.displays.integrations.homeassistant import MOMENT_EVENTS, HomeAssistant
+from host.displays.integrations.runner import IntegrationRunner, build_runner, configure_parser
+from host.displays.integrations.wled import SCRATCH_SLOT, Wled
+from host.errors import UserError
+from host.sim.broker import Broker, mosquitto
+
+ROOT = Path(__file__).resolve().parents[2]
+CYAN, YELLOW = (hex_color(c) for c in SIDE_COLORS)  # Ana's side, Ben's side
+
+
+# ---------------------------------------------------------------- real parts
+
+
+class Spy:
+    """A plain MQTT client that keeps every message it sees: (topic, payload, retained)."""
+
+    def __init__(self, broker: Broker, topics: list[str]) -> None:
+        self.msgs: list[tuple[str, bytes, bool]] = []
+        self.cond = threading.Condition()
+        ready = threading.Event()
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"spy-{uuid.uuid4().hex[:6]}")
+
+        def on_message(_c: Any, _u: Any, m: mqtt.MQTTMessage) -> None:
+            with self.cond:
+                self.msgs.append((m.topic, bytes(m.payload), bool(m.retain)))
+                self.cond.notify_all()
+
+        c.on_message = on_message
+        c.on_connect = lambda cl, *_: cl.subscribe([(t, 1) for t in topics])
+        c.on_subscribe = lambda *_: ready.set()
+        c.connect("127.0.0.1", broker.port)
+        c.loop_start()
+        assert ready.wait(5), "the spy could not subscribe"
+        self.client = c
+
+    def publish(self, topic: str, payload: str | bytes, retain: bool = False) -> None:
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(5)
+
+    def mark(self) -> int:
+        with self.cond:
+            return len(self.msgs)
+
+    def wait(self, pred: Callable[[str, bytes], bool], timeout: float = 5, since: int = 0) -> tuple[str, bytes, bool]:
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for m in self.msgs[since:]:
+                    if pred(m[0], m[1]):
+                        return m
+                left = deadline - time.monotonic()
+                assert left > 0, f"nothing matched within {timeout} s; saw {[t for t, _, _ in self.msgs[since:]]}"
+                self.cond.wait(min(left, 0.05))  # a predicate may look beyond the messages
+
+    def on(self, topic: str, since: int = 0) -> list[bytes]:
+        with self.cond:
+            return [p for t, p, _ in self.msgs[since:] if t == topic]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def bridge_for(broker: Broker, tmp_path: Path, match: str = "games:1") -> Running:
+    return start_bridge(
+        BridgeConfig(
+            mqtt=parse_mqtt_url(broker.url),
+            boards=("t1",),
+            journals=str(tmp_path / "journals"),
+            players=("Ana", "Ben"),
+            match=match,
+            client_id=f"bridge-{uuid.uuid4().hex[:6]}",
+        )
+    )
+
+
+def runner_for(broker: Broker, *integrations: Callable[[IntegrationRunner], Any], **kw: Any) -> IntegrationRunner:
+    runner = IntegrationRunner(parse_mqtt_url(broker.url), client_id=f"int-{uuid.uuid4().hex[:6]}", **kw)
+    for make in integrations:
+        runner.add(make(runner))
+    runner.start()
+    assert runner.wait_ready(5), "the runner did not connect"
+    return runner
+
+
+def enter(running: Running, *lines: str) -> None:
+    for line in lines:
+        out = running.bridge.submit("t1", line)
+        assert out.accepted, (line, out.message)
+
+
+def docs(spy: Spy, board: str = "t1") -> list[dict[str, Any]]:
+    return [json.loads(p) for p in spy.on(f"flickboard/{board}/scoreboard")]
+
+
+# ---------------------------------------------------------------- Home Assistant templates, evaluated here
+
+
+class Template:
+    """Renders the small part of Jinja our value templates use, the way Home Assistant does for MQTT
+    (https://www.home-assistant.io/docs/configuration/templating/#using-templates-with-the-mqtt-integration):
+    `value` is the payload text, `value_json` the parsed JSON; `{{ expr }}` prints str(expr) (None -> "None");
+    `{% if %}`, `{% elif %}`, `{% else %}`, `{% endif %}`. An expression is dotted keys, integer indexes (also
+    negative), string literals, lists of them and `in`. Anything else, a missing key or a key that Jinja would
+    read as a dict method (`.items`, `.keys`, ...) fails the test instead of rendering quietly."""
+
+    TOKEN = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}", re.S)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def render(self, payload: bytes) -> str:
+        env = {"value": payload.decode(), "value_json": json.loads(payload)}
+        out: list[str] = []
+        stack: list[list[bool]] = []  # per open if: [this branch is on, a branch was taken]
+        pos = 0
+        for m in self.TOKEN.finditer(self.text):
+            on = all(s[0] for s in stack)
+            if on:
+                out.append(self.text[pos : m.start()])
+            pos = m.end()
+            if m.group(1) is not None:
+                if on:
+                    out.append(str(self.eval(m.group(1), env)))
+                continue
+            word, _, expr = m.group(2).strip().partition(" ")
+            if word == "if":
+                taken = on and bool(self.eval(expr, env))
+                stack.append([taken, taken])
+            elif word == "elif":
+                s = stack[-1]
+                s[0] = not s[1] and bool(self.eval(expr, env))
+                s[1] = s[1] or s[0]
+            elif word == "else":
+                s = stack[-1]
+                s[0], s[1] = not s[1], True
+            elif word == "endif":
+                stack.pop()
+            else:
+                raise AssertionError(f"unsupported statement {word!r} in {self.text}")
+        assert not stack, f"unclosed if in {self.text}"
+        out.append(self.text[pos:])
+        return "".join(out)
+
+    def eval(self, expr: str, env: dict[str, Any]) -> Any:
+        return self._node(ast.parse(expr.strip(), mode="eval").body, env)
+
+    def _node(self, n: ast.AST, env: dict[str, Any]) -> Any:
+        if isinstance(n, ast.Name) and n.id in env:
+            return env[n.id]
+        if isinstance(n, ast.Constant) and isinstance(n.value, str | int):
+            return n.value
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            number = self._node(n.operand, env)
+            assert isinstance(number, int), self.text
+            return -number
+        if isinstance(n, ast.List):
+            return [self._node(e, env) for e in n.elts]
+        if isinstance(n, ast.Attribute):
+            obj = self._node(n.value, env)
+            assert isinstance(obj, dict), f".{n.attr} of a {type(obj).__name__} in {self.text}"
+            assert n.attr not in dir(dict), f"Jinja reads .{n.attr} as the dict method: {self.text}"
+            assert n.attr in obj, f"no key {n.attr!r} (Home Assistant would render nothing): {self.text}"
+            return obj[n.attr]
+        if isinstance(n, ast.Subscript):
+            obj, i = self._node(n.value, env), self._node(n.slice, env)
+            assert isinstance(obj, list) and isinstance(i, int) and -len(obj) <= i < len(obj), (obj, i, self.text)
+            return obj[i]
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.In):
+            return self._node(n.left, env) in self._node(n.comparators[0], env)
+        if (  # `x.key is defined`: the key is there (its object must be)
+            isinstance(n, ast.Compare)
+            and isinstance(n.ops[0], ast.Is)
+            and isinstance(n.comparators[0], ast.Name)
+            and n.comparators[0].id == "defined"
+            and isinstance(n.left, ast.Attribute)
+        ):
+            obj = self._node(n.left.value, env)
+            assert isinstance(obj, dict), f".{n.left.attr} of a {type(obj).__name__} in {self.text}"
+            return n.left.attr in obj
+        if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.And):  # Jinja's `and`: the first falsy value, or the last
+            value: Any = None
+            for v in n.values:
+                value = self._node(v, env)
+                if not value:
+                    return value
+            return value
+        raise AssertionError(f"unsupported expression {ast.dump(n)} in {self.text}")
+
+
+def render(template: str, payload: bytes) -> str:
+    """Our strict rendering, and Jinja's own (Home Assistant's engine, a test dependency): both must agree."""
+    ours = Template(template).render(payload)
+    sandbox = importlib.import_module("jinja2.sandbox")
+    env = sandbox.ImmutableSandboxedEnvironment()
+    theirs = env.from_string(template).render(value=payload.decode(), value_json=json.loads(payload))
+    assert theirs == ours, (template, theirs, ours)
+    return ours
+
+
+def test_the_template_renderer_is_strict() -> None:
+    """The renderer above must fail where Home Assistant would show nothing or something else."""
+    doc = json.dumps({"a": {"b": [1, 2]}, "n": None, "t": "x"}).encode()
+    assert render("{{ value_json.a.b[-1] }}", doc) == "2"
+    assert render("{% if value_json.n %}yes{% elif value_json.t in ['x'] %}x{% else %}no{% endif %}", doc) == "x"
+    assert render("{{ value_json.n }}", doc) == "None"
+    assert render("{% if value_json.a is defined and value_json.a.c is defined %}y{% else %}n{% endif %}", doc) == "n"
+    assert render("{% if value_json.n and value_json.n.x is defined %}y{% else %}n{% endif %}", doc) == "n"
+    bad_ones = ("{{ value_json.c }}", "{{ value_json.a.items }}", "{{ value_json.a.b[2] }}", "{{ value_json.n.x }}")
+    for bad in (*bad_ones, "{% if value_json.c.d is defined %}{% endif %}"):
+        with pytest.raises(AssertionError):
+            Template(bad).render(doc)
+
+
+# ---------------------------------------------------------------- Home Assistant
+
+
+COMMON_KEYS = {"name", "unique_id", "default_entity_id", "qos", "availability", "device", "origin"}
+ALLOWED = {  # the configuration variables each component documents (only those we may use)
+    "sensor": COMMON_KEYS | {"state_topic", "value_template", "unit_of_measurement", "icon"},
+    "binary_sensor": COMMON_KEYS | {"state_topic", "value_template", "device_class", "entity_category"},
+    "event": COMMON_KEYS | {"state_topic", "value_template", "event_types", "icon"},
+    "device_automation": {"automation_type", "topic", "value_template", "payload", "type", "subtype", "qos"}
+    | {"device", "origin"},
+}
+DEVICE_KEYS = {"identifiers", "name", "manufacturer", "model", "sw_version"}
+ORIGIN_KEYS = {"name", "sw_version", "support_url"}
+SENSOR_KEYS = [
+    *(f"{k}_{n}" for n in (1, 2) for k in ("points", "games_won", "last_game", "twenties")),
+    "game",
+    "shooter",
+    "shot_kind",
+    "state",
+]
+
+
+def ha_configs(spy: Spy, prefix: str, since: int = 0) -> dict[str, dict[str, Any]]:
+    """The latest discovery config per topic seen since `since`."""
+    out: dict[str, dict[str, Any]] = {}
+    with spy.cond:
+        for t, p, _ in spy.msgs[since:]:
+            if t.startswith(prefix + "/") and t.endswith("/config"):
+                out[t] = json.loads(p)
+    return out
+
+
+def expected_topics(prefix: str, board: str) -> set[str]:
+    node = f"flickboard_{board}"
+    return (
+        {f"{prefix}/sensor/{node}/{k}/config" for k in SENSOR_KEYS}
+        | {f"{prefix}/binary_sensor/{node}/board/config", f"{prefix}/event/{node}/moment/config"}
+        | {
+            f"{prefix}/device_automation/{node}/{k}/config"
+            for k in ("twenty", "ditch", "game_over", "match_over", "manche_over", "round_over")
+        }
+    )
+
+
+def wait_configs(spy: Spy, prefix: str, board: str, since: int = 0) -> dict[str, dict[str, Any]]:
+    want = expected_topics(prefix, board)
+    spy.wait(lambda _t, _p: want <= set(ha_configs(spy, prefix, since)), since=since)
+    return {t: c for t, c in ha_configs(spy, prefix, since).items() if t in want}
+
+
+def check_config(topic: str, config: dict[str, Any], board: str) -> None:
+    component = topic.split("/")[1]
+    assert set(config) <= ALLOWED[component], (topic, set(config) - ALLOWED[component])
+    device = config["device"]
+    assert set(device) <= DEVICE_KEYS and device["identifiers"] == [f"flickboard_{board}"], device
+    assert device["name"] == f"Flickboard {board}" and device["manufacturer"] and device["model"], device
+    assert device["sw_version"] and set(config["origin"]) <= ORIGIN_KEYS and config["origin"]["name"], config
+    assert config["qos"] == 1
+    if component == "device_automation":
+        assert config["automation_type"] == "trigger" and config["topic"] == f"flickboard/{board}/events"
+        return
+    key = topic.split("/")[3]
+    assert config["unique_id"] == f"flickboard_{board}_{key}"
+    assert config["default_entity_id"] == f"{component}.flickboard_{board}_{key}"
+    assert config["availability"] == [
+        {"topic": "flickboard/bridge/status", "payload_available": "online", "payload_not_available": "offline"}
+    ]
+    want = f"flickboard/{board}/events" if component == "event" else f"flickboard/{board}/scoreboard"
+    assert config["state_topic"] == want, config
+
+
+def test_home_assistant_discovery_and_templates_over_real_scoreboards(broker: Broker, tmp_path: Path) -> None:
+    """Discovery configs as documented in https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery (topics,
+    device, origin, availability) and the pages of sensor.mqtt, binary_sensor.mqtt, event.mqtt and
+    device_trigger.mqtt (their configuration variables): one device per board, stable unique ids, the bridge's
+    status as availability, and value templates that pick the right values out of the bridge's real scoreboard
+    documents and moments, from the first document to the end of the match."""
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))  # started after the bridge: late
+    try:
+        configs = wait_configs(spy, "homeassistant", "t1")
+        for topic, config in configs.items():
+            check_config(topic, config, "t1")
+        late = Spy(broker, ["homeassistant/#"])  # the configs are retained: a Home Assistant starting now gets them
+        late.wait(lambda _t, _p: {t for t, _, r in late.msgs if r} >= set(configs))
+        late.close()
+        ids = [c["unique_id"] for c in configs.values() if "unique_id" in c]
+        assert len(ids) == len(set(ids)) == 14
+        sensor = {t.split("/")[3]: c for t, c in configs.items() if "/sensor/" in t}
+        assert sensor["points_1"]["name"] == "Ana points" and sensor["twenties_2"]["name"] == "Ben twenties"
+        event = configs["homeassistant/event/flickboard_t1/moment/config"]
+        assert "twenty" in event["event_types"] and "ditch" in event["event_types"]
+
+        enter(running, "shot zone", "shot call in")  # Ana's free shot, then Ben's called twenty
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["entries"] == 2)
+        mid = json.dumps(docs(spy)[-1]).encode()
+        enter(running, "forfeit Ana other")  # the game and the one-game match go to Ben
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["score"]["over"])
+        spy.wait(lambda t, p: t == "flickboard/t1/events" and json.loads(p)["type"] == "match-over")  # after it
+        first, last = (json.dumps(d).encode() for d in (docs(spy)[0], docs(spy)[-1]))
+
+        def values(doc: bytes) -> dict[str, str]:
+            return {k: render(c["value_template"], doc) for k, c in sensor.items()}
+
+        assert values(first) == {
+            **{f"{k}_{n}": "0" for n in (1, 2) for k in ("points", "twenties")},
+            **{f"games_won_{n}": "0.0" for n in (1, 2)},
+            **{f"last_game_{n}": "None" for n in (1, 2)},  # "None": the state is unknown
+            "game": "1",
+            "shooter": "Ana",
+            "shot_kind": "free",
+            "state": "in progress",
+        }
+        after = values(mid)
+        assert (after["twenties_1"], after["twenties_2"], after["shooter"]) == ("0", "1", "Ana")
+        end = values(last)
+        assert (end["points_1"], end["points_2"], end["last_game_2"], end["games_won_2"]) == ("0", "20", "20", "1.0")
+        assert (end["state"], end["shooter"], end["twenties_2"]) == ("over: Ben wins", "None", "None")
+        board = configs["homeassistant/binary_sensor/flickboard_t1/board/config"]
+        assert render(board["value_template"], last) == "OFF"  # no board ever connected
+        online = json.loads(last)
+        online["board_link"]["online"] = True
+        assert render(board["value_template"], json.dumps(online).encode()) == "ON"
+        needs = json.loads(mid)
+        needs["needs_review"] = True
+        assert render(sensor["state"]["value_template"], json.dumps(needs).encode()) == "needs review"
+
+        moments = spy.on("flickboard/t1/events")
+        by_type = {json.loads(p)["type"]: p for p in moments}
+        assert {"shot", "twenty", "game-over", "match-over"} <= set(by_type)
+        fired = json.loads(render(event["value_template"], by_type["twenty"]))
+        assert fired["event_type"] == "twenty" and fired["moment"]["side"] == "Ben"
+        assert fired["event_type"] in event["event_types"]
+        assert render(event["value_template"], by_type["shot"]) == ""  # Home Assistant ignores an empty event
+        triggers = {t.split("/")[3]: c for t, c in configs.items() if "/device_automation/" in t}
+        for key, moment in (("twenty", "twenty"), ("game_over", "game-over"), ("match_over", "match-over")):
+            assert render(triggers[key]["value_template"], by_type[moment]) == triggers[key]["payload"] == moment
+        assert render(triggers["twenty"]["value_template"], by_type["shot"]) != triggers["twenty"]["payload"]
+        assert set(MOMENT_EVENTS) >= {"twenty", "ditch", "game-over", "match-over"}
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+    assert runner.bad == 0 and runner.failures == 0
+
+
+def test_home_assistant_reannounces_on_its_birth_message_and_on_new_sides(broker: Broker, tmp_path: Path) -> None:
+    """Home Assistant's birth message (`online` on `<prefix>/status`, https://www.home-assistant.io/integrations/
+    mqtt/#birth-and-last-will-messages) brings every config again, under a configurable prefix; `offline` does
+    not. A new match with other players renames the side entities (same unique ids). A board seen only through
+    its own status topic is announced too."""
+    spy = Spy(broker, ["ha-test/#", "flickboard/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards, prefix="ha-test"))
+    try:
+        first = wait_configs(spy, "ha-test", "t1")
+        mark = spy.mark()
+        spy.publish("ha-test/status", "offline")
+        spy.publish("ha-test/status", "online")
+        again = wait_configs(spy, "ha-test", "t1", since=mark)
+        assert again == first
+        mark = spy.mark()
+        answer = running.bridge.mqtt_input("t1", json.dumps({"new": {"players": ["Cy", "Di"]}}).encode())
+        assert answer["ok"], answer
+        renamed = wait_configs(spy, "ha-test", "t1", since=mark)
+        assert renamed["ha-test/sensor/flickboard_t1/points_1/config"]["name"] == "Cy points"
+        assert {c.get("unique_id") for c in renamed.values()} == {c.get("unique_id") for c in first.values()}
+
+        mark = spy.mark()
+        spy.publish("flickboard/wifi-2/status", "online", retain=True)
+        wifi = wait_configs(spy, "ha-test", "wifi-2", since=mark)
+        points = wifi["ha-test/sensor/flickboard_wifi-2/points_1/config"]
+        assert points["name"] == "Side 1 points" and points["default_entity_id"] == "sensor.flickboard_wifi_2_points_1"
+        assert points["unique_id"] == "flickboard_wifi-2_points_1"
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+
+
+def test_the_offline_birth_message_does_not_reannounce(broker: Broker) -> None:
+    """Only `online` on the birth topic means Home Assistant (re)started."""
+    spy = Spy(broker, ["homeassistant/#"])
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards), boards=("t5",))
+    ha = runner.integrations[0]
+    try:
+        spy.publish("flickboard/t5/status", "online", retain=True)
+        wait_configs(spy, "homeassistant", "t5")
+        done = ha.announcements  # type: ignore[attr-defined]
+        spy.publish("homeassistant/status", "offline")
+        time.sleep(0.3)
+        assert ha.announcements == done  # type: ignore[attr-defined]
+        spy.publish("homeassistant/status", "online")
+        spy.wait(lambda *_: ha.announcements > done)  # type: ignore[attr-defined]
+    finally:
+        runner.stop()
+        spy.close()
+
+
+# ---------------------------------------------------------------- AWTRIX 3
+
+
+APP_KEYS = {"text", "color", "lifetime", "lifetimeMode", "progress", "progressC", "progressBC"}  # "Custom App" X
+NOTIFY_KEYS = {"text", "color", "duration", "rainbow"}  # "Notification" X
+HEX = re.compile(r"^#[0-9A-F]{6}$")
+FRAGMENT_HEX = re.compile(r"^[0-9A-F]{6}$")  # the colored-fragments example writes "c" without '#'
+
+
+def check_app(app: dict[str, Any]) -> str:
+    """The app against the API's key table; returns its text."""
+    assert set(app) <= APP_KEYS, set(app) - APP_KEYS
+    assert isinstance(app["lifetime"], int) and app["lifetime"] > 0 and app["lifetimeMode"] == 0
+    assert HEX.match(app["color"])
+    for k in ("progressC", "progressBC"):
+        assert k not in app or HEX.match(app[k]), app
+    assert "progress" not in app or 0 <= app["progress"] <= 100
+    assert all(set(f) == {"t", "c"} and FRAGMENT_HEX.match(f["c"]) for f in app["text"]), app["text"]
+    return "".join(f["t"] for f in app["text"])
+
+
+def check_notification(note: dict[str, Any]) -> None:
+    assert set(note) <= NOTIFY_KEYS and "lifetime" not in note, note
+    assert isinstance(note["text"], str) and HEX.match(note["color"]) and note["duration"] > 0
+
+
+def test_awtrix_app_shows_the_score_and_twenties_notify(broker: Broker, tmp_path: Path) -> None:
+    """The custom app on `<prefix>/custom/flickboard_<board>` and the notifications on `<prefix>/notify`, as in the
+    AWTRIX 3 MQTT API, Custom Apps and Notifications (https://blueforcer.github.io/awtrix3/#/api): the score in
+    side colours with a lifetime, updated on each scoreboard; a notification on the twenty and at the end."""
+    spy = Spy(broker, ["clock1/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(broker, lambda r: Awtrix(r.publish, r.boards, "clock1", lifetime=60))
+    app_topic = "clock1/custom/flickboard_t1"
+    try:
+        _, payload, retained = spy.wait(lambda t, _p: t == app_topic)  # the retained scoreboard, at once
+        app = json.loads(payload)
+        assert check_app(app) == "0:0" and not retained
+        assert [f["c"] for f in app["text"]] == [CYAN[1:], "FFFFFF", YELLOW[1:]]
+        assert app["lifetime"] == 60 and app["progress"] == 0 and app["progressC"] == CYAN  # Ana to shoot
+
+        mark = spy.mark()
+        enter(running, "shot zone", "shot call in")
+        _, note, _ = spy.wait(lambda t, _p: t == "clock1/notify", since=mark)
+        twenty = json.loads(note)
+        check_notification(twenty)
+        assert twenty["text"] == "TWENTY Ben" and twenty["color"] == YELLOW
+        spy.wait(lambda t, p: t == app_topic and json.loads(p)["progress"] == 8, since=mark)  # 2 of 24 shots
+
+        mark = spy.mark()
+        enter(running, "forfeit Ana other")
+        spy.wait(lambda t, p: t == app_topic and json.loads(p)["text"][0]["t"] == "Ben wins ", since=mark)
+        spy.wait(lambda _t, _p: len(spy.on("clock1/notify", mark)) >= 2, since=mark)
+        notes = [json.loads(p) for p in spy.on("clock1/notify", mark)]
+        for n in notes:
+            check_notification(n)
+        assert notes[0]["text"] == "GAME 1: Ana 0-20 Ben, Ben wins" and notes[0]["color"] == YELLOW
+        assert notes[1]["text"] == "Ben WINS THE MATCH"
+        final = json.loads(spy.on(app_topic)[-1])
+        assert check_app(final) == "Ben wins 0:20" and "progress" not in final
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+
+
+def test_awtrix_app_is_kept_alive_only_while_the_bridge_is_online(broker: Broker) -> None:
+    """Sent again every third of its lifetime while the bridge says `online`, so a quiet game keeps its app; not
+    while it says `offline`, so the clock drops the stale score when the lifetime runs out. (A fake clock drives
+    the timer: the lifetime is the AWTRIX "lifetime" key, in seconds.)"""
+    now = [1000.0]
+    spy = Spy(broker, ["clock2/#"])
+    sample = json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
+    spy.publish("flickboard/bridge/status", "online", retain=True)
+    spy.publish("flickboard/table-3/scoreboard", json.dumps(sample), retain=True)
+    runner = runner_for(
+        broker, lambda r: Awtrix(r.publish, r.boards, "clock2", lifetime=30, clock=lambda: now[0]), clock=lambda: now[0]
+    )
+    app_topic = "clock2/custom/flickboard_table-3"
+    try:
+        spy.wait(lambda t, _p: t == app_topic)
+        assert check_app(json.loads(spy.on(app_topic)[-1])) == "0:0"
+        count = len(spy.on(app_topic))
+        now[0] += 9  # under a third of 30 s
+        time.sleep(0.4)
+        assert len(spy.on(app_topic)) == count
+        now[0] += 2
+        spy.wait(lambda _t, _p: len(spy.on(app_topic)) > count)
+        spy.publish("flickboard/bridge/status", "offline", retain=True)
+        spy.wait(lambda _t, _p: runner.boards.bridge_online is False)
+        count = len(spy.on(app_topic))
+        now[0] += 100
+        time.sleep(0.4)
+        assert len(spy.on(app_topic)) == count
+        spy.publish("flickboard/bridge/status", "online", retain=True)  # back: the app at once
+        spy.wait(lambda _t, _p: len(spy.on(app_topic)) > count)
+    finally:
+        runner.stop()
+        spy.close()
+
+
+# ---------------------------------------------------------------- WLED
+
+
+STATE_KEYS = {"on": bool, "bri": int, "tt": int, "ps": int, "psave": int, "ib": bool, "sb": bool, "seg": list}
+SEG_KEYS = {"id", "fx", "sx", "ix", "pal", "col"}
+
+
+def check_wled_state(state: dict[str, Any]) -> None:
+    """A JSON API state object, by the JSON API's tables: known keys, types and ranges."""
+    assert set(state) <= set(STATE_KEYS), set(state) - set(STATE_KEYS)
+    for k, v in state.items():
+        assert type(v) is STATE_KEYS[k], (k, v)
+    assert 0 <= state.get("bri", 0) <= 255 and 0 <= state.get("tt", 0) <= 65535
+    assert all(1 <= state[k] <= 250 for k in ("ps", "psave") if k in state)
+    for seg in state.get("seg", []):
+        assert set(seg) <= SEG_KEYS and all(0 <= seg[k] <= 255 for k in ("fx", "sx", "ix", "pal"))
+        assert 1 <= len(seg["col"]) <= 3 and all(len(c) == 3 and all(0 <= x <= 255 for x in c) for c in seg["col"])
+
+
+def test_wled_flashes_the_scoring_side_then_restores_the_saved_look(broker: Broker, tmp_path: Path) -> None:
+    """On a twenty, JSON API state objects on the lamp's `<topic>/api` (https://kno.wled.ge/interfaces/mqtt/,
+    https://kno.wled.ge/interfaces/json-api/): save the look in the scratch preset (`psave`), the effect in the
+    scoring side's colour, and the saved preset back (`ps`) when the time is up. A second twenty during the
+    effect flashes again and restarts the timer, without saving the flash as the look."""
+    spy = Spy(broker, ["lamp/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(broker, lambda r: Wled(r.publish, r.boards, "lamp", seconds=1.0))
+    try:
+        enter(running, "shot zone", "shot call in", "shot zone", "shot call in")  # two twenties for Ben
+        spy.wait(lambda _t, p: "ps" in json.loads(p))
+        time.sleep(0.3)
+        states = [json.loads(p) for p in spy.on("lamp/api")]
+        for s in states:
+            check_wled_state(s)
+        assert states[0] == {"psave": SCRATCH_SLOT, "ib": True, "sb": True}
+        flashes = states[1:3]
+        assert [sorted(f) for f in flashes] == [["bri", "on", "seg", "tt"]] * 2
+        assert all(f["on"] is True and f["tt"] == 0 for f in flashes)
+        assert flashes[0]["seg"][0]["col"][0] == list(SIDE_COLORS[1])  # Ben's side: yellow
+        assert states[3:] == [{"ps": SCRATCH_SLOT}]
+        assert spy.on("lamp") == [] and all(t == "lamp/api" for t, _, _ in spy.msgs)
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+
+
+def test_wled_returns_to_the_given_preset_without_saving(broker: Broker, tmp_path: Path) -> None:
+    """With a preset to return to, nothing is saved: the effect, then `{"ps": N}` (state objects as in
+    https://kno.wled.ge/interfaces/json-api/)."""
+    spy = Spy(broker, ["lamp/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(broker, lambda r: Wled(r.publish, r.boards, "lamp", seconds=0.3, preset=7, fx=1))
+    try:
+        enter(running, "shot zone", "shot call in")
+        spy.wait(lambda _t, p: "ps" in json.loads(p))
+        states = [json.loads(p) for p in spy.on("lamp/api")]
+        for s in states:
+            check_wled_state(s)
+        assert len(states) == 2 and states[0]["seg"][0]["fx"] == 1 and states[1] == {"ps": 7}
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+
+
+def test_wled_timer_restarts_on_each_twenty_and_a_stop_reverts_at_once(broker: Broker) -> None:
+    """The way back comes `seconds` after the last twenty, not the first (a fake clock drives the timer), and a
+    clean stop in the middle of an effect sends it at once."""
+    now = [500.0]
+    spy = Spy(broker, ["lamp/#"])
+    runner = runner_for(
+        broker, lambda r: Wled(r.publish, r.boards, "lamp", seconds=10, clock=lambda: now[0]), clock=lambda: now[0]
+    )
+    twenty = {"format": "flickboard-moment", "board": "t1", "entry": 2, "type": "twenty", "side": "Ben"}
+    try:
+        spy.publish("flickboard/t1/events", json.dumps(twenty))
+        spy.wait(lambda _t, p: "seg" in json.loads(p))
+        now[0] += 8
+        spy.publish("flickboard/t1/events", json.dumps({**twenty, "entry": 4}))
+        spy.wait(lambda _t, _p: len(spy.on("lamp/api")) == 3)
+        now[0] += 8  # 16 s after the first, 8 after the last
+        time.sleep(0.4)
+        assert len(spy.on("lamp/api")) == 3
+        now[0] += 3
+        spy.wait(lambda _t, p: json.loads(p) == {"ps": SCRATCH_SLOT})
+        spy.publish("flickboard/t1/events", json.dumps({**twenty, "entry": 6}))
+        spy.wait(lambda _t, _p: len(spy.on("lamp/api")) == 6)  # saved again (the look is back), flashing
+    finally:
+        runner.stop()
+    spy.wait(lambda _t, _p: len(spy.on("lamp/api")) == 7)
+    states = [json.loads(p) for p in spy.on("lamp/api")]
+    assert [next(iter(s)) for s in states] == ["psave", "on", "on", "ps", "psave", "on", "ps"]
+    assert states[1]["seg"][0]["col"][0] == [255, 255, 255]  # no scoreboard seen: the side is unknown, white
+    spy.close()
+
+
+# ---------------------------------------------------------------- robustness and the command line
+
+
+def test_garbled_documents_are_counted_and_logged_in_one_line(broker: Broker, caplog: pytest.LogCaptureFixture) -> None:
+    """A garbled scoreboard, another format or version, a moment that is not one, a status that is neither
+    `online` nor `offline`, another board's document: each is counted and logged in one line, and the runner
+    goes on (the good scoreboard after them still reaches the clock). `--board` keeps other boards out."""
+    spy = Spy(broker, ["clock3/#"])
+    caplog.set_level(logging.WARNING, logger="flickboard.integrations")
+    runner = runner_for(broker, lambda r: Awtrix(r.publish, r.boards, "clock3"), boards=("t1", "t2"))
+    sample = json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
+    bad = [
+        ("flickboard/t1/scoreboard", b'{"format": "flickboard-scoreboard", "version": 1, "score": {"sides": [tr'),
+        ("flickboard/t1/scoreboard", b"\xff\xfe not utf-8"),
+        ("flickboard/t1/scoreboard", b"[1, 2]"),
+        ("flickboard/t1/scoreboard", json.dumps({**sample, "version": 2}).encode()),
+        ("flickboard/t1/scoreboard", json.dumps({**sample, "format": "other"}).encode()),
+        ("flickboard/t1/scoreboard", json.dumps({**sample, "board": "t2"}).encode()),
+        ("flickboard/t1/scoreboard", json.dumps({**sample, "board": "t1", "score": {"sides": "x"}}).encode()),
+        ("flickboard/t1/events", b"twenty!"),
+        ("flickboard/t1/events", json.dumps({"type": "twenty"}).encode()),
+        ("flickboard/t1/status", b"maybe"),
+    ]
+    try:
+        for topic, payload in bad:
+            spy.publish(topic, payload)
+        spy.publish("flickboard/t3/scoreboard", json.dumps({**sample, "board": "t3"}))  # not followed
+        spy.publish("flickboard/t2/scoreboard", json.dumps({**sample, "board": "t2"}))
+        spy.wait(lambda t, _p: t == "clock3/custom/flickboard_t2")
+        time.sleep(0.2)
+        assert runner.bad == len(bad) and runner.failures == 0
+        assert spy.on("clock3/custom/flickboard_t3") == [] and spy.on("clock3/custom/flickboard_t1") == []
+        lines = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
+        assert len(lines) == len(bad) and all("\n" not in line for line in lines)
+        assert not any(r.exc_info for r in caplog.records)
+        assert any("version 2" in line for line in lines) and any("not JSON" in line for line in lines)
+    finally:
+        runner.stop()
+        spy.close()
+
+
+def test_after_a_broker_restart_it_subscribes_and_announces_again(broker: Broker, tmp_path: Path) -> None:
+    """A broker restarted without persistence has forgotten the subscriptions and the retained discovery configs:
+    on the reconnect the runner subscribes again and publishes the configs again, and the clock gets the app
+    from the scoreboard the bridge republishes."""
+    spy = Spy(broker, ["homeassistant/#", "clock5/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(
+        broker, lambda r: HomeAssistant(r.publish, r.boards), lambda r: Awtrix(r.publish, r.boards, "clock5")
+    )
+    try:
+        wait_configs(spy, "homeassistant", "t1")
+        spy.wait(lambda t, _p: t == "clock5/custom/flickboard_t1")
+        broker.restart()
+        mark = spy.mark()
+        wait_configs(spy, "homeassistant", "t1", since=mark)
+        spy.wait(lambda t, _p: t == "clock5/custom/flickboard_t1", timeout=10, since=mark)
+        assert runner.connects == 2
+        late = Spy(broker, ["homeassistant/#"])
+        late.wait(lambda _t, _p: {t for t, _, r in late.msgs if r} >= expected_topics("homeassistant", "t1"))
+        late.close()
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+
+
+def parse(*argv: str) -> Any:
+    import argparse
+
+    p = argparse.ArgumentParser()
+    configure_parser(p)
+    return p.parse_args(list(argv))
+
+
+def test_options_are_checked_with_one_line_errors() -> None:
+    """Nothing enabled, a bad URL, board, topic or number: refused before connecting, in one line."""
+    url = "mqtt://127.0.0.1:1"
+    cases = [
+        (["--mqtt", url], "enable at least one"),
+        (["--mqtt", "http://x", "--wled", "w"], "--mqtt"),
+        (["--mqtt", url, "--wled", "w", "--board", "a/b"], "--board"),
+        (["--mqtt", url, "--wled", "w", "--board", "bridge"], "--board"),
+        (["--mqtt", url, "--awtrix", "clock/#"], "--awtrix"),
+        (["--mqtt", url, "--wled", "/lamp"], "--wled"),
+        (["--mqtt", url, "--homeassistant", "ha+"], "--homeassistant"),
+        (["--mqtt", url, "--wled", "w", "--wled-preset", "0"], "--wled-preset"),
+        (["--mqtt", url, "--awtrix", "c", "--awtrix-lifetime", "1"], "--awtrix-lifetime"),
+        (["--mqtt", "mqtts://127.0.0.1", "--wled", "w"], "CA file"),
+        (["--mqtt", url, "--ca-file", "ca.pem", "--wled", "w"], "mqtts"),
+    ]
+    for argv, words in cases:
+        with pytest.raises(UserError) as e:
+            build_runner(parse(*argv))
+        assert words in str(e.value) and "\n" not in str(e.value), (argv, str(e.value))
+    runner = build_runner(parse("--mqtt", url, "--homeassistant", "--awtrix", "c1", "--wled", "w1", "--board", "t1"))
+    assert [i.name for i in runner.integrations] == ["homeassistant", "awtrix", "wled"]
+    assert runner.integrations[0].prefix == "homeassistant"  # type: ignore[attr-defined]
+    assert "homeassistant/status" in runner.topics() and "flickboard/t1/events" in runner.topics()
+    assert "flickboard/+/scoreboard" not in runner.topics()
+
+
+def test_the_command_runs_until_sigterm_and_says_errors_in_one_line(broker: Broker) -> None:
+    """As a user runs it (`python -m host.displays.integrations`, the same options as `flickboard integrations`): a bad
+    option is one line on stderr and exit 2, no traceback; a real run publishes the app for the retained
+    scoreboard and stops cleanly on SIGTERM."""
+    cmd = [sys.executable, "-m", "host.displays.integrations"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([*cmd, "--mqtt", broker.url], capture_output=True, text=True, env=env, timeout=30)
+    assert p.returncode == 2 and p.stderr.strip().count("\n") == 0, p.stderr
+    assert p.stderr.startswith("flickboard: nothing to do") and "Traceback" not in p.stderr
+
+    spy = Spy(broker, ["clock4/#"])
+    sample = json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
+    spy.publish("flickboard/table-3/scoreboard", json.dumps(sample), retain=True)
+    proc = subprocess.Popen(
+        [*cmd, "--mqtt", broker.url, "--awtrix", "clock4", "--board", "table-3", "--client-id", "cli-test"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        spy.wait(lambda t, _p: t == "clock4/custom/flickboard_table-3", timeout=15)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        spy.close()
+    assert proc.returncode == 0, (out, err)
+    assert "AWTRIX 3 (clock4)" in out and "stopped (0 unreadable messages, 0 failures)" in out
+    assert "Traceback" not in err
+
+
+def test_a_refused_password_stops_the_command_with_one_line(tmp_path: Path) -> None:
+    """A broker that refuses the credentials will refuse them again: the command says so in one line (exit 2)
+    instead of retrying for ever."""
+    pw = tmp_path / "passwd"
+    subprocess.run(["mosquitto_passwd", "-b", "-c", str(pw), "scorer", "right"], check=True, capture_output=True)
+    with mosquitto(f"allow_anonymous false\npassword_file {pw}\n") as b:
+        url = f"mqtt://scorer:wrong@127.0.0.1:{b.port}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        p = subprocess.run(
+            [sys.executable, "-m", "host.displays.integrations", "--mqtt", url, "--wled", "lamp"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=30,
+        )
+    err = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(err) == 1 and err[0].startswith("flickboard: the broker"), p.stderr
+    assert "refused the connection" in err[0] and "scorer:***@" in err[0]
+    assert "wrong" not in p.stderr and "Traceback" not in p.stderr
+
+
+def test_docs_integrations_names_everything_published() -> None:
+    """docs/integrations.md is the contract for whoever sets these up: every discovery key and entity key, every
+    event type and trigger, every AWTRIX and WLED key the code sends must appear there (in backticks)."""
+    doc = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    sample = json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
+    sent: list[tuple[str, bytes, bool]] = []
+
+    def publish(topic: str, payload: bytes, retain: bool) -> None:
+        sent.append((topic, payload, retain))
+
+    from host.displays.integrations.common import Boards
+
+    boards = Boards(docs={"table-3": sample})
+    words: set[str] = set()
+    for topic, config in HomeAssistant(publish, boards).configs("table-3").items():
+        words |= {topic.split("/")[3], *config, *config["device"], *config["origin"], *config.get("event_types", [])}
+        words |= {k for a in config.get("availability", []) for k in a}
+    aw = Awtrix(publish, boards, "clock")
+    words |= set(aw.app(sample))
+    for m in ({"type": "twenty", "side": "Ben"}, {"type": "game-over", "game": 1}, {"type": "match-over"}):
+        words |= set(aw.notification("table-3", {"entry": 1, **m}) or {})
+    lamp = Wled(publish, boards, "lamp")
+    lamp.flash((1, 2, 3))
+    lamp.revert()
+    for _, payload, _ in sent:
+        state = json.loads(payload)
+        words |= set(state) | {k for seg in state.get("seg", []) for k in seg}
+    missing = sorted(w for w in words if f"`{w}`" not in doc)
+    assert not missing, f"add these to docs/integrations.md: {missing}"
+
+
+# ---------------------------------------------------------------- Québec Pichenottes and Flicochet
+
+QUEBEC_MANCHE = ["shot", "color red", "shot red", "shot c5", "shot" + " red" * 11, "shot none"]  # Ben: 12 + c5
+
+
+def test_quebec_and_flicochet_documents_drive_every_integration(broker: Broker, tmp_path: Path) -> None:
+    """The other two games through a real bridge: Home Assistant's templates render their documents (no twenties,
+    no games won: None), AWTRIX shows the points to the target and notifies a manche, a round and the game, and
+    WLED flashes the side that won a manche or round. Seed 003 règle 12 (the manche: 1 per opponent dame left) and
+    seed 004 PLAYING 3 (a round: the discs closer than the opponent's closest)."""
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#", "clock/#", "lamp/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(
+        broker,
+        lambda r: HomeAssistant(r.publish, r.boards),
+        lambda r: Awtrix(r.publish, r.boards, "clock", lifetime=60),
+        lambda r: Wled(r.publish, r.boards, "lamp", seconds=0.3),
+    )
+    app_topic = "clock/custom/flickboard_t1"
+    try:
+        configs = wait_configs(spy, "homeassistant", "t1")
+        sensor = {t.split("/")[3]: c for t, c in configs.items() if "/sensor/" in t}
+
+        def values(doc: dict[str, Any]) -> dict[str, str]:
+            return {k: render(c["value_template"], json.dumps(doc).encode()) for k, c in sensor.items()}
+
+        mark = spy.mark()
+        running.bridge.new_game("t1", "officiel", ["Ana", "Ben"], None, "31")
+        enter(running, *QUEBEC_MANCHE)
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["entries"] == 6, since=mark)
+        quebec = [d for d in docs(spy) if d["score"].get("game") == "pichenottes-quebec"]
+        first, last = values(quebec[0]), values(quebec[-1])
+        assert first == {
+            **{f"points_{n}": "0" for n in (1, 2)},
+            **{f"{k}_{n}": "None" for n in (1, 2) for k in ("games_won", "last_game", "twenties")},
+            "game": "1",  # the manche
+            "shooter": "Ana",
+            "shot_kind": "None",
+            "state": "in progress",
+        }
+        assert (last["points_2"], last["last_game_2"], last["last_game_1"], last["game"]) == ("17", "17", "0", "2")
+        assert last["shooter"] == "Ben"  # the break goes round the table (règle 7)
+        _, note, _ = spy.wait(lambda t, p: t == "clock/notify" and b"MANCHE" in p, since=mark)
+        assert json.loads(note) == {"text": "MANCHE 1: Ana 0-17 Ben", "color": YELLOW, "duration": 6}
+        app = json.loads(spy.wait(lambda t, p: t == app_topic and b'"17"' in p, since=mark)[1])
+        assert check_app(app) == "0:17" and app["progress"] == 55 and app["progressC"] == YELLOW  # 17 of 31
+        flash = spy.wait(lambda t, p: t == "lamp/api" and b"seg" in p, since=mark)[1]
+        assert json.loads(flash)["seg"][0]["col"][0] == list(SIDE_COLORS[1])  # Ben's manche
+        event = configs["homeassistant/event/flickboard_t1/moment/config"]
+        manche = next(p for p in spy.on("flickboard/t1/events", mark) if json.loads(p)["type"] == "manche-over")
+        assert json.loads(render(event["value_template"], manche))["event_type"] == "manche-over"
+
+        mark = spy.mark()
+        running.bridge.new_game("t1", "flicochet", ["Cy", "Di"], None, "2")
+        enter(running, *["flick"] * 12, "order R R W")  # red's two discs are closest: 2 points, the game
+        names = "homeassistant/sensor/flickboard_t1/points_1/config"
+        spy.wait(lambda t, p: t == names and json.loads(p)["name"] == "red points", since=mark)  # re-announced
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["score"]["over"], since=mark)
+        end = values(docs(spy)[-1])
+        assert (end["points_1"], end["last_game_1"], end["state"], end["twenties_1"]) == (
+            "2",
+            "2",
+            "over: red wins",
+            "None",
+        )
+        spy.wait(lambda _t, _p: len(spy.on("clock/notify", mark)) >= 2, since=mark)
+        notes = [json.loads(p) for p in spy.on("clock/notify", mark)]
+        for n in notes:
+            check_notification(n)
+        red = hex_color((255, 40, 40))
+        assert notes[0] == {"text": "ROUND 1: red 2-0 white", "color": red, "duration": 6}
+        assert notes[1] == {"text": "red WINS 2-0", "color": red, "rainbow": True, "duration": 10}
+        final = json.loads(spy.wait(lambda t, p: t == app_topic and b"wins" in p, since=mark)[1])
+        assert check_app(final) == "red wins 2:0" and final["text"][1]["c"] == red[1:]
+        spy.wait(lambda t, p: t == "lamp/api" and json.loads(p).get("ps") == SCRATCH_SLOT, since=mark)
+        states = [json.loads(p) for p in spy.on("lamp/api", mark)]
+        for s in states:
+            check_wled_state(s)
+        assert [s["seg"][0]["col"][0] for s in states if "seg" in s][:2] == [[255, 40, 40]] * 2  # round, game
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+    assert runner.bad == 0 and runner.failures == 0

@@ -1,0 +1,215 @@
+"""The web pages' test rig, all real parts: a Mosquitto (host/sim/broker.py), a bridge in-process with its MQTT link
+(`start_bridge`), and `flickboard web` in-process (`start_web`) on a free port.
+
+Run as a script, it writes the screenshots of docs/displays.md from a realistic mid-game state:
+
+    .venv/bin/python tests/support/web_rig.py docs/img        # tv.png, enter.png, tv-quebec.png, tv-flicochet.png
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+from web_cdp import Chromium
+
+from host.cli.bridge import Running, start_bridge
+from host.config import BridgeConfig, parse_mqtt_url
+from host.displays.web import WebApp, WebConfig, start_web
+from host.sim.broker import Broker, mosquitto
+from host.sim.random_game import random_match
+
+BOARD = "t1"
+
+
+class Rig:
+    def __init__(
+        self, broker: Broker, tmp: Path, players: tuple[str, ...] = ("Ana", "Ben"), timeout: float = 5
+    ) -> None:
+        self.broker = broker
+        self.tmp = tmp
+        self.said: list[str] = []
+        self.running: Running | None = None
+        self.start_bridge(players)
+        self.web: WebApp = start_web(
+            WebConfig(parse_mqtt_url(broker.url), port=0, answer_timeout=timeout, reconnect_max=1), self.said.append
+        )
+        self.url = f"http://127.0.0.1:{self.web.port}"
+        self.wait(lambda: self.web.hub.ready, "the web server's MQTT subscriptions")
+
+    def start_bridge(self, players: tuple[str, ...] = ("Ana", "Ben")) -> Running:
+        cfg = BridgeConfig(
+            mqtt=parse_mqtt_url(self.broker.url),
+            boards=(BOARD,),
+            journals=str(self.tmp / "journals"),
+            players=players,
+            client_id=f"web-test-{uuid.uuid4().hex[:8]}",
+        )
+        self.running = start_bridge(cfg)
+        assert self.running.mqtt is not None and self.running.mqtt.wait_ready(10), "the bridge did not connect"
+        return self.running
+
+    def stop_bridge(self) -> None:
+        """The bridge stops as on Ctrl-C: it says `offline` on flickboard/bridge/status."""
+        if self.running is not None:
+            self.running.stop()
+            self.running = None
+
+    @property
+    def bridge(self) -> Any:
+        assert self.running is not None
+        return self.running.bridge
+
+    def records(self) -> list[dict[str, Any]]:
+        recs: list[dict[str, Any]] = self.bridge.games[BOARD].session.journal.records
+        return recs
+
+    def wait(self, pred: Any, what: str, timeout: float = 10) -> None:
+        deadline = time.monotonic() + timeout
+        while not pred():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            time.sleep(0.02)
+
+    def web_doc(self) -> dict[str, Any] | None:
+        """The scoreboard the web server holds for the board (what its pages are sent)."""
+        text = self.web.hub.scoreboard(BOARD)
+        return None if text is None else dict(json.loads(text))
+
+    def synced(self) -> dict[str, Any]:
+        """Wait until the web server holds the bridge's latest scoreboard; that scoreboard."""
+        n = len(self.records())
+        self.wait(lambda: (self.web_doc() or {}).get("entries") == n, f"the scoreboard with {n} entries")
+        doc = self.web_doc()
+        assert doc is not None
+        return doc
+
+    def http(self, method: str, path: str, body: bytes | None = None, ctype: str = "application/json") -> Any:
+        """(status, parsed JSON or text) of one request to the web server."""
+        req = urllib.request.Request(self.url + path, data=body, method=method)
+        if body is not None:
+            req.add_header("Content-Type", ctype)
+        try:
+            with urllib.request.urlopen(req, timeout=20) as r:
+                status, raw, kind = r.status, r.read(), r.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as e:
+            status, raw, kind = e.code, e.read(), e.headers.get("Content-Type", "")
+        return status, (json.loads(raw) if kind.startswith("application/json") else raw.decode())
+
+    def close(self) -> None:
+        self.web.stop()
+        self.stop_bridge()
+
+
+def mid_game(rig: Rig, seed: int = 4) -> None:
+    """Two games played, the third under way, and a shot open with a provisional twenty from the hole sensor."""
+    text = random_match(seed, "tournament-2019", ["Ana", "Ben"], match="games:8")
+    lines = [ln for ln in text.splitlines() if ln and not ln.startswith("[")]
+    bridge = rig.bridge
+    i = 0
+    while len(bridge.scoreboard(BOARD)["score"]["games"]) < 2:
+        assert bridge.submit(BOARD, lines[i]).accepted, lines[i]
+        i += 1
+    for line in lines[i : i + 9]:
+        assert bridge.submit(BOARD, line).accepted, line
+    cur = bridge.scoreboard(BOARD)["score"]["current"]
+    for line in (f"begin {cur['to_shoot']}", "in @sensor"):
+        out = bridge.submit(BOARD, line)
+        assert out.accepted, (line, out.message)
+
+
+QUEBEC_MID_GAME = [
+    "shot",  # manche 1: Ana breaks, nothing goes in
+    "color red",  # Ben chooses (règle 10)
+    "shot red",  # his fond
+    "shot c5",  # a compteuse, to bury
+    "shot red red red red red red red red red red red",  # the c5 is buried, and every red is in
+    "shot none",  # the manche is his: 12 green dames left and his c5, 17-0 (règle 12)
+    "shot",  # manche 2: Ben breaks
+    "color green",  # Ana chooses
+    "shot green",  # her fond
+    "shot c10",  # her compteuse, still to bury
+]
+FLICOCHET_MID_GAME = [
+    *["flick"] * 12,
+    "order 1 R W R",
+    "order 2 W R",
+    "flick",
+    "flick",
+    "off red",
+    "flick",
+    "jack off 2",
+]
+
+
+def other_game(rig: Rig, game: str) -> None:
+    """A Québec Pichenottes partie (manche 1, a compteuse won by Ben, Ana's still to bury) or a Flicochet game with
+    two jacks (round 2: a red disc knocked off, jack 2 off the table), started on the board as the entry page does."""
+    if game == "quebec":
+        rig.bridge.new_game(BOARD, "officiel", ["Ana", "Ben"], None, "31")
+        lines = QUEBEC_MID_GAME
+    else:
+        rig.bridge.new_game(BOARD, "flicochet+double-jack", ["Cy", "Di"], None, None)
+        lines = FLICOCHET_MID_GAME
+    for line in lines:
+        out = rig.bridge.submit(BOARD, line)
+        assert out.accepted, (line, out.message)
+
+
+def tv_screenshot(rig: Rig, browser: Chromium, path: Path) -> Path:
+    """The TV page at 1280x720, once it shows the board's latest scoreboard."""
+    n = rig.synced()["entries"]
+    page = browser.page()
+    page.viewport(1280, 720)
+    page.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-reduced-motion", "value": "reduce"}])
+    page.goto(f"{rig.url}/tv/{BOARD}")
+    page.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.state === 'live'")
+    page.screenshot(path)
+    assert not page.errors, page.errors
+    page.close()
+    return path
+
+
+def screenshots(rig: Rig, browser: Chromium, out: Path) -> tuple[Path, Path]:
+    """The TV page at 1280x720 and the entry page as a 360 px wide phone, full height."""
+    tv = tv_screenshot(rig, browser, out / "tv.png")
+    enter = out / "enter.png"
+    n = rig.synced()["entries"]
+    phone = browser.page()
+    phone.viewport(360, 740, mobile=True)
+    phone.goto(f"{rig.url}/enter/{BOARD}")
+    phone.wait(f"document.body.dataset.entries === '{n}' && document.querySelector('#new-rules').options.length")
+    phone.screenshot(enter, full_page=True)
+    assert not phone.errors, phone.errors
+    phone.close()
+    return tv, enter
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0] if argv else "docs/img")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, mosquitto() as broker:
+        rig = Rig(broker, Path(tmp))
+        try:
+            rig.bridge.board_state(BOARD, True)  # as if a board had said hello: the link shows online
+            mid_game(rig)
+            with Chromium(Path(tmp)) as browser:
+                for p in screenshots(rig, browser, out):
+                    print(f"wrote {p}")
+                for game in ("quebec", "flicochet"):
+                    other_game(rig, game)
+                    print(f"wrote {tv_screenshot(rig, browser, out / f'tv-{game}.png')}")
+        finally:
+            rig.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
