@@ -1,2 +1,4 @@
-"""The `flickboard` command: its parser and the scorekeeping commands (host/cli/main.py), the bridge, enter and
-scoreboard commands (host/cli/bridge.py), and the accuracy report (host/cli/accuracy.py)."""
+"""The `flickboard` command: its parser and the one place errors are caught (host/cli/main.py), files (transcripts
+and journals read and folded, `rules`, `replay`, `export`: host/cli/files.py), `play` at the terminal
+(host/cli/play.py), the `bridge`, `enter` and `scoreboard` commands (host/cli/bridge.py), and the accuracy report
+(host/cli/accuracy.py)."""

@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from host.board.bridge import Bridge, GameSetup
-from host.cli.main import SAMPLES, main, sample_path
+from host.cli.files import SAMPLES, sample_path
+from host.cli.main import main
 from host.core import journal
 from host.core.scoreboard import PROMPT_MOMENTS, final_line, moment_text, moments
 from host.core.session import Session, fold_entries

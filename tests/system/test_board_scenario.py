@@ -9,7 +9,7 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
-from host.cli.main import sample_path
+from host.cli.files import sample_path
 from host.core.session import fold_entries
 from host.sim.board_scenario import evidence_exact, from_transcript, quadrant_of
 from host.sim.random_game import random_match

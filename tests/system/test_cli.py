@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from host.cli.main import main, sample_path
+from host.cli.files import sample_path
+from host.cli.main import main
 from host.core.journal import Journal
 from rules.pichenotte.report import LOG_FIELDS
 
@@ -307,13 +308,13 @@ def test_main_errors_in_process(files: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_internal_errors_are_one_line_too(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import host.cli.main
+    import host.cli.files
 
     def boom(*_: object) -> object:
         raise RuntimeError("kaboom")
 
     monkeypatch.delenv("FLICKBOARD_DEBUG", raising=False)
-    monkeypatch.setattr(host.cli.main, "load", boom)
+    monkeypatch.setattr(host.cli.files, "load", boom)
     rc, _ = call("replay", "--sample")
     err = capsys.readouterr().err
     assert rc == 70

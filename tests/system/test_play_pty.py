@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from host.cli.main import sample_path
+from host.cli.files import sample_path
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO
 
 from host.board.protocol import BoardMessage, ack_command, decode_line, encode_command
-from host.cli.main import sample_path
+from host.cli.files import sample_path
 from host.core.session import fold_entries
 from host.sim.board_scenario import from_transcript, is_sensor_shot, segments_per_quadrant, sensor_shots
 from host.sim.simulator import board_command

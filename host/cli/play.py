@@ -1,0 +1,215 @@
+"""`flickboard play`: a game scored at the terminal, line by line, every entry journaled before it counts; its
+prompt, completion and hints."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from host.cli.files import is_journal
+from host.core import render
+from host.core.scoreboard import PROMPT_MOMENTS, moment_text, moments
+from host.core.session import Session
+from host.errors import UserError
+from rules import games
+from rules.games import AnyGame
+
+# The prompt's own words, after the game's notation (its `notation_help`) in `help`.
+PROMPT_HELP = """  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
+Every input is saved in the journal before it counts; a refused input changes nothing."""
+
+COMMANDS = {
+    "quit": ("quit", "exit", "q"),
+    "help": ("help", "?", "h"),
+    "score": ("score", "scoreboard", "s"),
+    "status": ("status", "st"),
+}
+
+
+def _help_text(game: AnyGame) -> str:
+    return f"{game.notation_help}\n{PROMPT_HELP}"
+
+
+def _slug(names: Sequence[str]) -> str:
+    return "-".join(re.sub(r"[^A-Za-z0-9]+", "", n).lower() or "p" for n in names)
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    if args.resume:
+        path = args.resume
+        if args.players or args.journal or args.game:
+            raise UserError("--resume continues a journal as it was set up: leave out --game, --players and --journal")
+        if os.path.isdir(path):
+            raise UserError(f"{path} is a directory, not a journal")
+        if os.path.exists(path) and not is_journal(path):
+            raise UserError(
+                f"{path} is not a journal (a journal is the .jsonl file 'play' writes); "
+                f"to score a transcript use: flickboard replay {path}"
+            )
+        try:
+            session = Session.resume(path)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        replayed = session.journal.count
+        if session.journal.torn:
+            out.write(f"note: {session.journal.torn.message()}\n")
+        refused = len(session.fold.rejected)
+        out.write(f"Resumed {path}: {replayed} entries replayed" + (f" ({refused} refused)" if refused else "") + ".\n")
+        if session.fold.stack:
+            top = session.fold.stack[-1]
+            out.write(f"Last input in effect: [{top.n}] {session.game.format(top.line)}\n")
+    else:
+        if not args.players:
+            try:
+                usage = games.get(args.game).players_usage
+            except games.GameError:  # said once the players are named
+                usage = games.get(None).players_usage
+            raise UserError(f"name the players: {usage}")
+        try:
+            game = games.create(
+                args.game,
+                args.players,
+                rules=args.rules,
+                sides=args.sides,
+                match=args.match,
+                target=args.target,
+                first=args.breaker,
+                teams=args.teams,
+            )
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        path = args.journal or os.path.join(
+            "journals", datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + _slug(args.players) + ".jsonl"
+        )
+        if os.path.isdir(path):
+            example = os.path.join(path, "match.jsonl")
+            raise UserError(f"--journal {path} is a directory: give a file name, e.g. {example}")
+        if os.path.lexists(path):
+            raise UserError(
+                f"{path} already exists: continue it with 'flickboard play --resume {path}' or choose another --journal"
+            )
+        try:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        except OSError as e:
+            raise UserError(f"cannot create the folder for {path}: {e.strerror or e}") from None
+        session = Session.create(path, game)
+        out.write(f"New match, journal {path}\n(after a crash: flickboard play --resume {path})\n")
+    with session.journal:
+        return _play_loop(session, out, sys.stdin)
+
+
+class _Prompter:
+    """Reads one input line. On a terminal it uses readline (line editing, history, Tab completes the
+    notation and the names); piped input is read plainly and echoed after the prompt, so a log reads well."""
+
+    def __init__(self, session: Session, out: TextIO, inp: TextIO) -> None:
+        self.out, self.inp = out, inp
+        self.tty = _isatty(inp)
+        self.readline = False
+        if self.tty and inp is sys.stdin and out is sys.stdout:
+            try:
+                import readline
+            except ImportError:  # pragma: no cover - platforms without readline
+                return
+            words = sorted({*session.game.words(), *(w for ws in COMMANDS.values() for w in ws if len(w) > 2)})
+
+            def complete(text: str, state: int) -> str | None:
+                hits = [w + " " for w in words if w.lower().startswith(text.lower())]
+                return hits[state] if state < len(hits) else None
+
+            readline.set_completer(complete)
+            readline.set_completer_delims(" \t")
+            if "libedit" in (readline.__doc__ or ""):  # pragma: no cover - macOS
+                readline.parse_and_bind("bind ^I rl_complete")
+            else:
+                readline.parse_and_bind("tab: complete")
+            self.readline = True
+
+    def read(self) -> str | None:
+        """The next line without its newline, or None at end of input."""
+        if self.readline:
+            self.out.flush()
+            try:
+                return input("> ")
+            except EOFError:
+                self.out.write("\n")
+                return None
+        self.out.write("> ")
+        self.out.flush()
+        line = self.inp.readline()
+        if not line:
+            self.out.write("\n")
+            return None
+        line = line.rstrip("\r\n")
+        if not self.tty:
+            self.out.write(line.rstrip() + "\n")
+        return line
+
+
+def _isatty(f: TextIO) -> bool:
+    try:
+        return f.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
+    game = session.game
+    out.write(
+        f"{game.title} · {game.options.name}: {game.options.summary}\nType 'help' for the notation, 'quit' to stop.\n\n"
+    )
+    prompter = _Prompter(session, out, inp)
+    doc = session.summary()
+    out.write(render.status(doc) + "\n")
+    while True:
+        out.write(render.prompt_line(doc) + "\n")
+        try:
+            line = prompter.read()
+        except KeyboardInterrupt:
+            out.write("\n")
+            break
+        if line is None:
+            break
+        word = line.strip().lower()
+        if word in COMMANDS["quit"]:
+            break
+        if word in COMMANDS["help"]:
+            out.write(_help_text(game) + "\n")
+            continue
+        if word in COMMANDS["score"]:
+            out.write(render.scoreboard(doc) + "\n")
+            continue
+        if word in COMMANDS["status"]:
+            out.write(render.status(doc) + "\n")
+            continue
+        if not word or word.startswith("#"):
+            continue
+        result = session.submit(line)
+        doc = session.summary()
+        if result.accepted:
+            out.write(f"  ok [{result.n}] {result.message}\n")
+            for m in moments("", session.game, result):
+                note = moment_text(m) if m["type"] in PROMPT_MOMENTS else ""
+                if note:
+                    out.write(f"  {note}\n")
+        else:
+            out.write(f"  refused [{result.n}]: {result.message}{_hint(session, line)}\n")
+        out.write(render.status(doc) + "\n")
+    out.write(f"Journal saved: {session.journal.path}\n")
+    out.flush()
+    return 0
+
+
+def _hint(session: Session, line: str) -> str:
+    """For a line that does not start with a word of the notation or a name: where to look."""
+    first = line.split()[0].lower()
+    game = session.game
+    names = {n.lower() for n in (*game.setup.players, *game.side_names)}
+    if first in game.keywords or ":" in first or first in names:
+        return ""
+    return " (type 'help' for the notation)"
