@@ -9,7 +9,9 @@ Three rules, for every command that starts a process or holds a port, a pty or a
 - **Children die with us.** `spawn` starts a child that gets SIGTERM from the kernel the moment this process dies,
   even by `kill -9`, when it has no chance to clean up (Linux `PR_SET_PDEATHSIG`). The kernel sends it when the
   *thread* that started the child ends, so only the main thread binds its children this way; a child started from
-  another thread is stopped by that thread's own clean-up.
+  another thread is stopped by that thread's own clean-up. A child runs in a process group of its own: a
+  terminal's Ctrl-C or hang-up reaches the command alone, which stops its children in order (a child caught
+  halfway through its own start by the terminal's signal would print a traceback).
 - **Tools die with their parent.** `follow_parent()`: a foreground tool (`sim`, `demo`, `make bench`, `make soak`)
   gets SIGHUP when the process that started it dies — a test harness killed, a `make` killed — and so stops what it
   started. The services (`bridge`, `web`, `integrations`) do not: like any daemon they outlive the shell that
@@ -64,6 +66,8 @@ def spawn(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
     if _libc is not None and _is_main_thread() and "preexec_fn" not in kwargs:
         parent = os.getpid()
         kwargs["preexec_fn"] = lambda: _bind_child(parent)
+    if not kwargs.get("start_new_session"):
+        kwargs.setdefault("process_group", 0)
     return subprocess.Popen(cmd, **kwargs)
 
 
@@ -77,7 +81,7 @@ def run(
         parent = os.getpid()
         preexec = lambda: _bind_child(parent)  # noqa: E731
     return subprocess.run(
-        cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False, preexec_fn=preexec
+        cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False, preexec_fn=preexec, process_group=0
     )
 
 

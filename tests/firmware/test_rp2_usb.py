@@ -32,4 +32,5 @@ def test_a_host_that_stops_reading_never_trips_the_watchdog_and_loses_nothing() 
         passes = host.events("pass", hello.boot)
         assert [m.seq for m in passes] == list(range(2, 42)), "every pass, once, in order"
         assert all(abs(m.fields["dur_us"] - 3000) <= 5 for m in passes)
-        assert [m.t_us - passes[0].t_us for m in passes] == [k * 100_000 for k in range(40)], "their own times"
+        spacing = [m.t_us - passes[0].t_us for m in passes]
+        assert all(abs(got - k * 100_000) <= 2 for k, got in enumerate(spacing)), f"their own times: {spacing}"

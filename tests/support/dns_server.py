@@ -29,10 +29,18 @@ def _exe() -> str:
     return found
 
 
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _free_port() -> int:
+    """A loopback port free for both UDP and TCP (dnsmasq listens on both)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            u.bind(("127.0.0.1", 0))
+            port = int(u.getsockname()[1])
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
+                try:
+                    t.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+        return port
 
 
 class Dnsmasq:
@@ -40,8 +48,16 @@ class Dnsmasq:
         self.dir = Path(tempfile.mkdtemp(prefix="flickboard-dns-"))
         self.hosts = self.dir / "hosts"
         self.log = self.dir / "dnsmasq.log"
-        self.port = _free_udp_port()
         self._write(names)
+        self._failure = ""
+        for _attempt in range(5):  # a port free a moment ago may be taken by the time dnsmasq binds it: try another
+            if self._start():
+                return
+        raise RuntimeError(f"dnsmasq did not start: {self._failure}")
+
+    def _start(self) -> bool:
+        """One start on a fresh port; False when the port was taken meanwhile."""
+        self.port = _free_port()
         user = ["--user=root"] if os.geteuid() == 0 else []
         cmd = [_exe(), "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
                f"--addn-hosts={self.hosts}", f"--port={self.port}", "--listen-address=127.0.0.1", "--bind-interfaces",
@@ -52,8 +68,13 @@ class Dnsmasq:
         while "started" not in self._log_text():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"dnsmasq did not start: {err.strip() or self._log_text()}")
+                self._failure = err.strip() or self._log_text()
+                lifecycle.end(self.proc)
+                if "Address already in use" in self._failure:
+                    return False
+                raise RuntimeError(f"dnsmasq did not start: {self._failure}")
             time.sleep(0.02)
+        return True
 
     def _write(self, names: dict[str, str]) -> None:
         self.hosts.write_text("".join(f"{ip} {name}\n" for name, ip in names.items()))
