@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 
 from dns_server import Dnsmasq, dnsmasq
-from test_fw_mqtt import Firmware
+from mqtt_firmware import Firmware
 
 from host.sim.broker import mosquitto
 

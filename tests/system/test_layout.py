@@ -107,10 +107,13 @@ def test_the_tests_are_grouped_like_the_product() -> None:
     edits = []
     for p in tests.rglob("test_*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom | ast.Import):  # a test file is no helper: shared code is in support/
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                edits += [f"{p.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names if n.startswith("test_")]
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and ast.unparse(node.func.value) == "sys.path"
             ):
                 edits.append(f"{p.relative_to(ROOT)}:{node.lineno}")
-    assert edits == [], f"tests that change sys.path: {edits}"
+    assert edits == [], f"tests that change sys.path or import another test: {edits}"

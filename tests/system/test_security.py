@@ -340,8 +340,8 @@ def test_a_board_told_to_use_tls_says_it_cannot_and_sends_no_password(tmp_path: 
     """The firmware's MQTT client has no TLS. A board whose config.json asks for TLS must not fall back to plain
     MQTT with its password: fb.app.run (the path a real board takes, under MicroPython with a stand-in `machine`)
     reports a `fault` over USB and never opens a connection to the broker."""
+    from board_lines import STAND_IN_MACHINE, frame, parse
     from firmware_runner import FIRMWARE, micropython_exe
-    from test_fw_app import STAND_IN_MACHINE, frame, parse
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
