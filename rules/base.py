@@ -8,8 +8,9 @@ them, so a caller handles one `Illegal` and one `NotationError` whatever the gam
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 # Who gave an input: a person (typed, or a transcript line) or the board's sensors (a line marked `@sensor`).
 Source = Literal["manual", "sensor"]
@@ -84,3 +85,40 @@ def check_game_tag(header: dict[str, list[str]], name: str) -> None:
     game = header_value(header, "Game")
     if game is not None and game.lower() != name:
         raise SetupError(f"this header is for the game '{game}', not {name}")
+
+
+class FixedRuleSets:
+    """The registry's face (rules/games.py) of a game whose rule sets are a fixed table (its options.py): the list,
+    one rule set described, and the players each takes, which are the same for every rule set of the game."""
+
+    rule_table: ClassVar[Mapping[str, Any]]  # name -> options (`.name`, `.summary`, `.seed`, `.describe()`)
+    players: ClassVar[tuple[int, ...]]
+    players_in_words: ClassVar[str]  # `players`, as a message says it
+
+    @staticmethod
+    def find_rule_set(name: str) -> Any:
+        """The options of a rule set by name; ValueError names the choices."""
+        raise NotImplementedError
+
+    @classmethod
+    def rule_sets(cls) -> list[tuple[str, str]]:
+        """(rule set, one-line summary) of each rule set, for `flickboard rules list`."""
+        return [(o.name, o.summary) for o in cls.rule_table.values()]
+
+    @classmethod
+    def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
+        """(name, summary, option rows) of one rule set; ValueError names the choices."""
+        o = cls.find_rule_set(rules)
+        return o.name, f"{o.summary}\nseed: {o.seed}", list(o.describe())
+
+    @classmethod
+    def player_counts(cls, rules: str) -> tuple[int, ...]:
+        """How many players the rule set takes; ValueError if it is not one of this game's."""
+        cls.find_rule_set(rules)
+        return cls.players
+
+    @classmethod
+    def players_said(cls, rules: str) -> str:
+        """The same in words, for a message."""
+        cls.find_rule_set(rules)
+        return cls.players_in_words

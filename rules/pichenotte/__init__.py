@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rules.base import NotationError, SetupError, Source, header_value
+from rules.base import FixedRuleSets, NotationError, SetupError, Source, header_value
 
 from . import engine, notation, report
 from .engine import Input, Result, Setup, State
@@ -30,7 +31,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Pichenotte:
+class Pichenotte(FixedRuleSets):
     """One configured match: rule set, match format and seating. The session talks only to this."""
 
     options: Options
@@ -45,6 +46,9 @@ class Pichenotte:
     seeds: ClassVar[str] = "seeds 000, 002, 001"
     default_rules: ClassVar[str] = "tournament-2019"
     players: ClassVar[tuple[int, ...]] = (2, 4)
+    players_in_words: ClassVar[str] = "2 players (singles) or 4 (doubles)"
+    rule_table: ClassVar[Mapping[str, Any]] = RULE_SETS
+    find_rule_set = staticmethod(rule_set)
     setup_options: ClassVar[tuple[str, ...]] = ("sides", "match")  # besides the rules, the players and the breaker
     players_usage: ClassVar[str] = "--players A B (singles) or --players A B C D (doubles, clockwise)"
     keywords: ClassVar[frozenset[str]] = frozenset(notation.KEYWORDS)
@@ -125,29 +129,6 @@ class Pichenotte:
     def set_up(cls, rules: str, players: list[str], first: str | None, options: dict[str, Any]) -> Pichenotte:
         """A game set up through the registry: `options` holds only the ones this game takes (`setup_options`)."""
         return cls.create(rules, players, options.get("sides"), options.get("match"), first)
-
-    @classmethod
-    def rule_sets(cls) -> list[tuple[str, str]]:
-        """(rule set, one-line summary) of each rule set, for `flickboard rules list`."""
-        return [(o.name, o.summary) for o in RULE_SETS.values()]
-
-    @classmethod
-    def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
-        """(name, summary, option rows) of one rule set; ValueError names the choices."""
-        o = rule_set(rules)
-        return o.name, f"{o.summary}\nseed: {o.seed}", list(o.describe())
-
-    @classmethod
-    def player_counts(cls, rules: str) -> tuple[int, ...]:
-        """How many players the rule set takes."""
-        rule_set(rules)  # ValueError: not a rule set of this game
-        return cls.players
-
-    @classmethod
-    def players_said(cls, rules: str) -> str:
-        """The same in words, for a message."""
-        rule_set(rules)  # ValueError: not a rule set of this game
-        return "2 players (singles) or 4 (doubles)"
 
     @property
     def side_names(self) -> tuple[str, str]:
