@@ -61,11 +61,18 @@ def _is_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _binding() -> Callable[[], None] | None:
+    """What a forked child runs before it execs to be bound to this process; None where it cannot be."""
+    if _libc is None or not _is_main_thread():
+        return None
+    parent = os.getpid()
+    return lambda: _bind_child(parent)
+
+
 def spawn(cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
     """`subprocess.Popen(cmd, **kwargs)`, the child bound to end when this process does (see the module's rules)."""
-    if _libc is not None and _is_main_thread() and "preexec_fn" not in kwargs:
-        parent = os.getpid()
-        kwargs["preexec_fn"] = lambda: _bind_child(parent)
+    if "preexec_fn" not in kwargs:
+        kwargs["preexec_fn"] = _binding()
     if not kwargs.get("start_new_session"):
         kwargs.setdefault("process_group", 0)
     return subprocess.Popen(cmd, **kwargs)
@@ -76,12 +83,15 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     """Run `cmd` to its end and return its text output (not checked), the child bound like `spawn`'s; it is killed
     if the wait is interrupted or times out (`subprocess.TimeoutExpired`)."""
-    preexec = None
-    if _libc is not None and _is_main_thread():
-        parent = os.getpid()
-        preexec = lambda: _bind_child(parent)  # noqa: E731
     return subprocess.run(
-        cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False, preexec_fn=preexec, process_group=0
+        cmd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+        preexec_fn=_binding(),
+        process_group=0,
     )
 
 
