@@ -78,15 +78,24 @@ class Watch:
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        self.seen: set[Proc] = set()
+        self._seen: set[Proc] = set()
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.seen |= descendants(self.pid)
+            found = descendants(self.pid)
+            with self._lock:
+                self._seen |= found
             self._stop.wait(0.02)
+
+    @property
+    def seen(self) -> set[Proc]:
+        """A copy of what has been seen so far (the sampling thread keeps adding to the original)."""
+        with self._lock:
+            return set(self._seen)
 
     def wait_for(self, *wanted: str, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
