@@ -1,7 +1,8 @@
 """Every MQTT topic Flickboard publishes or reads, in one place (docs/mqtt.md and docs/protocol.md say what each
 carries). Code elsewhere builds a topic with `board_topic` and reads one with `parse_board_topic`; it never spells
 `flickboard/...` itself (tests/board/test_topics.py holds that). `client()` makes every paho client Flickboard uses: the
-bridge's link, the web page, the integrations and the command-line tools.
+bridge's link, the web page, the integrations and the command-line tools; `Subscriber` keeps one of them subscribed
+across reconnects and says when it is ready.
 
     flickboard/<board>/status      the board's retained online/offline (its last will)       board -> all
     flickboard/<board>/raw         the board's protocol messages, QoS 1                       board -> bridge
@@ -18,11 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import socket
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from host.config import RESERVED_BOARDS, SYSTEM_CA, MqttUrl, is_board_id
 
@@ -116,3 +120,138 @@ def _no_delay(_client: paho.Client, _userdata: Any, sock: Any) -> None:
     (docs/performance.md)."""
     with contextlib.suppress(OSError, AttributeError):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class Subscriber:
+    """Keeps a paho client subscribed to `topics()`, at QoS 1, across reconnects: it subscribes again on every
+    connect (a broker that restarted without persistence, or a clean session, has forgotten the subscriptions), and
+    is *ready* once the broker has answered every subscription of this connection and refused none.
+
+    It takes over the client's on_connect, on_disconnect and on_subscribe; its owner hears of them through hooks,
+    called on paho's network thread:
+        up(client, session_present)   connected; the subscriptions are on their way
+        down(reason)                  a connection that was up is gone (also by the owner's own disconnect)
+        refused(reason_code)          the broker refused the connection (paho tries again)
+        subscribed(refused_topics)    every subscription of this connection is answered; the topics refused
+    A broker refuses a subscription by answering it with a failure code; Mosquitto's file ACL grants every
+    subscription and delivers nothing that the user may not read (docs/security.md), so with it `subscribed`
+    always comes with no refusals.
+    """
+
+    def __init__(
+        self,
+        client: paho.Client,
+        topics: Callable[[], Sequence[str]],
+        *,
+        up: Callable[[paho.Client, bool], None] | None = None,
+        down: Callable[[ReasonCode], None] | None = None,
+        refused: Callable[[ReasonCode], None] | None = None,
+        subscribed: Callable[[list[str]], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.topics = topics
+        self._up, self._down, self._refused_hook, self._subscribed_hook = up, down, refused, subscribed
+        self.connects = 0  # connections accepted
+        self.refused_topics: list[str] = []  # refused on this connection
+        self._lock = threading.Lock()
+        self._pending: dict[int, list[str]] = {}  # SUBSCRIBE packet id -> its topics
+        self._connected = threading.Event()
+        self._subscribed = threading.Event()
+        self._ready = threading.Event()
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    @property
+    def ready(self) -> bool:
+        """Connected, every subscription answered, none refused."""
+        return self._ready.is_set()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until ready; False on timeout."""
+        return self._ready.wait(timeout)
+
+    def wait_subscribed(self, timeout: float | None = None) -> bool:
+        """Wait until every subscription of this connection is answered, refused or not; False on timeout."""
+        return self._subscribed.wait(timeout)
+
+    def _on_connect(
+        self,
+        client: paho.Client,
+        _userdata: Any,
+        flags: paho.ConnectFlags,
+        reason_code: ReasonCode,
+        _properties: Properties | None,
+    ) -> None:
+        if reason_code.is_failure:
+            if self._refused_hook is not None:
+                self._refused_hook(reason_code)
+            return
+        topics = list(dict.fromkeys(self.topics()))
+        with self._lock:
+            self.connects += 1
+            self.refused_topics = []
+            self._pending.clear()
+            self._connected.set()
+            self._subscribed.clear()
+            self._ready.clear()
+            if topics:
+                result, mid = client.subscribe([(t, 1) for t in topics])
+                if result == paho.MQTT_ERR_SUCCESS and mid is not None:
+                    self._pending[mid] = topics
+        if not topics:
+            self._all_answered()
+        if self._up is not None:
+            self._up(client, bool(flags.session_present))
+
+    def _on_disconnect(
+        self,
+        _client: paho.Client,
+        _userdata: Any,
+        _flags: paho.DisconnectFlags,
+        reason_code: ReasonCode,
+        _properties: Properties | None,
+    ) -> None:
+        with self._lock:
+            was = self._connected.is_set()
+            self._connected.clear()
+            self._subscribed.clear()
+            self._ready.clear()
+            self._pending.clear()
+        if was and self._down is not None:
+            self._down(reason_code)
+
+    def _on_subscribe(
+        self,
+        _client: paho.Client,
+        _userdata: Any,
+        mid: int,
+        reason_codes: list[ReasonCode],
+        _properties: Properties | None,
+    ) -> None:
+        with self._lock:
+            topics = self._pending.pop(mid, None)
+            if topics is None:  # an answer to a subscription of an earlier connection, or not ours
+                return
+            self.refused_topics += [t for t, rc in zip(topics, reason_codes, strict=False) if rc.is_failure]
+            done = not self._pending
+        if done:
+            self._all_answered()
+
+    def _all_answered(self) -> None:
+        """The owner hears first, so that what it does on subscription is done when `wait_ready` returns."""
+        with self._lock:
+            if not self._connected.is_set():
+                return
+            refused = list(self.refused_topics)
+        if self._subscribed_hook is not None:
+            self._subscribed_hook(refused)
+        with self._lock:
+            if self._connected.is_set():
+                self._subscribed.set()
+                if not refused:
+                    self._ready.set()

@@ -52,12 +52,22 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host.board.inbox import Inbox
 from host.config import MqttUrl, board_problem, is_board_id, parse_mqtt_url
-from host.mqtt import BRIDGE_STATUS, CMD, EVERY_BOARD, INPUT, RAW, STATUS, board_topic, board_topics, split_board_topic
+from host.mqtt import (
+    BRIDGE_STATUS,
+    CMD,
+    EVERY_BOARD,
+    INPUT,
+    RAW,
+    STATUS,
+    Subscriber,
+    board_topic,
+    board_topics,
+    split_board_topic,
+)
 from host.mqtt import client as mqtt_client
 
 Batch = Callable[[], AbstractContextManager[object]]  # the bridge's `batch`: messages handled together
@@ -422,12 +432,8 @@ class MqttLink:
         self.status_topic = status_topic
         self.payloads = 0
         self.ignored = 0
-        self.connects = 0
         self._online: dict[str, bool] = {}
         self._lock = threading.Lock()
-        self._connected = threading.Event()
-        self._ready = threading.Event()
-        self._pending_subs: set[int] = set()
         self._started = False
         self._stopping = False
 
@@ -440,11 +446,11 @@ class MqttLink:
             will=status_topic,
             reconnect=(reconnect_min, reconnect_max),
         )
-        c.on_connect = self._on_connect
-        c.on_disconnect = self._on_disconnect
-        c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         self.client = c
+        self.subscriber = Subscriber(
+            c, self._topics, up=self._up, down=self._down, refused=self._refused, subscribed=self._subscribed
+        )
 
     # -- life cycle
 
@@ -465,7 +471,7 @@ class MqttLink:
         self._stopping = True
         if self.inbox is not None:  # what has arrived is handled (and acked) before the link goes
             self.inbox.stop(timeout)
-        if self._connected.is_set():
+        if self.subscriber.connected:
             info = self.client.publish(self.status_topic, b"offline", qos=1, retain=True)
             with contextlib.suppress(Exception):
                 info.wait_for_publish(timeout)
@@ -482,11 +488,15 @@ class MqttLink:
 
     @property
     def connected(self) -> bool:
-        return self._connected.is_set()
+        return self.subscriber.connected
+
+    @property
+    def connects(self) -> int:
+        return self.subscriber.connects
 
     def wait_ready(self, timeout: float | None = None) -> bool:
-        """Wait until connected and every subscription is acknowledged; False on timeout."""
-        return self._ready.wait(timeout)
+        """Wait until connected and every subscription is granted; False on timeout."""
+        return self.subscriber.wait_ready(timeout)
 
     # -- board presence
 
@@ -531,58 +541,19 @@ class MqttLink:
             except Exception:
                 _callback_failed("mqtt: on_state callback failed")
 
-    def _on_connect(
-        self,
-        client: mqtt.Client,
-        userdata: Any,
-        flags: mqtt.ConnectFlags,
-        reason_code: ReasonCode,
-        properties: Properties | None,
-    ) -> None:
-        if reason_code.is_failure:
-            self._state(False, f"connection refused: {reason_code}")
-            return
-        self.connects += 1
-        self._connected.set()
-        # Subscribe again on every connect: a broker without persistence forgets the session's subscriptions.
-        result, mid = client.subscribe([(t, 1) for t in self._topics()])
-        if result == mqtt.MQTT_ERR_SUCCESS and mid is not None:
-            with self._lock:
-                self._pending_subs.add(mid)
+    def _up(self, client: mqtt.Client, session_present: bool) -> None:
         client.publish(self.status_topic, b"online", qos=1, retain=True)
-        self._state(True, "session resumed" if flags.session_present else "new session")
+        self._state(True, "session resumed" if session_present else "new session")
 
-    def _on_disconnect(
-        self,
-        client: mqtt.Client,
-        userdata: Any,
-        flags: mqtt.DisconnectFlags,
-        reason_code: ReasonCode,
-        properties: Properties | None,
-    ) -> None:
-        self._connected.clear()
-        self._ready.clear()
-        with self._lock:
-            self._pending_subs.clear()
+    def _down(self, reason_code: ReasonCode) -> None:
         self._state(False, str(reason_code))
 
-    def _on_subscribe(
-        self,
-        client: mqtt.Client,
-        userdata: Any,
-        mid: int,
-        reason_codes: list[ReasonCode],
-        properties: Properties | None,
-    ) -> None:
-        failed = [str(rc) for rc in reason_codes if rc.is_failure]
-        if failed:
-            log.error("mqtt %s: subscription refused: %s", self.url, ", ".join(failed))
-            return
-        with self._lock:
-            self._pending_subs.discard(mid)
-            done = not self._pending_subs
-        if done and self._connected.is_set():
-            self._ready.set()
+    def _refused(self, reason_code: ReasonCode) -> None:
+        self._state(False, f"connection refused: {reason_code}")
+
+    def _subscribed(self, refused: list[str]) -> None:
+        if refused:  # the link is not ready: the bridge would miss a board's events
+            log.error("mqtt %s: subscription refused: %s", self.url, ", ".join(refused))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         split = split_board_topic(msg.topic)

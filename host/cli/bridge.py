@@ -25,7 +25,7 @@ from host.config import BridgeConfig, ConfigError, MqttUrl, load_config, parse_m
 from host.core.scoreboard import final_line, text_view
 from host.displays.terminal import big_view
 from host.errors import UserError
-from host.mqtt import BRIDGE_STATUS, INPUT, RESULT, SCOREBOARD, board_topic
+from host.mqtt import BRIDGE_STATUS, INPUT, RESULT, SCOREBOARD, Subscriber, board_topic
 from host.mqtt import client as mqtt_client
 
 log = logging.getLogger("flickboard.bridge")
@@ -230,18 +230,20 @@ class _Client:
         self.messages: list[tuple[str, bytes]] = []
         self.cond = threading.Condition()
         self.error: str | None = None
-        self.subscribed = threading.Event()
+        self.answered = threading.Event()  # the broker answered: refused, or every subscription answered
         try:
             c = mqtt_client(url, f"flickboard-cli-{uuid.uuid4().hex[:8]}", ca_file)
         except ValueError as e:
             raise UserError(f"--ca-file: {e}") from None
 
-        def on_connect(cl: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
-            if rc.is_failure:
-                self.error = f"the broker refused the connection: {rc}"
-                self.subscribed.set()
-                return
-            cl.subscribe([(t, 1) for t in topics])
+        def refused(rc: Any) -> None:
+            self.error = f"the broker refused the connection: {rc}"
+            self.answered.set()
+
+        def subscribed(refused_topics: list[str]) -> None:
+            if refused_topics:
+                self.error = f"the broker refused the subscription to {', '.join(refused_topics)} (docs/security.md)"
+            self.answered.set()
 
         def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
             if route is not None and route(msg.topic, bytes(msg.payload)):
@@ -250,9 +252,8 @@ class _Client:
                 self.messages.append((msg.topic, bytes(msg.payload)))
                 self.cond.notify_all()
 
-        c.on_connect = on_connect
-        c.on_subscribe = lambda *_: self.subscribed.set()
         c.on_message = on_message
+        self.subscriber = Subscriber(c, lambda: topics, refused=refused, subscribed=subscribed)
         self.client = c
         self.url = url
 
@@ -262,7 +263,7 @@ class _Client:
         except OSError as e:
             raise UserError(f"cannot reach the broker {self.url}: {e.strerror or e}") from None
         self.client.loop_start()
-        if not self.subscribed.wait(10) or self.error:
+        if not self.answered.wait(10) or self.error:
             self.client.loop_stop()
             raise UserError(self.error or f"the broker {self.url} did not answer within 10 s")
         return self

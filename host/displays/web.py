@@ -43,11 +43,12 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
 from host.config import ConfigError, MqttUrl, board_problem, is_board_id, parse_mqtt_url
 from host.core.entries import MAX_INPUT, RequestError, read_request
-from host.mqtt import BRIDGE_STATUS, DISPLAY_KINDS, INPUT, board_topic, board_topics, parse_board_topic
+from host.mqtt import BRIDGE_STATUS, DISPLAY_KINDS, INPUT, Subscriber, board_topic, board_topics, parse_board_topic
 from host.mqtt import client as mqtt_client
 from rules import games
 from rules.pichenotte import RULE_SETS, rule_set
@@ -141,8 +142,6 @@ class Hub:
         self.docs: dict[str, str] = {}  # board -> its latest scoreboard, one-line JSON
         self.seen: dict[str, dict[str, Any]] = {}  # board -> what the index page shows
         self.bridge: str | None = None  # "online" / "offline" / None: never said
-        self.connected = False
-        self.ready = False  # connected and every subscription acknowledged
         self.streams: set[Stream] = set()
         self.pending: dict[str, _Answer] = {}
         self._last_problem = ""
@@ -157,12 +156,21 @@ class Hub:
         except ValueError as e:
             raise WebError(f"--ca-file: {e}") from None
         c.suppress_exceptions = True  # a bug in a callback must not end paho's network thread
-        c.on_connect = self._on_connect
-        c.on_disconnect = self._on_disconnect
         c.on_connect_fail = lambda *_: self._problem(f"cannot reach the broker {self.cfg.mqtt}; trying again")
-        c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         self.client = c
+        self.subscriber = Subscriber(
+            c, self.topics, up=self._up, down=self._down, refused=self._refused, subscribed=self._subscribed
+        )
+
+    @property
+    def connected(self) -> bool:
+        return self.subscriber.connected
+
+    @property
+    def ready(self) -> bool:
+        """Connected, and every subscription granted: an entry sent now gets its answer."""
+        return self.subscriber.ready
 
     def topics(self) -> list[str]:
         return [*board_topics(self.cfg.boards, DISPLAY_KINDS), BRIDGE_STATUS]
@@ -192,32 +200,33 @@ class Hub:
 
     # -- paho callbacks (paho's network thread)
 
-    def _on_connect(self, client: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
-        if rc.is_failure:
-            self._problem(f"the broker {self.cfg.mqtt} refused the connection: {rc}; trying again")
-            return
+    def _not_ready(self) -> str:
+        refused = self.subscriber.refused_topics
+        if self.connected and refused:
+            return (
+                f"the broker {self.cfg.mqtt} refused this server's subscription to {', '.join(refused)}, "
+                "so no answer could come back: nothing was sent (docs/security.md)"
+            )
+        return f"not connected to the broker {self.cfg.mqtt}: nothing was sent, try again"
+
+    def _refused(self, rc: ReasonCode) -> None:
+        self._problem(f"the broker {self.cfg.mqtt} refused the connection: {rc}; trying again")
+
+    def _up(self, _client: mqtt.Client, _session_present: bool) -> None:
         if self._last_problem:
             self.say(f"connected to the broker {self.cfg.mqtt}")
         self._last_problem = ""
-        with self.lock:
-            self.connected = True
-            self.ready = False
-        client.subscribe([(t, 1) for t in self.topics()])
         self._fan_status()
 
-    def _on_subscribe(self, *_: Any) -> None:
-        with self.lock:
-            self.ready = self.connected
+    def _subscribed(self, refused: list[str]) -> None:
+        if refused:
+            self._problem(f"the broker {self.cfg.mqtt} refused the subscription to {', '.join(refused)}")
 
-    def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
-        with self.lock:
-            was = self.connected
-            self.connected = self.ready = False
+    def _down(self, rc: ReasonCode) -> None:
         if self._closing:
             return
-        if was:
-            self._problem(f"lost the broker {self.cfg.mqtt} ({rc}); reconnecting")
-            self._fan_status()
+        self._problem(f"lost the broker {self.cfg.mqtt} ({rc}); reconnecting")
+        self._fan_status()
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
         try:
@@ -322,7 +331,7 @@ class Hub:
         slot = _Answer()
         with self.lock:
             if not self.ready:
-                return 503, _error(f"not connected to the broker {self.cfg.mqtt}: nothing was sent, try again")
+                return 503, _error(self._not_ready())
             self.pending[rid] = slot
         try:
             info = self.client.publish(board_topic(board, INPUT), payload, qos=1)

@@ -29,7 +29,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
@@ -37,7 +36,16 @@ from host.config import ConfigError, MqttUrl, board_problem, parse_mqtt_url
 from host.displays.integrations import awtrix, homeassistant, wled
 from host.displays.integrations.common import BadDocument, Boards, Integration, read_moment, read_scoreboard
 from host.errors import UserError
-from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, STATUS, board_topic, board_topics, split_board_topic
+from host.mqtt import (
+    BRIDGE_STATUS,
+    EVENTS,
+    SCOREBOARD,
+    STATUS,
+    Subscriber,
+    board_topic,
+    board_topics,
+    split_board_topic,
+)
 from host.mqtt import client as mqtt_client
 
 log = logging.getLogger("flickboard.integrations")
@@ -70,22 +78,19 @@ class IntegrationRunner:
         self.integrations: list[Integration] = []
         self.bad = 0  # messages that could not be read
         self.failures = 0  # integration callbacks that raised
-        self.connects = 0
         self.fatal: str | None = None  # a refusal that retrying will not cure (bad password)
         self._lock = threading.RLock()
-        self._ready = threading.Event()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._started = False
-        self._connected = False
         self._last: mqtt.MQTTMessageInfo | None = None
 
         c = mqtt_client(url, client_id, ca_file, ca_required=True)
-        c.on_connect = self._on_connect
-        c.on_disconnect = self._on_disconnect
-        c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         self.client = c
+        self.subscriber = Subscriber(
+            c, self.topics, up=self._up, down=self._down, refused=self._refused, subscribed=self._subscribed
+        )
 
     def add(self, integration: Integration) -> None:
         self.integrations.append(integration)
@@ -106,9 +111,14 @@ class IntegrationRunner:
         self._ticker = threading.Thread(target=self._tick_loop, name="integrations-tick", daemon=True)
         self._ticker.start()
 
+    @property
+    def connects(self) -> int:
+        return self.subscriber.connects
+
     def wait_ready(self, timeout: float | None = None) -> bool:
-        """Wait until connected and subscribed; False on timeout."""
-        return self._ready.wait(timeout)
+        """Wait until connected and subscribed (a refused subscription is logged, and the rest still runs);
+        False on timeout."""
+        return self.subscriber.wait_subscribed(timeout)
 
     def stop(self, timeout: float = 2.0) -> None:
         if not self._started:
@@ -119,7 +129,7 @@ class IntegrationRunner:
         with self._lock:
             for integ in self.integrations:
                 self._call(integ, "close")
-        if self._ready.is_set() and self._last is not None:
+        if self.subscriber.connected and self._last is not None:
             with contextlib.suppress(Exception):  # let the last messages (a WLED revert) reach the broker
                 self._last.wait_for_publish(timeout)
         self.client.disconnect()
@@ -146,39 +156,24 @@ class IntegrationRunner:
         mine = board_topics(self.only, KINDS)
         return [*mine, BRIDGE_STATUS, *(t for i in self.integrations for t in i.topics())]
 
-    def _on_connect(
-        self, client: mqtt.Client, _u: Any, _f: mqtt.ConnectFlags, rc: ReasonCode, _p: Properties | None
-    ) -> None:
-        if rc.is_failure:
-            if self.connects == 0 and rc.value in (4, 5, 134, 135):  # bad user name or password / not authorised
-                self.fatal = f"the broker {self.url} refused the connection: {rc}"  # the command's one line
-            else:
-                log.warning("mqtt %s: connection refused: %s; trying again", self.url, rc)
-            return
-        self.connects += 1
-        self._connected = True
-        log.info("mqtt %s: connected", self.url)
-        # Subscribe again on every connect: with a clean session the broker has forgotten the subscriptions.
-        client.subscribe([(t, 1) for t in dict.fromkeys(self.topics())])
+    def _refused(self, rc: ReasonCode) -> None:
+        if self.connects == 0 and rc.value in (4, 5, 134, 135):  # bad user name or password / not authorised
+            self.fatal = f"the broker {self.url} refused the connection: {rc}"  # the command's one line
+        else:
+            log.warning("mqtt %s: connection refused: %s; trying again", self.url, rc)
 
-    def _on_subscribe(
-        self, _c: mqtt.Client, _u: Any, _mid: int, codes: list[ReasonCode], _p: Properties | None
-    ) -> None:
-        failed = [str(rc) for rc in codes if rc.is_failure]
-        if failed:
-            log.error("mqtt %s: subscription refused: %s", self.url, ", ".join(failed))
+    def _up(self, _client: mqtt.Client, _session_present: bool) -> None:
+        log.info("mqtt %s: connected", self.url)
+
+    def _subscribed(self, refused: list[str]) -> None:
+        if refused:
+            log.error("mqtt %s: subscription refused: %s", self.url, ", ".join(refused))
         with self._lock:
             for integ in self.integrations:
                 self._call(integ, "on_connect")
-        self._ready.set()
 
-    def _on_disconnect(
-        self, _c: mqtt.Client, _u: Any, _f: mqtt.DisconnectFlags, rc: ReasonCode, _p: Properties | None
-    ) -> None:
-        was = self._connected
-        self._connected = False
-        self._ready.clear()
-        if was and not self._stop.is_set():
+    def _down(self, rc: ReasonCode) -> None:
+        if not self._stop.is_set():
             log.warning("mqtt %s: disconnected (%s); reconnecting", self.url, rc)
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
