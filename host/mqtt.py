@@ -44,6 +44,9 @@ EVENTS = "events"
 BOARD_KINDS = (STATUS, RAW, CMD, INPUT, RESULT, SCOREBOARD, EVENTS)
 DISPLAY_KINDS = (SCOREBOARD, EVENTS, RESULT)  # what a screen follows
 EVERY_BOARD = "+"
+# The longest scoreboard, moment or answer a Flickboard program reads (a long match's scoreboard is tens of KB): a
+# longer message is refused before it is decoded. The documented broker refuses far larger packets itself.
+MAX_DOCUMENT = 1 << 20
 
 
 def board_topic(board: str, kind: str) -> str:

@@ -55,7 +55,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host.board.inbox import Inbox
+from host.board.protocol import MAX_BOARD_LINE
 from host.config import MqttUrl, board_problem, is_board_id, parse_mqtt_url
+from host.core.entries import MAX_INPUT
 from host.mqtt import (
     BRIDGE_STATUS,
     CMD,
@@ -432,6 +434,8 @@ class MqttLink:
         self.status_topic = status_topic
         self.payloads = 0
         self.ignored = 0
+        self.refused: dict[str, int] = {}  # reason -> messages refused before they reached the bridge
+        self._refusals_said: set[tuple[str, str]] = set()  # (reason, topic) already logged
         self._online: dict[str, bool] = {}
         self._lock = threading.Lock()
         self._started = False
@@ -567,6 +571,11 @@ class MqttLink:
             else:
                 self.ignored += 1
             return
+        if kind in (RAW, INPUT):
+            problem = _not_new_input(kind, msg)
+            if problem is not None:
+                self._refuse(problem, msg.topic, len(msg.payload))
+                return
         if kind == RAW:
             self.payloads += 1
             if self.inbox is not None:
@@ -582,6 +591,17 @@ class MqttLink:
                 _callback_failed("mqtt: on_input callback failed for %s", board)
         else:
             self.ignored += 1
+
+    def _refuse(self, reason: str, topic: str, size: int) -> None:
+        """Counted always; logged once per reason and topic (a flood of the same says nothing new)."""
+        with self._lock:
+            self.refused[reason] = self.refused.get(reason, 0) + 1
+            first = (reason, topic) not in self._refusals_said and len(self._refusals_said) < 1000
+            if first:
+                self._refusals_said.add((reason, topic))
+        if first:
+            why = REFUSALS[reason].format(size=size)
+            log.warning("mqtt: %s: %s: not taken (counted in the health document as %s)", topic[:100], why, reason)
 
     def _payload(self, board: str, payload: bytes) -> None:
         try:
@@ -625,6 +645,25 @@ class MqttLink:
                     self.on_board(board, online)
                 except Exception:
                     _callback_failed("mqtt: on_board callback failed for %s", board)
+
+
+# Why a message on a board's raw or input topic is not taken, by the name it is counted under.
+REFUSALS = {
+    "retained": "a retained message (the broker's copy of an old one, replayed at every subscription)",
+    "oversized": "a message of {size} bytes, longer than any a board or a scorer sends",
+}
+MAX_PAYLOAD = {RAW: MAX_BOARD_LINE, INPUT: MAX_INPUT}
+
+
+def _not_new_input(kind: str, msg: mqtt.MQTTMessage) -> str | None:
+    """Retained board events and entries are never new input: the broker hands its stored copy to every new
+    subscription, so a retained `undo` would be one more undo at every bridge restart. A payload longer than the
+    protocol allows is refused before anything copies or decodes it."""
+    if msg.retain:
+        return "retained"
+    if len(msg.payload) > MAX_PAYLOAD[kind]:
+        return "oversized"
+    return None
 
 
 def _callback_failed(what: str, *args: object) -> None:

@@ -20,12 +20,12 @@ import paho.mqtt.client as mqtt
 from host import lifecycle
 from host.board import protocol
 from host.board.bridge import Bridge, BridgeError, GameSetup
-from host.board.links import LinkState, MqttLink, NoBoardFound, SerialLink
+from host.board.links import REFUSALS, LinkState, MqttLink, NoBoardFound, SerialLink
 from host.config import BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
 from host.core.scoreboard import final_line, text_view
 from host.displays.terminal import big_view
 from host.errors import UserError
-from host.mqtt import BRIDGE_STATUS, INPUT, RESULT, SCOREBOARD, Subscriber, board_topic
+from host.mqtt import BRIDGE_STATUS, INPUT, MAX_DOCUMENT, RESULT, SCOREBOARD, Subscriber, board_topic
 from host.mqtt import client as mqtt_client
 
 log = logging.getLogger("flickboard.bridge")
@@ -115,6 +115,7 @@ def start_bridge(cfg: BridgeConfig) -> Running:
             "payloads": m.payloads,
             "ignored": m.ignored,
             "unlisted": m.unlisted,
+            **{f"refused_{reason}": m.refused.get(reason, 0) for reason in REFUSALS},
             "batches": inbox.batches,
             "dropped": inbox.dropped,
         }
@@ -230,6 +231,7 @@ class _Client:
         self.messages: list[tuple[str, bytes]] = []
         self.cond = threading.Condition()
         self.error: str | None = None
+        self.refused = 0  # messages too long to read
         self.answered = threading.Event()  # the broker answered: refused, or every subscription answered
         try:
             c = mqtt_client(url, f"flickboard-cli-{uuid.uuid4().hex[:8]}", ca_file)
@@ -246,6 +248,15 @@ class _Client:
             self.answered.set()
 
         def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+            if len(msg.payload) > MAX_DOCUMENT:
+                self.refused += 1
+                if self.refused == 1:  # said once; the count is in `refused`
+                    print(
+                        f"flickboard: a message of {len(msg.payload)} bytes on {msg.topic[:100]} was not read "
+                        f"(longer than {MAX_DOCUMENT})",
+                        file=sys.stderr,
+                    )
+                return
             if route is not None and route(msg.topic, bytes(msg.payload)):
                 return
             with self.cond:

@@ -540,3 +540,34 @@ def test_serial_reader_survives_a_batch_that_fails_and_a_send_to_a_dead_port(tmp
         assert link.send(PING) is False
     finally:
         link.stop()
+
+
+def test_mqtt_retained_and_oversized_input_is_never_taken(broker: Broker, caplog: pytest.LogCaptureFixture) -> None:
+    """A retained entry or board event is the broker's copy of an old message: it comes again with every new
+    subscription, so taken as input a retained `undo` would be one more undo at every bridge restart (issue 19, 3).
+    A payload longer than the protocol allows is refused before it is copied or decoded. Both are counted and each
+    kind is said once per topic; live messages still arrive."""
+    board = Peer(broker)
+    board.publish("flickboard/b1/input", b'{"line": "undo"}', retain=True)
+    board.publish("flickboard/b1/raw", b'{"v":1,"b":"b1","bt":1,"s":1,"t":0,"m":"hello"}', retain=True)
+    payloads, inputs = Collector(), Collector()
+    for restart in range(3):  # every start of the bridge subscribes again and is handed the retained copies
+        link = MqttLink(url(broker), f"bridge-retained-{restart}", None, payloads, on_input=inputs)
+        link.start()
+        try:
+            assert link.wait_ready(10)
+            wait_until(lambda lk=link: lk.refused.get("retained", 0) >= 2, 10, "the retained copies")
+            board.publish("flickboard/b1/raw", b"x" * 4097)
+            board.publish("flickboard/b1/input", b"y" * 2049)
+            board.publish("flickboard/b1/raw", b"live")
+            board.publish("flickboard/b1/input", b'{"line": "hit"}')
+            payloads.wait_for(lambda p, n=restart: len(p) > n)
+            inputs.wait_for(lambda p, n=restart: len(p) > n)
+            assert link.refused == {"retained": 2, "oversized": 2}, link.refused
+        finally:
+            link.stop()
+    assert payloads.items == [("b1", b"live")] * 3
+    assert inputs.items == [("b1", b'{"line": "hit"}')] * 3
+    said = [r.getMessage() for r in caplog.records if "not taken" in r.getMessage()]
+    assert len(said) == 4 * 3 and all("flickboard/b1/" in s for s in said), said  # once per link, reason, topic
+    board.close()

@@ -29,11 +29,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 from host.cli.bridge import Running, start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
 from host.displays.integrations.awtrix import Awtrix
-from host.displays.integrations.common import SIDE_COLORS, hex_color
+from host.displays.integrations.common import SIDE_COLORS, Integration, hex_color
 from host.displays.integrations.homeassistant import MOMENT_EVENTS, HomeAssistant
 from host.displays.integrations.runner import IntegrationRunner, build_runner, configure_parser
 from host.displays.integrations.wled import SCRATCH_SLOT, Wled
 from host.errors import UserError
+from host.mqtt import MAX_DOCUMENT
 from host.sim.broker import Broker, mosquitto
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -642,6 +643,48 @@ def test_wled_timer_restarts_on_each_twenty_and_a_stop_reverts_at_once(broker: B
 
 
 # ---------------------------------------------------------------- robustness and the command line
+
+
+class Moments(Integration):
+    """Keeps the moments the runner hands over."""
+
+    name = "moments"
+
+    def __init__(self, publish: Any, boards: Any) -> None:
+        super().__init__(publish, boards)
+        self.seen: list[dict[str, Any]] = []
+
+    def on_moment(self, board: str, moment: dict[str, Any]) -> None:
+        self.seen.append(moment)
+
+
+def test_a_retained_moment_or_an_oversized_message_is_not_read(
+    broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A moment is news once: a retained one (someone's old message kept by the broker) would ring the clock again
+    at every restart. A message longer than any scoreboard is refused before it is read (issue 19). Both are
+    counted and logged in one line; the live moment after them still arrives."""
+    caplog.set_level(logging.WARNING, logger="flickboard.integrations")
+    moment = {"format": "flickboard-moment", "type": "twenty", "entry": 3}
+    spy = Spy(broker, ["flickboard/t1/result"])
+    spy.publish("flickboard/t1/events", json.dumps(moment), retain=True)
+    spy.publish("flickboard/t1/scoreboard", b"x" * (MAX_DOCUMENT + 1), retain=True)
+    kept: list[Moments] = []
+    runner = runner_for(broker, lambda r: kept.append(Moments(r.publish, r.boards)) or kept[-1])  # type: ignore[func-returns-value]
+    try:
+        spy.publish("flickboard/t1/events", json.dumps({**moment, "entry": 4}))
+        deadline = time.monotonic() + 10
+        while not kept[0].seen and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [m["entry"] for m in kept[0].seen] == [4]
+        assert runner.bad == 2 and runner.failures == 0
+        lines = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
+        assert any("retained moment" in x for x in lines) and any(f"longer than {MAX_DOCUMENT}" in x for x in lines)
+    finally:
+        runner.stop()
+        spy.publish("flickboard/t1/events", b"", retain=True)
+        spy.publish("flickboard/t1/scoreboard", b"", retain=True)
+        spy.close()
 
 
 def test_garbled_documents_are_counted_and_logged_in_one_line(broker: Broker, caplog: pytest.LogCaptureFixture) -> None:

@@ -39,6 +39,7 @@ from host.errors import UserError
 from host.mqtt import (
     BRIDGE_STATUS,
     EVENTS,
+    MAX_DOCUMENT,
     SCOREBOARD,
     STATUS,
     Subscriber,
@@ -177,6 +178,14 @@ class IntegrationRunner:
             log.warning("mqtt %s: disconnected (%s); reconnecting", self.url, rc)
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        if len(msg.payload) > MAX_DOCUMENT:
+            with self._lock:
+                self._bad(msg.topic[:100], f"{len(msg.payload)} bytes, longer than {MAX_DOCUMENT} (not read)")
+            return
+        if msg.retain and msg.topic.endswith("/" + EVENTS):
+            with self._lock:  # a moment is news once: a retained one would come back at every restart
+                self._bad(msg.topic[:100], "a retained moment (the broker's copy of an old one)")
+            return
         try:
             with self._lock:
                 self._dispatch(msg.topic, bytes(msg.payload))
