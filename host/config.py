@@ -11,6 +11,7 @@ Every setting has one name used everywhere: the TOML key, the `cli` mapping key,
 | serial ports| `serial`        | `FLICKBOARD_SERIAL`    | none (no serial)      |
 | boards      | `boards`        | `FLICKBOARD_BOARDS`    | none (discover all)   |
 | CA file     | `ca_file`       | `FLICKBOARD_CA_FILE`   | none                  |
+| password    | `password_file` | `FLICKBOARD_PASSWORD_FILE` | none (in the URL)  |
 | client id   | `client_id`     | `FLICKBOARD_CLIENT_ID` | `flickboard-bridge`   |
 | keepalive s | `keepalive`     | `FLICKBOARD_KEEPALIVE` | 30                    |
 | log level   | `log_level`     | `FLICKBOARD_LOG_LEVEL` | `INFO`                |
@@ -25,7 +26,9 @@ be replaced at any time with a `new` request on its input topic, docs/mqtt.md).
 The TOML file is `toml_path`, else `$FLICKBOARD_CONFIG`, else none. Lists (`serial`, `boards`) are TOML
 arrays (a single string is accepted too) and comma-separated in the environment. `mqtt` is a URL:
 `mqtt://[user[:password]@]host[:port]` (port 1883) or `mqtts://…` (port 8883), which needs `ca_file`: the
-broker's CA certificate, or `system` for the operating system's trust store. `serial` entries are device
+broker's CA certificate, or `system` for the operating system's trust store. `password_file` holds the broker
+password (its first line), so that it is not on the command line where `ps` shows it; the URL then names the user
+only (`mqtts://flickboard-bridge@host`). `serial` entries are device
 paths (prefer `/dev/serial/by-id/…`) or `auto` (find boards by USB VID/PID). `boards` empty or `+` means
 "every board that shows up" (discovery through `flickboard/+/status`).
 
@@ -39,7 +42,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -51,6 +54,7 @@ __all__ = [
     "BridgeConfig",
     "ConfigError",
     "MqttUrl",
+    "client_settings",
     "load_config",
     "mask_url",
     "parse_mqtt_url",
@@ -82,6 +86,7 @@ KEYS = (
     "serial",
     "boards",
     "ca_file",
+    "password_file",
     "client_id",
     "keepalive",
     "log_level",
@@ -95,6 +100,7 @@ DEFAULTS: dict[str, Any] = {
     "serial": (),
     "boards": None,
     "ca_file": None,
+    "password_file": None,
     "client_id": "flickboard-bridge",
     "keepalive": 30,
     "log_level": "INFO",
@@ -182,6 +188,7 @@ class BridgeConfig:
     serial: tuple[str, ...] = ()
     boards: tuple[str, ...] | None = None  # None: discover every board
     ca_file: str | None = None  # a path, or SYSTEM_CA
+    password_file: str | None = None  # where the broker password came from (it is in `mqtt`, masked)
     client_id: str = "flickboard-bridge"
     keepalive: int = 30
     log_level: str = "INFO"
@@ -236,7 +243,7 @@ def _normalise(key: str, value: Any, source: str) -> Any:
             if problem:
                 raise ConfigError(f"{source}: {problem}")
         return tuple(dict.fromkeys(boards))
-    if key == "ca_file":
+    if key in ("ca_file", "password_file"):
         text = _as_str(value, source).strip()
         return text or None
     if key == "client_id":
@@ -272,7 +279,7 @@ def _normalise(key: str, value: Any, source: str) -> Any:
     raise AssertionError(key)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, keys: tuple[str, ...] = KEYS) -> dict[str, Any]:
     try:
         with path.open("rb") as f:
             data = tomllib.load(f)
@@ -282,9 +289,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    unknown = [k for k in data if k not in KEYS]
+    unknown = [k for k in data if k not in keys]
     if unknown:
-        raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
+        raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: {', '.join(keys)})")
     return data
 
 
@@ -319,9 +326,69 @@ def load_config(
                 source = "--" + key.replace("_", "-")
             values[key] = _normalise(key, raw, source)
             sources[key] = source
+    if values["password_file"] is not None:
+        values["mqtt"] = _with_password_file(values["mqtt"], values["password_file"], sources)
     cfg = BridgeConfig(**values)
     _check_tls(cfg, sources)
     return cfg
+
+
+def _with_password_file(url: MqttUrl | None, path: str, sources: Mapping[str, str]) -> MqttUrl:
+    where = sources["password_file"]
+    if url is None:
+        raise ConfigError(f"{where}: a password file is given but no broker URL")
+    if url.username is None:
+        raise ConfigError(f"{sources['mqtt']}: the password file needs the user name in the URL (mqtt://USER@host)")
+    if url.password is not None:
+        raise ConfigError(f"{sources['mqtt']}: the password is in the URL and in {where}: give it once")
+    try:
+        with open(path, encoding="utf-8") as f:
+            password = f.readline().rstrip("\r\n")
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: password file {path!r} not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise ConfigError(f"{where}: cannot read the password file {path!r}: {why}") from None
+    if not password:
+        raise ConfigError(f"{where}: the password file {path!r} is empty")
+    return replace(url, password=password)
+
+
+CLIENT_KEYS = ("mqtt", "ca_file", "password_file")
+PASSWORD_ENV = "FLICKBOARD_MQTT_PASSWORD"
+
+
+def client_settings(
+    config: str | Path | None,
+    mqtt: str | None,
+    ca_file: str | None,
+    password_file: str | None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[MqttUrl, str | None]:
+    """The broker of a command that reads or sends (`web`, `enter`, `scoreboard`, `integrations`): its settings
+    file (`config`: `mqtt`, `ca_file`, `password_file` and nothing else, so a bridge's settings file, whose user is
+    the bridge's, is refused rather than used) < the command line. The password: in the URL (where `ps` shows it),
+    from the password file, or from the environment variable FLICKBOARD_MQTT_PASSWORD; the user name is always the
+    command's own, in its URL. Returns (broker, CA file); ConfigError in one line."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = dict.fromkeys(CLIENT_KEYS)
+    sources = {k: "--" + k.replace("_", "-") for k in CLIENT_KEYS}
+    if config is not None:
+        for key, raw in _read_toml(Path(config), CLIENT_KEYS).items():
+            values[key] = _normalise(key, raw, f"{config}: {key}")
+            sources[key] = f"{config}: {key}"
+    for key, raw in (("mqtt", mqtt), ("ca_file", ca_file), ("password_file", password_file)):
+        if raw is not None:
+            values[key] = _normalise(key, raw, sources[key] if config is None else "--" + key.replace("_", "-"))
+            sources[key] = "--" + key.replace("_", "-")
+    url: MqttUrl | None = values["mqtt"]
+    if url is None:
+        raise ConfigError("give the broker: --mqtt URL, or `mqtt` in the settings file (--config)")
+    if values["password_file"] is not None:
+        url = _with_password_file(url, values["password_file"], sources)
+    elif url.username is not None and url.password is None and env.get(PASSWORD_ENV):
+        url = replace(url, password=env[PASSWORD_ENV])
+    return url, values["ca_file"]
 
 
 def _check_tls(cfg: BridgeConfig, sources: Mapping[str, str]) -> None:
@@ -336,3 +403,21 @@ def _check_tls(cfg: BridgeConfig, sources: Mapping[str, str]) -> None:
     elif cfg.ca_file is not None:
         where = "no MQTT URL is set" if cfg.mqtt is None else "the MQTT URL is plain mqtt://"
         raise ConfigError(f"{sources['ca_file']}: a CA file is given but {where}; use mqtts://")
+
+
+def add_broker_arguments(p: Any) -> None:
+    """The broker options of `web`, `enter`, `scoreboard` and `integrations` (an argparse parser)."""
+    p.add_argument("--mqtt", metavar="URL", help="broker: mqtt://[user@]host[:port] or mqtts://...")
+    p.add_argument("--ca-file", help="for mqtts://: the broker's CA certificate ('system': the system store)")
+    p.add_argument(
+        "--password-file",
+        metavar="FILE",
+        help=f"the broker password, on the file's first line (or in the environment variable {PASSWORD_ENV}); "
+        "a password inside --mqtt shows in `ps`",
+    )
+    p.add_argument("--config", metavar="TOML", help="settings file with mqtt, ca_file, password_file")
+
+
+def broker_of(args: Any) -> tuple[MqttUrl, str | None]:
+    """(broker, CA file) from the options `add_broker_arguments` adds; ConfigError in one line."""
+    return client_settings(args.config, args.mqtt, args.ca_file, args.password_file)

@@ -21,7 +21,7 @@ from host import lifecycle
 from host.board import protocol
 from host.board.bridge import Bridge, BridgeError, GameSetup
 from host.board.links import REFUSALS, LinkState, MqttLink, NoBoardFound, SerialLink
-from host.config import BridgeConfig, ConfigError, MqttUrl, load_config, parse_mqtt_url
+from host.config import BridgeConfig, ConfigError, MqttUrl, broker_of, load_config
 from host.core.scoreboard import final_line, text_view
 from host.displays.terminal import big_view
 from host.errors import UserError
@@ -37,6 +37,7 @@ def _config(args: Any) -> BridgeConfig:
         "serial": args.serial or None,
         "boards": args.boards,
         "ca_file": args.ca_file,
+        "password_file": args.password_file,
         "client_id": args.client_id,
         "keepalive": args.keepalive,
         "log_level": args.log_level,
@@ -297,16 +298,16 @@ class _Client:
                 self.cond.wait(left)
 
 
-def _url(args: Any) -> MqttUrl:
+def _broker(args: Any) -> tuple[MqttUrl, str | None]:
     try:
-        return parse_mqtt_url(args.mqtt, "--mqtt")
+        return broker_of(args)
     except ConfigError as e:
         raise UserError(str(e)) from None
 
 
 def run_enter(args: Any, out: TextIO) -> int:
     """Send one manual entry (or a new match) to a running bridge and print its answer."""
-    url = _url(args)
+    url, ca_file = _broker(args)
     rid = uuid.uuid4().hex[:12]
     if args.new:
         if not args.players:
@@ -324,7 +325,7 @@ def run_enter(args: Any, out: TextIO) -> int:
             raise UserError("give the entry to send, e.g. flickboard enter --board sim1 hit")
         req = {"id": rid, "line": line}
     result_topic = board_topic(args.board, RESULT)
-    with _Client(url, args.ca_file, [result_topic]) as c:
+    with _Client(url, ca_file, [result_topic]) as c:
         c.client.publish(board_topic(args.board, INPUT), json.dumps(req), qos=1)
 
         def mine(_t: str, payload: bytes) -> bool:
@@ -349,14 +350,14 @@ def _newer_than(c: _Client, seen: int) -> Callable[[str, bytes], bool]:
 def run_scoreboard(args: Any, out: TextIO) -> int:
     """Show the board's retained scoreboard, then (unless --once) every update until Ctrl-C. On a terminal it is
     the big view (host/displays/terminal.py), redrawn in place; `--plain` (or a pipe) prints the plain text view."""
-    url = _url(args)
+    url, ca_file = _broker(args)
     topic = board_topic(args.board, SCOREBOARD)
     seen = 0
     color = args.color == "always" or (
         args.color == "auto" and out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     )
     big = not args.plain and (out.isatty() or args.color == "always" or args.big)
-    with _Client(url, args.ca_file, [topic, BRIDGE_STATUS]) as c:
+    with _Client(url, ca_file, [topic, BRIDGE_STATUS]) as c:
         while True:
             got = c.wait_for(_newer_than(c, seen), args.timeout if args.once else 3600)
             if got is None:

@@ -12,6 +12,7 @@ from typing import NoReturn, TextIO
 
 from host.cli.files import cmd_export, cmd_replay, cmd_rules
 from host.cli.play import cmd_play
+from host.config import add_broker_arguments
 from host.core.journal import JournalError
 from host.errors import UserError
 from rules import games
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--serial", action="append", metavar="PORT", help="a board's port, or 'auto' (repeatable)")
     br.add_argument("--mqtt", metavar="URL", help="broker: mqtt://[user:pass@]host[:port] or mqtts://...")
     br.add_argument("--ca-file", help="the broker's CA certificate for mqtts:// ('system': the system store)")
+    br.add_argument("--password-file", metavar="FILE", help="the broker password, on the file's first line")
     br.add_argument("--boards", help="board ids to follow, comma-separated (default: every board that shows up)")
     br.add_argument("--client-id", help="MQTT client id (default: flickboard-bridge)")
     br.add_argument("--keepalive", type=int, help="MQTT keepalive in seconds (default: 30)")
@@ -150,8 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     en = sub.add_parser("enter", help="send a manual entry to a running bridge over MQTT and print its answer")
     en.add_argument("line", nargs="*", help="the entry, in the notation (e.g. hit, Ana 15 10 5, undo)")
-    en.add_argument("--mqtt", required=True, metavar="URL")
-    en.add_argument("--ca-file")
+    add_broker_arguments(en)
     en.add_argument("--board", required=True, help="the board whose game it is for")
     en.add_argument("--new", action="store_true", help="start a new match on the board instead (--players ...)")
     en.add_argument("--rules", help="with --new: the rule set, which names the game (default: the bridge's)")
@@ -162,8 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     en.set_defaults(func=_bridge_command("run_enter"))
 
     sb = sub.add_parser("scoreboard", help="show a board's live scoreboard from MQTT in the terminal")
-    sb.add_argument("--mqtt", required=True, metavar="URL")
-    sb.add_argument("--ca-file")
+    add_broker_arguments(sb)
     sb.add_argument("--board", required=True)
     sb.add_argument("--once", action="store_true", help="print the current scoreboard and exit")
     sb.add_argument("--plain", action="store_true", help="the plain text view, even on a terminal")

@@ -170,3 +170,42 @@ def test_one_board_id_rule_at_every_entry(board: str, tmp_path: Path) -> None:
         protocol.decode_payload(wire, None)
     assert str(bad.value) == f"schema: {why}"
     assert config.is_board_id("t1") and config.board_problem("table-2_b") is None
+
+
+def test_the_broker_password_stays_off_the_command_line(tmp_path: Path) -> None:
+    """Issue 19, 7: every command takes the broker password from a file or the environment, so `ps` does not show
+    it; the user name is each command's own (in its URL); a bridge's settings file is refused by the other
+    commands rather than making them log in as the bridge."""
+    from host.config import client_settings
+
+    pw = tmp_path / "pw"
+    pw.write_text("s3cret pass\n")
+    url, ca = client_settings(None, "mqtt://scorer@h", None, str(pw), env={})
+    assert (url.username, url.password, ca) == ("scorer", "s3cret pass", None)
+    url, _ = client_settings(None, "mqtt://scorer@h", None, None, env={"FLICKBOARD_MQTT_PASSWORD": "from-env"})
+    assert url.password == "from-env"
+    url, _ = client_settings(None, "mqtt://h", None, None, env={"FLICKBOARD_MQTT_PASSWORD": "from-env"})
+    assert url.password is None  # no user named: nobody to log in as
+    settings = tmp_path / "web.toml"
+    settings.write_text(f'mqtt = "mqtts://web@h"\nca_file = "system"\npassword_file = "{pw}"\n')
+    url, ca = client_settings(str(settings), None, None, None, env={})
+    assert (str(url), url.password, ca) == ("mqtts://web:***@h:8883", "s3cret pass", "system")
+    url, _ = client_settings(str(settings), "mqtt://other@h2", None, None, env={})  # the command line wins
+    assert (url.username, url.host, url.password) == ("other", "h2", "s3cret pass")
+    bridge_toml = tmp_path / "bridge.toml"
+    bridge_toml.write_text('mqtt = "mqtt://flickboard-bridge:x@h"\nplayers = ["A", "B"]\n')
+    for args, words in [
+        ((str(bridge_toml), None, None, None), "unknown key 'players'"),
+        ((None, None, None, None), "give the broker"),
+        ((None, "mqtt://u:inline@h", None, str(pw)), "give it once"),
+        ((None, "mqtt://h", None, str(pw)), "needs the user name"),
+        ((None, "mqtt://u@h", None, str(tmp_path / "nope")), "not found"),
+    ]:
+        with pytest.raises(ConfigError, match=words) as e:
+            client_settings(*args, env={})  # type: ignore[arg-type]
+        assert "s3cret" not in str(e.value) and "inline" not in str(e.value) and "\n" not in str(e.value)
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(ConfigError, match="empty"):
+        client_settings(None, "mqtt://u@h", None, str(tmp_path / "empty"), env={})
+    cfg = load_config(None, env={"FLICKBOARD_PASSWORD_FILE": str(pw)}, cli={"mqtt": "mqtt://flickboard-bridge@h"})
+    assert cfg.mqtt is not None and cfg.mqtt.password == "s3cret pass" and "s3cret" not in repr(cfg)

@@ -144,3 +144,56 @@ def test_enter_new_starts_another_game_on_the_board(broker: Broker, tmp_path: Pa
         bridge.terminate()
         bridge.wait(20)
     assert "Traceback" not in (bridge.stderr.read() if bridge.stderr else "")
+
+
+def test_the_broker_password_from_a_file_or_the_environment_never_in_ps(tmp_path: Path) -> None:
+    """`flickboard scoreboard` (and enter, web, integrations: the same options) logs in with a password kept in a
+    file or in the environment: the running command's arguments, which anyone on the machine can read in `ps`,
+    hold no password (issue 19, 7). A wrong or missing one is refused in one line."""
+    import os
+    import secrets
+
+    from host.sim.broker import mosquitto
+
+    secret = secrets.token_urlsafe(12)
+    pwfile = tmp_path / "passwords"
+    made = subprocess.run(["mosquitto_passwd", "-b", "-c", str(pwfile), "display", secret], capture_output=True)
+    assert made.returncode == 0, made.stderr
+    with mosquitto(f"allow_anonymous false\npassword_file {pwfile}\n") as b:
+        doc = json.loads(
+            (Path(__file__).parents[2] / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```")[0]
+        )
+        pub = mqtt.Client(CallbackAPIVersion.VERSION2)
+        pub.username_pw_set("display", secret)
+        pub.connect(b.host, b.port)
+        pub.loop_start()
+        pub.publish(
+            "flickboard/t1/scoreboard", json.dumps({**doc, "board": "t1"}), qos=1, retain=True
+        ).wait_for_publish(5)
+        url = f"mqtt://display@{b.host}:{b.port}"
+        mine = tmp_path / "display.pw"
+        mine.write_text(secret + "\n")
+        once = run("scoreboard", "--mqtt", url, "--password-file", str(mine), "--board", "t1", "--once", "--plain")
+        assert once.returncode == 0 and "t1" in once.stdout, once.stderr
+        env = {**os.environ, "FLICKBOARD_MQTT_PASSWORD": secret}
+        follow = subprocess.Popen(
+            [FLICKBOARD, "scoreboard", "--mqtt", url, "--board", "t1", "--plain"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert follow.stdout is not None
+            assert "t1" in follow.stdout.readline() + follow.stdout.readline()  # logged in: the scoreboard came
+            cmdline = Path(f"/proc/{follow.pid}/cmdline").read_bytes()
+            assert secret.encode() not in cmdline and b"display@" in cmdline
+        finally:
+            follow.terminate()
+            follow.communicate(timeout=10)
+        mine.write_text("wrong\n")
+        one_line_error(
+            run("scoreboard", "--mqtt", url, "--password-file", str(mine), "--board", "t1", "--once"), "refused"
+        )
+        one_line_error(run("scoreboard", "--mqtt", url, "--board", "t1", "--once"), "refused")
+        pub.loop_stop()

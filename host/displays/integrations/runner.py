@@ -32,7 +32,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
-from host.config import ConfigError, MqttUrl, board_problem, parse_mqtt_url
+from host.config import ConfigError, MqttUrl, add_broker_arguments, board_problem, broker_of
 from host.displays.integrations import awtrix, homeassistant, wled
 from host.displays.integrations.common import BadDocument, Boards, Integration, read_moment, read_scoreboard
 from host.errors import UserError
@@ -276,8 +276,7 @@ class IntegrationRunner:
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
     """The options of `flickboard integrations`."""
-    p.add_argument("--mqtt", required=True, metavar="URL", help="broker: mqtt://[user:pass@]host[:port] or mqtts://")
-    p.add_argument("--ca-file", help="the broker's CA certificate for mqtts:// ('system': the system store)")
+    add_broker_arguments(p)
     p.add_argument(
         "--homeassistant",
         nargs="?",
@@ -326,7 +325,7 @@ def _number(value: float | int | None, option: str, low: float, high: float) -> 
 def build_runner(args: Any) -> IntegrationRunner:
     """The runner for the command line's options, integrations added. Raises UserError (one line)."""
     try:
-        url = parse_mqtt_url(args.mqtt, "--mqtt")
+        url, ca_file = broker_of(args)
     except ConfigError as e:
         raise UserError(str(e)) from None
     if not (args.homeassistant or args.awtrix or args.wled):
@@ -343,7 +342,7 @@ def build_runner(args: Any) -> IntegrationRunner:
     _number(args.wled_seconds, "--wled-seconds", 0.2, 60)
     _number(args.wled_fx, "--wled-fx", 0, 255)
     try:
-        runner = IntegrationRunner(url, client_id=cid, ca_file=args.ca_file, boards=args.board)
+        runner = IntegrationRunner(url, client_id=cid, ca_file=ca_file, boards=args.board)
     except (ValueError, OSError) as e:
         raise UserError(f"--mqtt {url}: {e}") from None
     if args.homeassistant:
