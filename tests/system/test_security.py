@@ -3,8 +3,10 @@ docs/mosquitto/acl (only the paths and ports changed for the test), a password f
 and a certificate authority and server certificate made at test time by docs/mosquitto/make-certs.sh (openssl).
 
 Anonymous clients and wrong passwords are refused; each user can do exactly what the ACL says and nothing more;
-the TLS listener needs the club's CA; a whole game plays through it (the real firmware under MicroPython with its
-board's credentials, the bridge process over TLS); no password ends up in a log, a journal or a published document.
+no login can take another program's client id (the broker uses the user name as the client id), so neither a board's
+nor a display's password can push the bridge process off the broker or throw its persistent session away; the TLS
+listener needs the club's CA; a whole game plays through it (the real firmware under MicroPython with its board's
+credentials, the bridge process over TLS); no password ends up in a log, a journal or a published document.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from e2e import SHOT_MS, BridgeProc, Watcher, game, replay_summary
+from e2e import SHOT_MS, BridgeProc, Watcher, game, proto, replay_summary
 from faults import Tap, prefix, score_matches, tap_stdout
 from paho.mqtt.enums import CallbackAPIVersion
 
@@ -39,7 +41,8 @@ from rules.transcript import parse_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "mosquitto"
-USERS = ("flickboard-bridge", "display", "scorer", "table-1", "table-2")
+USERS = ("flickboard-bridge", "display", "scorer", "web", "integrations", "table-1", "table-2")
+MAX_PACKET = 262144  # docs/mosquitto/mosquitto.conf max_packet_size
 
 
 class SecureBroker(Broker):
@@ -114,12 +117,18 @@ class Client:
         tls: bool = True,
         ca: Path | str | None = "default",
         subscribe: tuple[str, ...] = (),
+        client_id: str | None = None,
+        clean: bool = True,
     ) -> None:
+        """`client_id`: the id it asks for (default: a fresh one); `clean`: a clean session."""
         self.got: list[tuple[str, bytes]] = []
         self.cond = threading.Condition()
         self.rc: Any = None
         self.granted: list[Any] = []
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"sec-{user}-{uuid.uuid4().hex[:6]}")
+        self.drops: list[str] = []  # the disconnections it did not ask for, with the reason
+        self.closing = False
+        cid = client_id if client_id is not None else f"sec-{user}-{uuid.uuid4().hex[:6]}"
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=cid, clean_session=clean)
         if user is not None:
             c.username_pw_set(user, broker.passwords[user] if password is None else password)
         if tls:
@@ -127,6 +136,7 @@ class Client:
         c.on_connect = self._connect
         c.on_message = self._message
         c.on_subscribe = self._subscribed
+        c.on_disconnect = self._disconnected
         self.topics = subscribe
         self.c = c
         try:
@@ -143,6 +153,12 @@ class Client:
             self.cond.notify_all()
         if not rc.is_failure and self.topics:
             c.subscribe([(t, 1) for t in self.topics])
+
+    def _disconnected(self, _c: Any, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
+        with self.cond:
+            if not self.closing:
+                self.drops.append(str(rc))
+            self.cond.notify_all()
 
     def _subscribed(self, _c: Any, _u: Any, _mid: Any, codes: Any, _p: Any) -> None:
         with self.cond:
@@ -172,8 +188,10 @@ class Client:
             return {t for t, _ in self.got}
 
     def close(self) -> None:
-        self.c.loop_stop()
+        with self.cond:
+            self.closing = True
         self.c.disconnect()
+        self.c.loop_stop()
 
 
 def test_anonymous_and_wrong_passwords_are_refused(secure: SecureBroker) -> None:
@@ -219,15 +237,20 @@ def test_tls_needs_the_clubs_ca(secure: SecureBroker, tmp_path: Path) -> None:
 
 
 def test_each_user_can_do_what_the_acl_says_and_nothing_more(secure: SecureBroker) -> None:
+    """One client per user (a second login as the same user would replace the first: see the takeover tests)."""
     bridge = Client(
         secure, "flickboard-bridge", subscribe=("flickboard/+/raw", "flickboard/+/input", "flickboard/+/status")
     )
     display = Client(secure, "display", subscribe=("flickboard/+/scoreboard", "flickboard/+/events"))
-    board1 = Client(secure, "table-1", tls=False, subscribe=("flickboard/table-1/cmd", "flickboard/table-2/cmd"))
-    board1_spy = Client(secure, "table-1", tls=False, subscribe=("flickboard/+/scoreboard", "flickboard/+/input"))
+    spied = ("flickboard/+/scoreboard", "flickboard/+/input")  # a board reads neither
+    board1 = Client(
+        secure, "table-1", tls=False, subscribe=("flickboard/table-1/cmd", "flickboard/table-2/cmd", *spied)
+    )
     board2 = Client(secure, "table-2", tls=False, subscribe=("flickboard/table-2/cmd",))
     scorer = Client(secure, "scorer", subscribe=("flickboard/+/result",))
-    clients = (bridge, display, board1, board1_spy, board2, scorer)
+    web = Client(secure, "web", subscribe=("flickboard/+/result", "flickboard/+/raw", "flickboard/bridge/health"))
+    integrations = Client(secure, "integrations", subscribe=("flickboard/+/input", "flickboard/+/result"))
+    clients = (bridge, display, board1, board2, scorer, web, integrations)
     try:
         assert all(c.rc == "ok" for c in clients), [c.rc for c in clients]
         # forbidden first, then the allowed marker on the same connection: the marker proves delivery happened
@@ -239,6 +262,9 @@ def test_each_user_can_do_what_the_acl_says_and_nothing_more(secure: SecureBroke
         display.pub("flickboard/table-1/raw", b"forged by a display")
         display.pub("flickboard/table-1/cmd", b'{"c":"reboot"}')
         display.pub("flickboard/table-1/scoreboard", b"forged by a display")
+        integrations.pub("flickboard/table-1/input", b'{"line":"undo"}')  # home automation cannot enter scores
+        integrations.pub("flickboard/table-1/scoreboard", b"forged by the integrations")
+        integrations.pub("homeassistant/sensor/flickboard_table-1/score/config", b"{}")  # its own topic
         bridge.pub("flickboard/table-1/raw", b"forged by the bridge")  # the bridge speaks for no board
         bridge.pub("flickboard/table-1/cmd", b'{"c":"ping"}')
         bridge.pub("flickboard/table-2/cmd", b'{"c":"ping"}')
@@ -247,19 +273,24 @@ def test_each_user_can_do_what_the_acl_says_and_nothing_more(secure: SecureBroke
         scorer.pub("flickboard/table-1/raw", b"forged by a scorer")
         scorer.pub("flickboard/table-1/scoreboard", b"forged by a scorer")
         scorer.pub("flickboard/table-1/input", b'{"line":"hit"}')
+        web.pub("flickboard/table-1/cmd", b'{"c":"reboot"}')  # the web server commands no board
+        web.pub("flickboard/table-1/input", b'{"line":"miss"}')  # ... and sends the phone page's entries
         board2.pub("flickboard/table-2/raw", b"marker-2")
 
-        assert bridge.wait(lambda: {b"marker-1", b"marker-2", b'{"line":"hit"}'} <= {p for _, p in bridge.got}, 15)
+        wanted = {b"marker-1", b"marker-2", b'{"line":"hit"}', b'{"line":"miss"}'}
+        assert bridge.wait(lambda: wanted <= {p for _, p in bridge.got}, 15)
         assert display.wait(lambda: b"real scoreboard" in [p for _, p in display.got], 15)
         assert board1.wait(lambda: len(board1.got) >= 1, 15) and board2.wait(lambda: len(board2.got) >= 1, 15)
-        assert scorer.wait(lambda: len(scorer.got) >= 1, 15)
+        assert scorer.wait(lambda: len(scorer.got) >= 1, 15) and web.wait(lambda: len(web.got) >= 1, 15)
         time.sleep(0.3)  # anything forbidden would have arrived by now
-        assert sorted(p for _, p in bridge.got) == sorted([b"marker-1", b"marker-2", b'{"line":"hit"}']), bridge.got
+        assert sorted(p for _, p in bridge.got) == sorted(wanted), bridge.got
         assert [p for _, p in display.got] == [b"real scoreboard"], display.got
         assert board1.got == [("flickboard/table-1/cmd", b'{"c":"ping"}')], board1.got
         assert board2.got == [("flickboard/table-2/cmd", b'{"c":"ping"}')], board2.got
-        assert board1_spy.got == [], board1_spy.got
         assert scorer.got == [("flickboard/table-1/result", b"answer")], scorer.got
+        assert web.got == [("flickboard/table-1/result", b"answer")], web.got
+        assert integrations.got == [], integrations.got
+        assert all(not c.drops for c in clients), [c.drops for c in clients]
     finally:
         for c in clients:
             c.close()
@@ -320,6 +351,159 @@ def test_a_game_through_the_secured_broker_leaks_no_secret(secure: SecureBroker,
         assert secret not in published, "a password in a published document"
         assert secret not in board_lines, "a password in what the board sent"
     assert f"mqtts://flickboard-bridge:***@localhost:{secure.tls_port}" in out  # the link is named, masked
+
+
+# ------------------------------------------------------------------------------------------------- client ids
+
+# The client ids the programs send (host/: the bridge's default, the firmware's `flickboard-<board_id>`, the web
+# server's and `flickboard enter`'s own with a random tail, here fixed so an attacker on the old set-up knows them).
+VICTIMS = (
+    ("flickboard-bridge", True, "flickboard-bridge"),
+    ("table-2", False, "flickboard-table-2"),
+    ("web", True, "flickboard-web-0a1b2c3d4e"),
+    ("scorer", True, "flickboard-cli-0a1b2c3d"),
+)
+ATTACKERS = (("table-1", False), ("display", True))  # a board's password (plain MQTT) and a display's (TLS)
+
+
+def attack(secure: SecureBroker, user: str, tls: bool, claimed: str, clean: bool = True, hold: float = 0.2) -> str:
+    """Log in as `user` asking for the client id `claimed`, stay `hold` s, leave; the broker's answer."""
+    a = Client(secure, user, tls=tls, client_id=claimed, clean=clean)
+    if a.rc == "ok":
+        time.sleep(hold)
+        a.close()
+    return str(a.rc)
+
+
+def test_no_login_takes_another_programs_client_id(secure: SecureBroker) -> None:
+    """A board's credentials and a display's log in asking for the client id of the bridge, of another board, of the
+    web server and of a scorer's terminal (the id the program sends, and its user name): every attacker is let in
+    as itself, and no victim is disconnected. A second login as the same user does replace the first."""
+    victims = [Client(secure, user, tls=tls, client_id=cid, clean=False) for user, tls, cid in VICTIMS]
+    tries = []
+    try:
+        assert [v.rc for v in victims] == ["ok"] * len(victims)
+        for attacker, tls in ATTACKERS:
+            for user, _, cid in VICTIMS:
+                for claimed in (cid, user):
+                    tries.append(attack(secure, attacker, tls, claimed))
+        time.sleep(0.3)
+        assert tries == ["ok"] * len(tries) == ["ok"] * 16  # each attacker got in (as itself)
+        assert [v.drops for v in victims] == [[]] * len(victims), "a victim was pushed off the broker"
+        assert all(v.c.is_connected() for v in victims)
+    finally:
+        for v in victims:
+            v.close()
+    # the rule the documentation states: one program per user, a second login replaces the first
+    first = Client(secure, "table-2", tls=False, client_id="flickboard-table-2")
+    second = Client(secure, "table-2", tls=False, client_id="some-other-id")
+    try:
+        assert first.rc == second.rc == "ok"
+        assert first.wait(lambda: bool(first.drops), 5), "two logins of one user both stayed connected"
+    finally:
+        first.close()
+        second.close()
+    log = secure.log.read_text()
+    assert "as flickboard-bridge" in log and "as table-1 (" in log, "the broker names each client by its user"
+
+
+def _bridge(secure: SecureBroker, tmp: Path, name: str) -> BridgeProc:
+    """The real `flickboard bridge` over TLS as `flickboard-bridge`, with its default client id."""
+    url = f"mqtts://flickboard-bridge:{secure.passwords['flickboard-bridge']}@localhost:{secure.tls_port}"
+    d = tmp / name
+    d.mkdir()
+    args = ["--mqtt", url, "--ca-file", str(secure.ca), "--boards", "table-1", "--journals", str(d / "journals")]
+    return BridgeProc([*args, "--players", "Ana", "Ben", "--match", "games:1", "--log-level", "INFO"], d)
+
+
+def _health(watcher: Client, pred: Any, timeout: float = 15) -> dict[str, Any]:
+    """The newest bridge health document `watcher` received that satisfies `pred`."""
+    found: list[dict[str, Any]] = []
+
+    def ok() -> bool:
+        for topic, payload in reversed(watcher.got):
+            if topic == "flickboard/bridge/health":
+                doc = json.loads(payload)
+                if pred(doc):
+                    found.append(doc)
+                    return True
+        return False
+
+    assert watcher.wait(ok, timeout), [json.loads(p) for t, p in watcher.got if t.endswith("/health")][-1:]
+    return found[0]
+
+
+def _board(doc: dict[str, Any], board: str) -> dict[str, Any]:
+    return dict(doc["protocol"]["boards"].get(board) or {})
+
+
+def _mqtt_link(doc: dict[str, Any]) -> dict[str, Any]:
+    return next(v for k, v in doc["links"].items() if k.startswith("mqtt"))
+
+
+ATTACK_ROUNDS = 20
+
+
+def test_the_bridge_stays_online_while_boards_and_displays_claim_its_client_id(
+    secure: SecureBroker, tmp_path: Path
+) -> None:
+    """The real bridge process, with its default client id `flickboard-bridge`: a board's and a display's logins ask
+    for that id 20 times each. The bridge keeps its one connection and its retained status stays `online`."""
+    status = Client(secure, "scorer", subscribe=("flickboard/bridge/status",))
+    bridge = _bridge(secure, tmp_path, "bridge")
+    try:
+        online = ("flickboard/bridge/status", b"online")
+        assert status.wait(lambda: online in status.got, 15), bridge.output()
+        before = status.got.index(online)  # (a bridge of an earlier test may have left its `offline`)
+        answers = [
+            attack(secure, user, tls, "flickboard-bridge", hold=0.1)
+            for _ in range(ATTACK_ROUNDS)
+            for user, tls in ATTACKERS
+        ]
+        assert answers == ["ok"] * 2 * ATTACK_ROUNDS
+        time.sleep(1.5)  # a bridge pushed off reconnects after 1 s: it would have said so by now
+        said = [p for t, p in status.got[before:] if t == "flickboard/bridge/status"]
+        assert said == [b"online"], f"displays saw the bridge go {said}"
+        out = bridge.output()
+        assert out.count(": connected (") == 1 and ": disconnected" not in out, out[-3000:]
+    finally:
+        status.close()
+        bridge.stop()
+    assert "Traceback" not in bridge.output()
+
+
+def test_the_bridges_persistent_session_survives_logins_that_claim_its_client_id(
+    secure: SecureBroker, tmp_path: Path
+) -> None:
+    """While the real bridge is down, a board's messages wait for it in its persistent session. A board's and a
+    display's logins ask for its client id with a clean session, which would throw that session away: the bridge,
+    started again, gets every message all the same."""
+    status = Client(secure, "scorer", subscribe=("flickboard/bridge/status",))
+    bridge = _bridge(secure, tmp_path, "bridge")
+    board = watcher = None
+    try:
+        assert status.wait(lambda: ("flickboard/bridge/status", b"online") in status.got, 15), bridge.output()
+        bridge.kill9()
+        assert status.wait(lambda: status.got[-1] == ("flickboard/bridge/status", b"offline"), 10)  # its last will
+        board = Client(secure, "table-1", tls=False, client_id="flickboard-table-1")
+        enc = proto.Encoder("table-1", 7, 0)
+        enc.hello(0, "1", "pico_w", [], "power")
+        board.pub("flickboard/table-1/raw", enc.last_json.encode())
+        for i in range(1, 4):
+            enc.event("pass", "hole", 1000 * i, {"dur_us": 900})
+            board.pub("flickboard/table-1/raw", enc.last_json.encode())
+        for user, tls in (("table-2", False), ("display", True)):  # (table-1 would replace the board itself)
+            assert attack(secure, user, tls, "flickboard-bridge", clean=True) == "ok"
+        bridge.start()
+        watcher = Client(secure, "display", subscribe=("flickboard/bridge/health",))
+        doc = _health(watcher, lambda d: _board(d, "table-1").get("received") == 4)
+        assert _board(doc, "table-1")["boot"] == 7 and _board(doc, "table-1")["missing"] == []
+    finally:
+        for c in (status, board, watcher):
+            if c is not None:
+                c.close()
+        bridge.stop()
+    assert "Traceback" not in bridge.output()
 
 
 def test_board_secrets_stay_out_of_git() -> None:
