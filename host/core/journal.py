@@ -14,8 +14,13 @@ that takes many entries at once (the bridge under a flood of board events) may
 append with sync=False and call sync() once for the lot: one fsync for all
 (group commit).  It must not acknowledge any of them before sync() returns; if
 sync() fails, every entry since the last good sync is cut off the file.  open()
-moves such a torn tail into ``<path>.torn-<offset>`` and truncates the journal to
-its last good record; any other damage raises JournalCorrupt and changes nothing.
+moves such a torn tail (an unterminated last line: the only thing a crash mid-write
+leaves) into ``<path>.torn-<offset>`` and truncates the journal to its last complete
+line.  A complete line that fails its check (a flipped bit, a bad edit, a missing
+record) is damage, never a torn write: open() raises JournalCorrupt and changes
+nothing, or with damaged_ok=True leaves the line where it is, copies it to
+``<path>.damaged-<offset>``, lists it in ``damaged`` and reads every other line
+(host/core/session.py then journals a hold for a person).
 Only one process at a time may hold a journal (flock on ``<path>.lock``).
 """
 
@@ -27,9 +32,9 @@ import json
 import os
 import zlib
 from contextlib import ExitStack, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from host.jsontext import canonical, loads
 
@@ -142,38 +147,109 @@ def _crc_of_line(line: bytes) -> str | None:
     return f"{zlib.crc32(canonical):08x}"
 
 
-def _scan(path: str, data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
-    """Verify every record; return the setup, the entries and the end of the last good one."""
+@dataclass(frozen=True)
+class Damage:
+    """A complete line (it ends with its newline, so it is no torn write) that fails its check, or records missing
+    between two good ones. Its bytes stay in the journal where they are; `open(damaged_ok=True)` also copies them to
+    `saved_to`. `seen`: what the line seems to say (parsed, but not to be trusted), when it parses at all."""
+
+    line: int  # 1-based line number in the file
+    offset: int
+    length: int
+    reason: str
+    seen: dict[str, Any] | None = None
+    saved_to: str | None = None
+
+    def message(self, path: str) -> str:
+        where = f" (a copy is in {self.saved_to})" if self.saved_to else ""
+        return (
+            f"journal {path}: line {self.line} ({self.length} bytes at offset {self.offset}) is damaged: "
+            f"{self.reason}; it was left out of the game and every other line was read{where}"
+        )
+
+
+def _seen(line: bytes) -> dict[str, Any] | None:
+    try:
+        obj = _loads(line.decode("utf-8"))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+class Scan(NamedTuple):
+    setup: dict[str, Any]
+    records: list[dict[str, Any]]  # the good entries
+    end: int  # the end of the last complete line
+    damage: list[Damage]
+    last: int  # the last record number, a damaged line counting as the one it stands for
+
+
+def _scan(path: str, data: bytes, damaged_ok: bool = False) -> Scan:
+    """Verify every record: the setup, the good entries, the end of the last complete line and the damage.
+
+    Only an unterminated last line is torn (a crash mid-write). A complete line that fails its check is damage:
+    JournalCorrupt, or with `damaged_ok` a `Damage` and the reading goes on (the header must be intact)."""
     setup: dict[str, Any] | None = None
     records: list[dict[str, Any]] = []
+    damage: list[Damage] = []
     pos = lineno = 0
+    last_n = 0
+    skipped = 0  # damaged lines since the last good record: each stands for one record number
     while (nl := data.find(b"\n", pos)) >= 0:  # an unterminated last line is torn
         lineno += 1
-        rec = _decode(data[pos:nl])
+        raw = data[pos:nl]
+        rec = _decode(raw)
+        problem: str | None = None
         if isinstance(rec, str):
-            if nl + 1 == len(data):
-                break  # a damaged last line is torn
-            raise JournalCorrupt(
-                f"journal {path} is damaged at line {lineno}: {rec}, and it is not the last line; nothing was changed"
-            )
-        n = rec.get("n")
-        if type(n) is not int or n != lineno - 1:
-            raise JournalCorrupt(
-                f"journal {path} is damaged at line {lineno}: expected record "
-                f"n={lineno - 1} but found n={json.dumps(n)}; nothing was changed"
-            )
-        if n == 0:
-            if rec.get("kind") != KIND or rec.get("version") != VERSION or not isinstance(rec.get("setup"), dict):
-                raise JournalCorrupt(
-                    f"journal {path} line 1 is not a {KIND} version {VERSION} header; nothing was changed"
-                )
-            setup = rec["setup"]
+            problem = rec
         else:
-            records.append(rec)
+            n = rec.get("n")
+            if lineno == 1:
+                if (
+                    n != 0
+                    or rec.get("kind") != KIND
+                    or rec.get("version") != VERSION
+                    or not isinstance(rec.get("setup"), dict)
+                ):
+                    raise JournalCorrupt(
+                        f"journal {path} line 1 is not a {KIND} version {VERSION} header; nothing was changed"
+                    )
+                setup = rec["setup"]
+            elif type(n) is not int or n <= last_n:
+                problem = f"expected record n={last_n + skipped + 1} but found n={json.dumps(n)}"
+            else:
+                missing = n - last_n - 1 - skipped
+                if missing > 0:
+                    what = f"record {last_n + 1}" if n - last_n == 2 else f"records {last_n + 1} to {n - 1}"
+                    problem = f"{what} {'is' if n - last_n == 2 else 'are'} missing before it"
+                    if not damaged_ok:
+                        raise JournalCorrupt(
+                            f"journal {path} is damaged at line {lineno}: expected record "
+                            f"n={last_n + skipped + 1} but found n={n}; nothing was changed"
+                        )
+                    damage.append(Damage(lineno, pos, 0, problem))
+                records.append(rec)
+                last_n, skipped = n, 0
+                pos = nl + 1
+                continue
+        if problem is not None:
+            if lineno == 1:
+                raise JournalCorrupt(f"journal {path} has no complete header; it is not a usable journal")
+            if not damaged_ok:
+                raise JournalCorrupt(
+                    f"journal {path} is damaged at line {lineno}: {problem}; nothing was changed"
+                    + (
+                        " (a complete last line that fails its check is damage, not a torn write)"
+                        if nl + 1 == len(data)
+                        else ""
+                    )
+                )
+            damage.append(Damage(lineno, pos, nl + 1 - pos, problem, _seen(raw)))
+            skipped += 1
         pos = nl + 1
     if setup is None:
         raise JournalCorrupt(f"journal {path} has no complete header; it is not a usable journal")
-    return setup, records, pos
+    return Scan(setup, records, pos, damage, last_n + skipped)
 
 
 def _fsync_dir(path: str) -> None:
@@ -220,6 +296,28 @@ def _set_aside(path: str, fd: int, data: bytes, end: int) -> TornTail:
     return TornTail(offset=end, length=len(data) - end, saved_to=saved_to)
 
 
+def _keep_copy(path: str, data: bytes, d: Damage) -> Damage:
+    """A copy of a damaged line's bytes in `<path>.damaged-<offset>` (fsynced; one already there is kept). The line
+    itself stays in the journal: nothing is ever deleted."""
+    if not d.length:
+        return d
+    saved_to = f"{path}.damaged-{d.offset}"
+    body = data[d.offset : d.offset + d.length]
+    try:
+        side = os.open(saved_to, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return replace(d, saved_to=saved_to)
+    try:
+        rest = memoryview(body)
+        while rest:
+            rest = rest[os.write(side, rest) :]
+        os.fsync(side)
+    finally:
+        os.close(side)
+    _fsync_dir(saved_to)
+    return replace(d, saved_to=saved_to)
+
+
 class Journal:
     """An open journal, exclusively held by this process until close()."""
 
@@ -232,11 +330,16 @@ class Journal:
         records: list[dict[str, Any]],
         size: int,
         torn: TornTail | None,
+        count: int | None = None,
+        damaged: list[Damage] | None = None,
+        damaged_ok: bool = False,
     ) -> None:
         self.path = path
         self.header = setup
-        self.count = len(records)  # entries in the journal: the last one's n
+        self.count = len(records) if count is None else count  # entries in the journal: the last one's n
         self.torn = torn
+        self.damaged = damaged or []  # complete lines that fail their check (open with damaged_ok=True)
+        self._damaged_ok = damaged_ok
         self._fd, self._lock_fd, self._size = fd, lock_fd, size
         self._synced = (size, self.count)  # the file's length and entries at the last fsync
         # The records read at open (the session folds them once); dropped at the first append, so a long-running
@@ -247,7 +350,7 @@ class Journal:
     def records(self) -> list[dict[str, Any]]:
         """Every entry (without "crc"), as on disk."""
         if self._loaded is None:
-            self._loaded = _scan(self.path, _read_bytes(self.path))[1]
+            self._loaded = _scan(self.path, _read_bytes(self.path), self._damaged_ok).records
         return self._loaded
 
     @classmethod
@@ -276,7 +379,10 @@ class Journal:
         return cls(path, fd, lock_fd, json.loads(line)["setup"], [], len(line), None)
 
     @classmethod
-    def open(cls, path: str) -> Journal:
+    def open(cls, path: str, damaged_ok: bool = False) -> Journal:
+        """Open for appending. An incomplete last line is set aside (a torn write). A complete line that fails its
+        check raises JournalCorrupt; with `damaged_ok` it is left where it is, copied to `<path>.damaged-<offset>`,
+        listed in `damaged`, and every other line is read (the caller must say so and hold the game)."""
         try:
             with ExitStack() as undo:
                 try:
@@ -288,12 +394,13 @@ class Journal:
                 undo.callback(os.close, lock_fd)
                 with open(path, "rb") as f:
                     data = f.read()
-                setup, records, end = _scan(path, data)
-                torn = _set_aside(path, fd, data, end) if end < len(data) else None
+                scan = _scan(path, data, damaged_ok)
+                torn = _set_aside(path, fd, data, scan.end) if scan.end < len(data) else None
+                damaged = [_keep_copy(path, data, d) for d in scan.damage]
                 undo.pop_all()
         except OSError as e:
             raise JournalError(f"journal {path} could not be opened ({e})") from e
-        return cls(path, fd, lock_fd, setup, records, end, torn)
+        return cls(path, fd, lock_fd, scan.setup, scan.records, scan.end, torn, scan.last, damaged, damaged_ok)
 
     def append(self, entry: dict[str, Any], sync: bool = True) -> int:
         """Write one entry durably and return its n (only once it is on disk).
@@ -381,6 +488,7 @@ class Snapshot:
     header: dict[str, Any]
     records: list[dict[str, Any]]
     torn_bytes: int  # length of an incomplete last record, left in place and not read
+    damaged: tuple[Damage, ...] = ()  # read(damaged_ok=True): complete lines that fail their check, left out
 
     def torn_message(self) -> str | None:
         if not self.torn_bytes:
@@ -401,8 +509,9 @@ def _read_bytes(path: str) -> bytes:
         raise JournalError(f"journal {path} could not be read ({e})") from e
 
 
-def read(path: str) -> Snapshot:
-    """Verify and read every complete record; changes nothing on disk and takes no lock."""
+def read(path: str, damaged_ok: bool = False) -> Snapshot:
+    """Verify and read every complete record; changes nothing on disk and takes no lock. A complete line that fails
+    its check raises JournalCorrupt, or with `damaged_ok` is left out and listed in `damaged`."""
     data = _read_bytes(path)
-    setup, records, end = _scan(path, data)
-    return Snapshot(path, setup, records, len(data) - end)
+    scan = _scan(path, data, damaged_ok)
+    return Snapshot(path, scan.setup, scan.records, len(data) - scan.end, tuple(scan.damage))

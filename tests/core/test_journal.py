@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from host.core.journal import Journal, JournalCorrupt, JournalError, JournalInUse
+from host.core.journal import Journal, JournalCorrupt, JournalError, JournalInUse, read
 
 WRITER = Path(__file__).resolve().parents[1] / "support" / "journal_writer.py"
 _spec = importlib.util.spec_from_file_location("journal_writer", WRITER)
@@ -140,16 +140,43 @@ def flip(path: str, line_index: int) -> None:
     Path(path).write_bytes(b"".join(lines))
 
 
-def test_crc_mismatch_on_last_line_is_torn(tmp_path: Path) -> None:
+def test_crc_mismatch_on_the_complete_last_line_is_damage_not_a_torn_write(tmp_path: Path) -> None:
+    """Issue 19: one flipped byte in the last, complete (acknowledged) line was set aside as 'incomplete, never
+    acknowledged'. A line that ends with its newline was written whole: it is damage, and nothing is cut off."""
     path = make_journal(tmp_path)
-    lines = Path(path).read_bytes().splitlines(keepends=True)
     flip(path, 3)
-    damaged = Path(path).read_bytes().splitlines(keepends=True)[3]
-    with Journal.open(path) as j:
-        assert [r["n"] for r in j.records] == [1, 2]
-        assert j.torn is not None and j.torn.length == len(damaged)
-        assert Path(j.torn.saved_to).read_bytes() == damaged
-    assert Path(path).read_bytes() == b"".join(lines[:3])
+    expect_corrupt(path, "line 4", "checksum", "damage, not a torn write")
+    data = Path(path).read_bytes()
+    damaged = data.splitlines(keepends=True)[3]
+    with Journal.open(path, damaged_ok=True) as j:
+        assert j.torn is None
+        assert [r["n"] for r in j.records] == [1, 2] and j.count == 3
+        [d] = j.damaged
+        assert (d.line, d.offset, d.length) == (4, len(data) - len(damaged), len(damaged))
+        assert d.saved_to is not None and Path(d.saved_to).read_bytes() == damaged
+        assert d.seen is not None and d.seen["n"] == 3  # what it seems to say, for the person who checks
+        assert "line 4" in d.message(path) and "left out" in d.message(path)
+        assert j.append({"src": "manual", "in": "four"}) == 4  # its number is not given again
+    assert Path(path).read_bytes().startswith(data)  # the damaged line is still where it was
+    with Journal.open(path, damaged_ok=True) as j:  # opened again: the same damage, the copy kept as it is
+        assert [r["n"] for r in j.records] == [1, 2, 4] and [d.line for d in j.damaged] == [4]
+
+
+def test_damaged_middle_lines_and_a_missing_record_are_listed_and_the_rest_is_read(tmp_path: Path) -> None:
+    path = str(tmp_path / "game.jsonl")
+    records = [header()] + [{"src": "manual", "in": f"entry {i}", "n": i} for i in range(1, 8)]
+    lines = [line(r) for r in records]
+    lines[2] = lines[2].replace(b"entry 2", b"entry X")  # checksum fails
+    lines[3] = b"\x00\xff garbage\n"  # not JSON at all
+    del lines[6]  # record 6 is missing: record 7 follows record 5
+    Path(path).write_bytes(b"".join(lines))
+    with Journal.open(path, damaged_ok=True) as j:
+        assert [r["n"] for r in j.records] == [1, 4, 5, 7] and j.count == 7
+        assert [(d.line, d.length > 0) for d in j.damaged] == [(3, True), (4, True), (7, False)]
+        assert "checksum" in j.damaged[0].reason and "record 6 is missing" in j.damaged[2].reason
+        assert j.damaged[1].seen is None and j.damaged[0].seen is not None
+    snap = read(path, damaged_ok=True)
+    assert [r["n"] for r in snap.records] == [1, 4, 5, 7] and len(snap.damaged) == 3
 
 
 def test_crc_mismatch_in_middle_is_corrupt(tmp_path: Path) -> None:
