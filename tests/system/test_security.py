@@ -506,6 +506,106 @@ def test_the_bridges_persistent_session_survives_logins_that_claim_its_client_id
     assert "Traceback" not in bridge.output()
 
 
+# ------------------------------------------------------------------------------------------------- sizes
+
+
+def _varint(n: int) -> bytes:
+    """MQTT's remaining length."""
+    out = bytearray()
+    while True:
+        n, digit = n >> 7, n & 0x7F
+        out.append(digit | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _mqtt_str(s: str) -> bytes:
+    b = s.encode()
+    return len(b).to_bytes(2, "big") + b
+
+
+def _raw_login(secure: SecureBroker, user: str) -> socket.socket:
+    """A bare MQTT 3.1.1 connection to the boards' listener, logged in as `user` (CONNACK checked)."""
+    body = _mqtt_str("MQTT") + bytes([4, 0xC2, 0, 30]) + _mqtt_str("x") + _mqtt_str(user)
+    body += _mqtt_str(secure.passwords[user])
+    s = socket.create_connection((secure.host, secure.port), timeout=5)
+    s.sendall(b"\x10" + _varint(len(body)) + body)
+    assert s.recv(4) == b"\x20\x02\x00\x00", "not logged in"
+    return s
+
+
+def test_an_oversized_publish_is_refused_and_the_bridge_never_sees_it(secure: SecureBroker, tmp_path: Path) -> None:
+    """max_packet_size: a publish that announces 100 MB is refused as soon as its length is read (the broker closes
+    the connection without reading the rest); a board's and the web server's publishes just over the limit, on topics
+    they may write, disconnect them and reach nobody; one just under the limit is delivered. The real bridge
+    process stays connected and online, and what it hears next is the next legitimate message."""
+    status = Client(secure, "scorer", subscribe=("flickboard/bridge/status",))
+    bridge = _bridge(secure, tmp_path, "bridge")
+    clients: list[Client] = [status]
+    try:
+        online = ("flickboard/bridge/status", b"online")
+        assert status.wait(lambda: online in status.got, 15), bridge.output()
+        before = status.got.index(online)
+        # the largest publish the broker takes, and the smallest it refuses: Mosquitto 2.0 counts a packet as its
+        # remaining length (topic and payload) + 1, leaving out the length field itself
+        ha = Client(secure, "integrations", subscribe=("homeassistant/status",))
+        clients.append(ha)
+        topic = "homeassistant/status"
+        fits = MAX_PACKET - 1 - 2 - len(topic)  # remaining length MAX_PACKET - 1
+        ha.c.publish(topic, b"f" * fits, qos=0)
+        assert ha.wait(lambda: len(ha.got) == 1, 10) and len(ha.got[0][1]) == fits
+        ha.c.publish(topic, b"o" * (fits + 1), qos=0)
+        assert ha.wait(lambda: bool(ha.drops), 10), "a packet over max_packet_size was taken"
+
+        # 100 MB announced: refused on reading the length (only 1 KB of it is ever sent)
+        s = _raw_login(secure, "table-1")
+        started = time.monotonic()
+        head = _mqtt_str("flickboard/table-1/raw")
+        s.sendall(b"\x30" + _varint(len(head) + 100_000_000) + head + bytes(1024))
+        try:
+            closed = s.recv(1) == b""
+        except ConnectionResetError:
+            closed = True
+        except TimeoutError:
+            closed = False
+        s.close()
+        assert closed, "the broker waited for the rest of a 100 MB publish"
+        assert time.monotonic() - started < 2
+
+        # just over the limit, by a board on its own events topic and by the web server on an input topic
+        for user, tls, where in (
+            ("table-1", False, "flickboard/table-1/raw"),
+            ("web", True, "flickboard/table-1/input"),
+        ):
+            a = Client(secure, user, tls=tls)
+            clients.append(a)
+            assert a.rc == "ok"
+            a.c.publish(where, b"{" + b" " * MAX_PACKET + b"}", qos=0)
+            assert a.wait(lambda a=a: bool(a.drops), 10), f"{user}: an oversized publish was taken"
+            a.close()
+
+        # the bridge: still on its first connection, still online, and it heard nothing of it
+        board = Client(secure, "table-1", tls=False, client_id="flickboard-table-1")
+        clients.append(board)
+        enc = proto.Encoder("table-1", 3, 0)
+        enc.hello(0, "1", "pico_w", [], "power")
+        board.pub("flickboard/table-1/raw", enc.last_json.encode())
+        watcher = Client(secure, "display", subscribe=("flickboard/bridge/health",))
+        clients.append(watcher)
+        doc = _health(watcher, lambda d: _board(d, "table-1").get("received") == 1)
+        link = _mqtt_link(doc)
+        assert link["payloads"] == 1 and link["refused_oversized"] == 0, link
+        said = [p for t, p in status.got[before:] if t == "flickboard/bridge/status"]
+        assert said == [b"online"], f"displays saw the bridge go {said}"
+        out = bridge.output()
+        assert out.count(": connected (") == 1 and ": disconnected" not in out, out[-3000:]
+    finally:
+        for c in clients:
+            c.close()
+        bridge.stop()
+    assert "Traceback" not in bridge.output()
+
+
 def test_board_secrets_stay_out_of_git() -> None:
     """The board's Wi-Fi and broker secrets live in firmware/config.json, which git ignores; the template in git
     holds placeholders only."""
