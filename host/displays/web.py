@@ -18,6 +18,14 @@ choice is explained in docs/displays.md):
 | `/api/<board>/scoreboard` | JSON: the latest scoreboard document (404 until one was seen) |
 | `/api/<board>/stream` | `text/event-stream`: `status` and the latest `scoreboard`, then each new one, `moment`s |
 | `POST /api/<board>/input` | `{"line": ...}` or `{"new": {...}}`: checked, sent with an id, the bridge's answer |
+| `/scorer?key=...`, `POST /api/key` | the scoring key, given once (operator's link, entry page's form): a cookie |
+| `GET /api/scorer` | JSON: whether this browser holds the scoring key |
+
+Who may do what (docs/displays.md, "Who can score"): every request must name this server in its Host (not a name an
+attacker pointed at it: DNS rebinding); reading needs nothing; a POST must come from this server's own page (Origin)
+with the scoring key, which the operator's terminal shows, and entries are rate-limited per client and per board.
+On the MQTT side a message over MAX_DOC is dropped unread (`OversizeGuard`), and a retained moment or answer is not
+news. Every refusal is counted by kind and said once per kind on stderr (`Refusals`), and never reaches the bridge.
 
 Errors are one line: JSON `{"ok": false, "error": ...}` to the client, one line on stderr for the operator.
 """
@@ -27,8 +35,13 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import hmac
 import html
+import ipaddress
 import json
+import math
+import os
+import secrets
 import select
 import socket
 import sys
@@ -39,16 +52,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from pathlib import Path
 from typing import Any, TextIO
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
 from host.config import ConfigError, MqttUrl, board_problem, is_board_id, parse_mqtt_url
 from host.core.entries import MAX_INPUT, RequestError, read_request
-from host.mqtt import BRIDGE_STATUS, DISPLAY_KINDS, INPUT, Subscriber, board_topic, board_topics, parse_board_topic
+from host.mqtt import (
+    BRIDGE_STATUS,
+    DISPLAY_KINDS,
+    EVENTS,
+    INPUT,
+    RESULT,
+    Subscriber,
+    board_topic,
+    board_topics,
+    parse_board_topic,
+)
 from host.mqtt import client as mqtt_client
 from rules import games
 from rules.pichenotte import RULE_SETS, rule_set
@@ -65,6 +90,18 @@ ANSWER_TIMEOUT = 10.0
 PAGES = ("index.html", "tv.html", "enter.html")
 JS = "text/javascript"
 STATIC = {"app.css": "text/css", "common.js": JS, "tv.js": JS, "enter.js": JS}
+CLIENT_RATE = (3.0, 30.0)  # entries a second, and at once, from one client address
+BOARD_RATE = (2.0, 20.0)  # entries a second, and at once, for one board
+KEY_RATE = (1 / 12, 5.0)  # wrong scoring keys from one client address: 5 at once, then one every 12 s
+MAX_BUCKETS = 4096  # client addresses and boards whose rates are kept
+KEY_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U: read aloud and typed on a phone
+KEY_LENGTH = 8
+KEY_ENV = "FLICKBOARD_WEB_KEY"
+KEY_COOKIE = "flickboard_key"
+KEY_HEADER = "X-Flickboard-Key"
+KEY_MAX_AGE = 400 * 24 * 3600  # seconds a phone keeps the key (browsers cap a cookie at 400 days)
+PUBLISH = 0x30  # an MQTT PUBLISH packet's type, in the first byte's high nibble
+CHUNK = 1 << 16  # bytes read at a time from an oversized MQTT message, which are then dropped
 # The pages load nothing from anywhere else: no CDN, no fonts, no inline code.
 CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'"
 
@@ -82,6 +119,208 @@ class WebConfig:
     boards: tuple[str, ...] | None = None  # None: every board that shows up
     answer_timeout: float = ANSWER_TIMEOUT
     reconnect_max: int = 10  # seconds between attempts to reach a broker that went away, at most
+    key: str | None = None  # the scoring key (normalised, see `normal_key`); None: a new one for this run
+    key_source: str = "new for this run"  # where the key came from, as the terminal says it
+    allowed_hosts: tuple[str, ...] = ()  # more names the server answers for (a reverse proxy's, a DNS name)
+    client_rate: tuple[float, float] = CLIENT_RATE  # entries per second and burst, per client address
+    board_rate: tuple[float, float] = BOARD_RATE  # entries per second and burst, per board
+    key_rate: tuple[float, float] = KEY_RATE  # wrong keys per second and burst, per client address
+
+
+# ---------------------------------------------------------------- refusals, keys and rates
+
+
+class Refusals:
+    """Every request or message refused, counted by kind. The first of each kind is said in one line with its
+    reason; the next ones are counted, and the counts are said at most once a minute and when the server stops."""
+
+    def __init__(self, say: Callable[[str], None], every: float = 60.0) -> None:
+        self.say = say
+        self.every = every
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.lock = threading.Lock()
+        self._told = 0  # refusals when the counts were last said
+        self._told_at = time.monotonic()
+
+    def add(self, kind: str, text: str) -> None:
+        with self.lock:
+            self.counts[kind] += 1
+            first = self.counts[kind] == 1
+            total = sum(self.counts.values())
+            due = not first and total > self._told and time.monotonic() - self._told_at >= self.every
+            if first or due:
+                self._told, self._told_at = total, time.monotonic()
+        if first:
+            self.say(f"refused ({kind}): {text} [first of its kind; the next ones are counted]")
+        elif due:
+            self.say(self.summary())
+
+    def summary(self) -> str:
+        with self.lock:
+            counts = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items()))
+        return f"refused so far: {counts or 'nothing'}"
+
+
+class Buckets:
+    """Token buckets by name (a client address, a board): `rate` tokens a second, at most `burst` saved up. At most
+    MAX_BUCKETS names are kept; a full bucket is forgotten first, as it holds nothing a new one would not."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.lock = threading.Lock()
+        self.levels: collections.OrderedDict[str, tuple[float, float]] = collections.OrderedDict()
+
+    def wait(self, name: str) -> float:
+        """The seconds until `name` has a token (0: it has one now); nothing is taken."""
+        now = time.monotonic()
+        with self.lock:
+            level, at = self.levels.get(name, (self.burst, now))
+        level = min(self.burst, level + (now - at) * self.rate)
+        return 0.0 if level >= 1 else (1 - level) / self.rate
+
+    def take(self, name: str) -> float:
+        """0 when a token was taken; otherwise the seconds until the next one."""
+        now = time.monotonic()
+        with self.lock:
+            level, at = self.levels.pop(name, (self.burst, now))
+            level = min(self.burst, level + (now - at) * self.rate)
+            if level >= 1:
+                self.levels[name] = (level - 1, now)
+                wait = 0.0
+            else:
+                self.levels[name] = (level, now)
+                wait = (1 - level) / self.rate
+            if len(self.levels) > MAX_BUCKETS:
+                self._forget(now)
+            return wait
+
+    def _forget(self, now: float) -> None:
+        for name, (level, at) in list(self.levels.items()):
+            if level + (now - at) * self.rate >= self.burst:
+                del self.levels[name]
+        while len(self.levels) > MAX_BUCKETS:
+            self.levels.popitem(last=False)
+
+
+def new_key() -> str:
+    """A scoring key of KEY_LENGTH characters from KEY_ALPHABET (about 39 bits), as `ABCD-EFGH`."""
+    raw = "".join(secrets.choice(KEY_ALPHABET) for _ in range(KEY_LENGTH))
+    return shown_key(raw)
+
+
+def normal_key(text: str) -> str:
+    """A key as it is compared: upper case, without spaces and dashes (a phone may add either)."""
+    return "".join(ch for ch in text.upper() if ch not in " -\t")
+
+
+def shown_key(key: str) -> str:
+    """A key as people read it: in groups of four."""
+    k = normal_key(key)
+    return "-".join(k[i : i + 4] for i in range(0, len(k), 4))
+
+
+def key_problem(key: str) -> str | None:
+    k = normal_key(key)
+    if len(k) < KEY_LENGTH or len(k) > 64 or not k.isascii() or not k.isalnum():
+        return f"a scoring key is {KEY_LENGTH} to 64 letters and digits (dashes and spaces are ignored)"
+    return None
+
+
+def load_key(env: dict[str, str], key_file: str | None) -> tuple[str, str]:
+    """(the scoring key, where it came from): FLICKBOARD_WEB_KEY, else --key-file (made with a new key the first
+    time, readable by its owner only, then kept), else a new key for this run. Raises WebError."""
+    given = env.get(KEY_ENV)
+    if given is not None and key_file is not None:
+        raise WebError(f"give the scoring key one way: {KEY_ENV} or --key-file, not both")
+    if given is not None:
+        problem = key_problem(given)
+        if problem:
+            raise WebError(f"{KEY_ENV}: {problem}")
+        return shown_key(given), f"from {KEY_ENV}"
+    if key_file is None:
+        return new_key(), "new for this run; --key-file keeps one across restarts"
+    path = Path(key_file)
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        key = new_key()
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(key + "\n")
+        except OSError as e:
+            raise WebError(f"--key-file {key_file}: cannot write it: {e.strerror or e}") from None
+        return key, f"new, kept in {key_file}"
+    except (OSError, UnicodeDecodeError) as e:
+        raise WebError(f"--key-file {key_file}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+    problem = key_problem(text)
+    if problem:
+        raise WebError(f"--key-file {key_file}: {problem}")
+    return shown_key(text), f"from {key_file}"
+
+
+class OversizeGuard:
+    """Keeps paho from reading an oversized PUBLISH into memory. paho reads a packet's length, then the whole packet
+    into one buffer, and copies the payload out of it: one 100 MB message took the server to 341 MB. Here, once the
+    length of a PUBLISH is known to be over `limit`, its topic and packet id are read and the rest is read in
+    CHUNK-sized pieces and dropped; paho then handles the message with an empty payload (so it acknowledges a QoS 1
+    message as usual, and the broker keeps sending) and `take()` says, in on_message, that it was this one.
+
+    It hooks two of paho's internal methods (`_packet_read`, `_sock_recv`) on this one client: paho 2.x, as
+    pyproject.toml pins it; tests/displays/test_web_attacks.py sends the 100 MB message and watches the memory."""
+
+    def __init__(self, client: mqtt.Client, limit: int) -> None:
+        self.client, self.limit = client, limit
+        self._read = client._packet_read
+        self._recv = client._sock_recv
+        self.active = False  # the packet being read is an oversized PUBLISH
+        self.left = 0  # its bytes still to read
+        self.size: int | None = None  # the size of the oversized message paho is handling now
+        client._packet_read = self.packet_read  # type: ignore[method-assign]
+        client._sock_recv = self.sock_recv  # type: ignore[method-assign]
+
+    def take(self) -> int | None:
+        """The size of the message on_message is being given, when it came over the limit; None otherwise."""
+        size, self.size = self.size, None
+        return size
+
+    def sock_recv(self, bufsize: int) -> bytes:
+        p = self.client._in_packet
+        big = p["have_remaining"] and p["command"] & 0xF0 == PUBLISH and p["remaining_length"] > self.limit
+        if big and not self.active:  # paho is about to read the body: packet_read takes it over
+            self.active, self.left = True, int(p["remaining_length"])
+            raise BlockingIOError
+        return self._recv(bufsize)
+
+    def packet_read(self) -> MQTTErrorCode:
+        if not self.active:
+            return self._read()
+        p = self.client._in_packet
+        head: bytearray = p["packet"]
+        qos = (p["command"] >> 1) & 3
+        while self.left > 0:
+            want = 2 if len(head) < 2 else 2 + int.from_bytes(head[:2], "big") + (2 if qos else 0)
+            n = min(self.left, want - len(head) if len(head) < want else CHUNK)
+            try:
+                data = self._recv(n)
+            except BlockingIOError:
+                return MQTTErrorCode.MQTT_ERR_AGAIN
+            except OSError:
+                return MQTTErrorCode.MQTT_ERR_CONN_LOST
+            if not data:
+                return MQTTErrorCode.MQTT_ERR_CONN_LOST
+            self.left -= len(data)
+            if len(head) < want:
+                head.extend(data)
+            with self.client._msgtime_mutex:  # bytes are arriving: the keepalive is not due
+                self.client._last_bytes_received = mqtt.time_func()
+        self.active = False
+        p["to_process"] = 0  # paho's own reader now finds the packet complete and handles it
+        self.size = int(p["remaining_length"]) - len(head)  # the payload's bytes
+        try:
+            return self._read()
+        finally:
+            self.size = None
 
 
 # ---------------------------------------------------------------- the broker side
@@ -135,9 +374,10 @@ class Hub:
     """The broker side of `flickboard web`: what the bridge publishes, kept and fanned out to the event streams,
     and manual entries sent on its input topics. paho reconnects on its own; `on_connect` subscribes again."""
 
-    def __init__(self, cfg: WebConfig, say: Callable[[str], None]) -> None:
+    def __init__(self, cfg: WebConfig, say: Callable[[str], None], refusals: Refusals | None = None) -> None:
         self.cfg = cfg
         self.say = say
+        self.refusals = refusals or Refusals(say)
         self.lock = threading.Lock()
         self.docs: dict[str, str] = {}  # board -> its latest scoreboard, one-line JSON
         self.seen: dict[str, dict[str, Any]] = {}  # board -> what the index page shows
@@ -159,6 +399,7 @@ class Hub:
         c.on_connect_fail = lambda *_: self._problem(f"cannot reach the broker {self.cfg.mqtt}; trying again")
         c.on_message = self._on_message
         self.client = c
+        self.guard = OversizeGuard(c, MAX_DOC)
         self.subscriber = Subscriber(
             c, self.topics, up=self._up, down=self._down, refused=self._refused, subscribed=self._subscribed
         )
@@ -229,12 +470,20 @@ class Hub:
         self._fan_status()
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        size = self.guard.take()
         try:
-            self._message(msg.topic, bytes(msg.payload))
+            if size is not None:
+                self.refusals.add(
+                    "oversized MQTT message",
+                    f"a message of {size} bytes on {msg.topic[:80]}, over the {MAX_DOC} this server reads: "
+                    "dropped unread (a real scoreboard is a few kB)",
+                )
+                return
+            self._message(msg.topic, bytes(msg.payload), bool(msg.retain))
         except Exception as e:  # never let one odd message stop the others
             self.say(f"a message on {msg.topic[:80]} could not be used ({type(e).__name__}: {e})")
 
-    def _message(self, topic: str, payload: bytes) -> None:
+    def _message(self, topic: str, payload: bytes, retained: bool = False) -> None:
         if topic == BRIDGE_STATUS:
             text = payload.decode("utf-8", "replace").strip()
             with self.lock:
@@ -246,6 +495,13 @@ class Hub:
             return
         board, kind = parsed
         if self.cfg.boards is not None and board not in self.cfg.boards:
+            return
+        if retained and kind in (EVENTS, RESULT):  # a moment or an answer is news once: a kept one is not news
+            self.refusals.add(
+                f"retained {kind} message",
+                f"a retained message on {topic}: moments and answers are never retained by the bridge, so it is "
+                "old or forged; ignored (clear it: mosquitto_pub -r -n -t TOPIC)",
+            )
             return
         if kind == "scoreboard" and not payload:  # the retained scoreboard was cleared
             with self.lock:
@@ -442,6 +698,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     server_version = "flickboard-web"
     timeout = 30  # seconds of silence from a client before its connection is dropped
+    body_read = False  # a POST's body was read (a refusal reads it first otherwise)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # no line per request; errors are said once, by the app
@@ -483,7 +740,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             path = urlsplit(self.path).path
             parts = path.split("/")[1:] if path.startswith("/") else []
-            fn(parts)
+            if self._host_ok():
+                fn(parts)
         except (ConnectionError, TimeoutError):
             self.close_connection = True
         except Exception as e:
@@ -491,6 +749,108 @@ class _Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(Exception):
                 self._json(500, _error("internal error in flickboard web; see its terminal"))
             self.close_connection = True
+
+    # -- who may ask
+
+    @property
+    def client(self) -> str:
+        return str(self.client_address[0])
+
+    def _refuse(self, code: int, kind: str, text: str, extra: dict[str, str] | None = None) -> None:
+        """Refuse the request: counted, the first of its kind said on the terminal, one line to the client."""
+        self.server.app.refusals.add(kind, f"{self.command} {self.path[:60]} from {self.client}: {text}")
+        self.close_connection = True
+        if self.command == "POST" and not self.body_read:  # closing on unread bytes would reset the connection
+            with contextlib.suppress(ValueError):
+                length = int(self.headers.get("Content-Length") or 0)
+                if 0 < length <= 16 * MAX_BODY:
+                    self.rfile.read(length)
+        if self.path.startswith("/api/") or self.command != "GET":
+            self._send(code, json.dumps({**_error(text), "refused": kind}).encode(), "application/json", extra)
+        else:
+            said = html.escape(text, quote=False)
+            page = f"<!doctype html><title>Refused</title><p>{said}</p><p><a href='/'>Boards</a></p>"
+            self._send(code, page.encode(), "text/html; charset=utf-8", extra)
+
+    def _host_ok(self) -> bool:
+        """The Host is one this server answers for: not a name pointed at it by someone else (DNS rebinding)."""
+        host = self.headers.get("Host")
+        problem = self.server.app.host_problem(host, self.connection.getsockname()[0])
+        if problem is None:
+            return True
+        self._refuse(421 if host else 400, "unknown Host", problem)
+        return False
+
+    def _origin_ok(self) -> bool:
+        """A request that changes something comes from this server's own page: its Origin is this server."""
+        origin = self.headers.get("Origin")
+        host = (self.headers.get("Host") or "").lower()
+        if origin is None:
+            problem = "no Origin header: entries are taken from this server's own page (other programs: send Origin)"
+        elif origin == "null":
+            problem = "Origin null (a sandboxed or local file page): entries are taken from this server's own page"
+        elif urlsplit(origin).netloc.lower() != host:
+            problem = f"entries from another site's page are refused (Origin {origin[:80]})"
+        else:
+            return True
+        self._refuse(403, "foreign Origin", problem)
+        return False
+
+    def _given_key(self) -> str | None:
+        given = self.headers.get(KEY_HEADER)
+        if given is None:
+            for part in (self.headers.get("Cookie") or "").split(";"):
+                name, _, value = part.strip().partition("=")
+                if name == KEY_COOKIE:
+                    given = value
+        return given
+
+    def _key_ok(self, given: str | None) -> bool:
+        """The scoring key is the server's; refused (401, 403) or throttled (429) otherwise. A device that sent too
+        many wrong keys is refused for a while whatever it sends, so guessing goes no faster."""
+        app = self.server.app
+        if not given:
+            self._refuse(
+                401, "no scoring key", "scoring needs the scoring key: the operator's terminal shows it and a link"
+            )
+            return False
+        wait = app.key_tries.wait(self.client)
+        if wait > 0:
+            secs = max(1, math.ceil(wait))
+            self._refuse(
+                429,
+                "wrong keys throttled",
+                f"too many wrong scoring keys from this device: try again in {secs} s",
+                {"Retry-After": str(secs)},
+            )
+            return False
+        if app.key_matches(given):
+            return True
+        app.key_tries.take(self.client)
+        self._refuse(403, "wrong scoring key", "wrong scoring key: ask the operator for the one on its terminal")
+        return False
+
+    def _rate_ok(self, board: str) -> bool:
+        app = self.server.app
+        wait = app.client_rate.take(self.client)
+        who = "this device"
+        if wait == 0:
+            wait = app.board_rate.take(board)
+            who = f"board {board}"
+        if wait == 0:
+            return True
+        secs = max(1, math.ceil(wait))
+        self._refuse(
+            429,
+            "too many entries",
+            f"too many entries for {who} at once: wait {secs} s and send it again (nothing was sent)",
+            {"Retry-After": str(secs)},
+        )
+        return False
+
+    def _set_key_cookie(self) -> dict[str, str]:
+        key = normal_key(self.server.app.key)
+        return {"Set-Cookie": f"{KEY_COOKIE}={key}; Path=/; Max-Age={KEY_MAX_AGE}; HttpOnly; SameSite=Strict"}
 
     def _board(self, board: str) -> bool:
         """Whether the board may be shown: a valid id, followed by this server; answers 404 otherwise."""
@@ -516,6 +876,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"boards": app.hub.boards(), **app.hub.status()})
         elif parts == ["api", "rules"]:
             self._json(200, rules_info())
+        elif parts == ["api", "scorer"]:  # whether this phone holds the key (a wrong one counts as a try)
+            given = self._given_key()
+            if not given or self._key_ok(given):
+                self._json(200, {"scorer": bool(given)})
+        elif parts == ["scorer"]:  # the operator's link: the key in the query, kept in a cookie, then the boards
+            given = parse_qs(urlsplit(self.path).query).get("key", [""])[0]
+            if self._key_ok(given):
+                self._send(303, b"", "text/plain", {"Location": "/", **self._set_key_cookie()})
         elif len(parts) == 3 and parts[0] == "api" and parts[2] == "scoreboard":
             if self._board(parts[1]):
                 doc = app.hub.scoreboard(parts[1])
@@ -572,36 +940,20 @@ class _Handler(BaseHTTPRequestHandler):
             return True
 
     def _post(self, parts: list[str]) -> None:
-        if not (len(parts) == 3 and parts[0] == "api" and parts[2] == "input"):
+        is_key = parts == ["api", "key"]
+        if not is_key and not (len(parts) == 3 and parts[0] == "api" and parts[2] == "input"):
             self._not_found()
             return
-        if not self._board(parts[1]):
-            return
         self.close_connection = True
-        origin = self.headers.get("Origin")
-        if origin is not None and origin != "null" and urlsplit(origin).netloc != self.headers.get("Host"):
-            self._json(403, _error("entries from another site's page are refused"))
+        if not self._origin_ok():
             return
-        length_text = self.headers.get("Content-Length")
-        if length_text is None:
-            self._json(411, _error("send the request with a Content-Length"))
+        if is_key:
+            self._post_key()
             return
-        try:
-            length = int(length_text)
-        except ValueError:
-            length = -1
-        if length < 0:
-            self._json(400, _error("bad Content-Length"))
+        if not self._key_ok(self._given_key()) or not self._rate_ok(parts[1]) or not self._board(parts[1]):
             return
-        if length > MAX_BODY:
-            if length <= 16 * MAX_BODY:  # read it, so the client gets this answer rather than a reset connection
-                self.rfile.read(length)
-            self._json(413, _error(f"request of {length} bytes, longer than {MAX_BODY}"))
-            return
-        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        body = self.rfile.read(length)
-        if ctype != "application/json":
-            self._json(415, _error('send JSON (Content-Type: application/json): {"line": "..."}'))
+        body = self._body()
+        if body is None:
             return
         try:
             request = read_request(body, with_id=False)
@@ -612,6 +964,48 @@ class _Handler(BaseHTTPRequestHandler):
         code, res = self.server.app.hub.send(parts[1], req)
         self._json(code, res)
 
+    def _post_key(self) -> None:
+        """`{"key": "..."}` from the entry page's form: the key kept in a cookie, or refused."""
+        body = self._body()
+        if body is None:
+            return
+        try:
+            doc = json.loads(body)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            doc = None
+        given = doc.get("key") if isinstance(doc, dict) else None
+        if not isinstance(given, str):
+            self._json(400, _error('send {"key": "..."}'))
+            return
+        if self._key_ok(given):
+            self._send(200, json.dumps({"ok": True}).encode(), "application/json", self._set_key_cookie())
+
+    def _body(self) -> bytes | None:
+        """The POST body, JSON of at most MAX_BODY bytes; None when refused (answered)."""
+        length_text = self.headers.get("Content-Length")
+        if length_text is None:
+            self._json(411, _error("send the request with a Content-Length"))
+            return None
+        try:
+            length = int(length_text)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self._json(400, _error("bad Content-Length"))
+            return None
+        if length > MAX_BODY:
+            if length <= 16 * MAX_BODY:  # read it, so the client gets this answer rather than a reset connection
+                self.rfile.read(length)
+            self._json(413, _error(f"request of {length} bytes, longer than {MAX_BODY}"))
+            return None
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        body = self.rfile.read(length)
+        self.body_read = True
+        if ctype != "application/json":
+            self._json(415, _error('send JSON (Content-Type: application/json): {"line": "..."}'))
+            return None
+        return body
+
 
 class WebApp:
     """A running `flickboard web`: the hub connected (in the background) and the HTTP server serving."""
@@ -620,7 +1014,13 @@ class WebApp:
         self.cfg = cfg
         self.say = say
         self.ui = _load_ui()
-        self.hub = Hub(cfg, say)
+        self.refusals = Refusals(say)
+        self.key = shown_key(cfg.key) if cfg.key else new_key()
+        self.key_tries = Buckets(*cfg.key_rate)
+        self.client_rate = Buckets(*cfg.client_rate)
+        self.board_rate = Buckets(*cfg.board_rate)
+        self.names = _own_names(cfg)
+        self.hub = Hub(cfg, say, self.refusals)
         try:
             self.server = _Server((cfg.host, cfg.port), _Handler)
         except OSError as e:
@@ -639,6 +1039,36 @@ class WebApp:
             host = f"[{host}]"
         return f"http://{host}:{self.port}"
 
+    @property
+    def scorer_link(self) -> str:
+        """The link that gives a phone the scoring key (for the operator's eyes only)."""
+        return f"{self.url}/scorer?key={normal_key(self.key)}"
+
+    def key_matches(self, given: str) -> bool:
+        return hmac.compare_digest(normal_key(given).encode(), normal_key(self.key).encode())
+
+    def host_problem(self, host: str | None, local: str) -> str | None:
+        """Why a request's Host is not one this server answers for; None when it is: one of its names (localhost,
+        the machine's names, --host, --allowed-host), or the very address the request came in on."""
+        if not host:
+            return "no Host header: send the name or address of this server"
+        try:
+            name = urlsplit(f"//{host}").hostname
+            urlsplit(f"//{host}").port  # noqa: B018 (a bad port raises)
+        except ValueError:
+            name = None
+        if name is None:
+            return f"bad Host header {host[:80]!r}"
+        if name in self.names:
+            return None
+        with contextlib.suppress(ValueError):
+            if ipaddress.ip_address(name) == ipaddress.ip_address(local.split("%")[0]):
+                return None
+        return (
+            f"this server does not answer for the name {name[:80]!r}: open it by its own name or address "
+            "(a name of your own: --allowed-host)"
+        )
+
     def start(self) -> None:
         try:
             self.hub.start()
@@ -654,6 +1084,8 @@ class WebApp:
         self.hub.stop()  # closes the event streams, so their threads end
         self.server.shutdown()
         self.server.server_close()
+        if self.refusals.counts:
+            self.say(self.refusals.summary())
 
     def index_page(self) -> bytes:
         boards = self.hub.boards()
@@ -683,6 +1115,17 @@ class WebApp:
         return page.encode()
 
 
+def _own_names(cfg: WebConfig) -> frozenset[str]:
+    """The host names this server answers for, in lower case."""
+    names = {"localhost", "localhost.localdomain", *(h.lower().rstrip(".") for h in cfg.allowed_hosts)}
+    with contextlib.suppress(OSError):
+        short = socket.gethostname().lower()
+        names |= {short, f"{short}.local", socket.getfqdn().lower()}
+    if cfg.host not in ("", "0.0.0.0", "::"):
+        names.add(cfg.host.lower().strip("[]"))
+    return frozenset(n for n in names if n)
+
+
 def start_web(cfg: WebConfig, say: Callable[[str], None] | None = None) -> WebApp:
     """`flickboard web` started in the background. Raises WebError (one line)."""
     app = WebApp(cfg, say or (lambda text: print(f"flickboard web: {text}", file=sys.stderr, flush=True)))
@@ -702,6 +1145,19 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--board", action="append", metavar="ID", help="show only this board (repeatable; default: every board)"
     )
+    p.add_argument(
+        "--key-file",
+        metavar="FILE",
+        help=f"keep the scoring key in FILE (made the first time), so it stays across restarts; or set {KEY_ENV}. "
+        "Default: a new key on every start",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        default=[],
+        help="one more name the server answers for (a DNS name, a reverse proxy's; repeatable)",
+    )
 
 
 def web_config(args: Any) -> WebConfig:
@@ -718,7 +1174,18 @@ def web_config(args: Any) -> WebConfig:
         boards = tuple(dict.fromkeys(args.board))
     if not 0 <= args.port <= 65535:
         raise WebError(f"--port must be 0-65535, not {args.port}")
-    return WebConfig(url, ca_file=args.ca_file, host=args.host, port=args.port, boards=boards)
+    key, source = load_key(dict(os.environ), getattr(args, "key_file", None))
+    allowed = tuple(h.strip() for h in getattr(args, "allowed_host", None) or [] if h.strip())
+    return WebConfig(
+        url,
+        ca_file=args.ca_file,
+        host=args.host,
+        port=args.port,
+        boards=boards,
+        key=key,
+        key_source=source,
+        allowed_hosts=allowed,
+    )
 
 
 def run_web(args: Any, out: TextIO) -> int:
@@ -735,6 +1202,8 @@ def run_web(args: Any, out: TextIO) -> int:
             for b in app.cfg.boards or ("<board>",):
                 print(f"  TV: {app.url}/tv/{b}", file=out, flush=True)
                 print(f"  Entry: {app.url}/enter/{b}", file=out, flush=True)
+            print(f"  Scoring key: {app.key} ({app.cfg.key_source})", file=out, flush=True)
+            print(f"  Scorers' link (for phones, not the TV): {app.scorer_link}", file=out, flush=True)
             while not stop.wait(0.5):
                 pass
         except KeyboardInterrupt:

@@ -382,6 +382,8 @@ def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path:
 def open_page(browser: Chromium, rig: Rig, kind: str, width: int, height: int) -> Page:
     page = browser.page()
     page.viewport(width, height, mobile=kind == "enter")
+    if kind == "enter":  # the scorer's phone opens the operator's link once: it keeps the key
+        page.goto(f"{rig.url}/scorer?key={rig.web.key}")
     page.goto(f"{rig.url}/{kind}/{BOARD}")
     n = rig.synced()["entries"]
     page.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.state === 'live'")

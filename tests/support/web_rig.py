@@ -9,7 +9,11 @@ Run as a script, it writes the screenshots of docs/displays.md from a realistic 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -22,7 +26,7 @@ from web_cdp import Chromium
 from host.cli.bridge import Running, start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
 from host.displays.web import WebApp, WebConfig, start_web
-from host.sim.broker import Broker, mosquitto
+from host.sim.broker import Broker, free_port, mosquitto
 from host.sim.random_game import random_match
 
 BOARD = "t1"
@@ -95,6 +99,9 @@ class Rig:
         req = urllib.request.Request(self.url + path, data=body, method=method)
         if body is not None:
             req.add_header("Content-Type", ctype)
+        if method == "POST":  # as the entry page sends it: from this server's own page, with the scoring key
+            req.add_header("Origin", self.url)
+            req.add_header("X-Flickboard-Key", self.web.key)
         try:
             with urllib.request.urlopen(req, timeout=20) as r:
                 status, raw, kind = r.status, r.read(), r.headers.get("Content-Type", "")
@@ -183,6 +190,7 @@ def screenshots(rig: Rig, browser: Chromium, out: Path) -> tuple[Path, Path]:
     n = rig.synced()["entries"]
     phone = browser.page()
     phone.viewport(360, 740, mobile=True)
+    phone.goto(f"{rig.url}/scorer?key={rig.web.key}")  # the scorer's phone holds the key
     phone.goto(f"{rig.url}/enter/{BOARD}")
     phone.wait(f"document.body.dataset.entries === '{n}' && document.querySelector('#new-rules').options.length")
     phone.screenshot(enter, full_page=True)
@@ -213,3 +221,71 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+class WebProcess:
+    """`flickboard web` as the operator runs it: its own process (`python -m host.displays.web`), its terminal read.
+    `key` and `link` are what the terminal showed; `errors` is every line it wrote on stderr so far."""
+
+    def __init__(self, broker: Broker, *args: str, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        cmd = [sys.executable, "-m", "host.displays.web", "--mqtt", broker.url, "--port", str(self.port), *args]
+        root = Path(__file__).resolve().parents[2]
+        full_env = {**os.environ, "PYTHONPATH": str(root)}
+        full_env.pop("FLICKBOARD_WEB_KEY", None)  # the operator's own setting, if any, is not this test's
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(
+            cmd, cwd=root, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        self.out: list[str] = []
+        self.errors: list[str] = []
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self._err = threading.Thread(target=self._read, args=(self.proc.stderr, self.errors), daemon=True)
+        self._err.start()
+        while not any(line.lstrip().startswith("Scorers' link") for line in self.out):
+            line = self.proc.stdout.readline()
+            assert line, f"flickboard web stopped: {self.out} {self.errors}"
+            self.out.append(line.rstrip("\n"))
+        self._out = threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True)
+        self._out.start()
+        said = {line.strip().split(":", 1)[0]: line.strip().split(": ", 1)[1] for line in self.out[1:]}
+        self.key = said["Scoring key"].split(" ")[0]
+        self.link = said["Scorers' link (for phones, not the TV)"]
+
+    @staticmethod
+    def _read(stream: Any, into: list[str]) -> None:
+        for line in stream:
+            into.append(line.rstrip("\n"))
+
+    def memory_peak(self) -> int:
+        """The most memory (resident set, bytes) the process has held since it started: VmHWM."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+        raise AssertionError("no VmHWM in /proc/PID/status")
+
+    def said(self, fragment: str) -> list[str]:
+        return [line for line in self.errors if fragment in line]
+
+    def wait_said(self, fragment: str, timeout: float = 10) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.said(fragment)
+            if found:
+                return found[0]
+            time.sleep(0.02)
+        raise AssertionError(f"flickboard web did not say {fragment!r}; it said: {self.errors}")
+
+    def stop(self) -> str:
+        """SIGTERM, as a service manager stops it; everything it wrote on stdout."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._out.join(5)
+        self._err.join(5)
+        return "\n".join(self.out)

@@ -51,6 +51,7 @@
     } catch (err) {
       res = { ok: false, error: "no answer from the display server: check the scoreboard before sending it again" };
     }
+    if (KEY_REFUSALS.includes(res.refused)) showKeyForm(true);
     st.busy = false;
     document.body.classList.remove("busy");
     if (res.ok) {
@@ -66,6 +67,50 @@
   }
 
   const sendLine = (line) => send({ line }, line);
+
+  // ---- the scoring key: asked once, then kept by the browser (an HttpOnly cookie set by the server)
+
+  const KEY_REFUSALS = ["no scoring key", "wrong scoring key"];
+
+  function showKeyForm(show) {
+    $("keyform").hidden = !show;
+    document.body.dataset.scorer = show ? "no" : "yes";
+    if (show) $("keyform").scrollIntoView({ block: "start" });
+  }
+
+  async function checkKey() {
+    try {
+      const r = await fetch("/api/scorer");
+      const res = await r.json();
+      showKeyForm(!res.scorer);
+    } catch (err) {
+      // the server is away: the stream says so; ask again on the next refusal
+    }
+  }
+
+  $("keyform").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const key = $("key").value.trim();
+    if (!key) return;
+    let res;
+    try {
+      const r = await fetch("/api/key", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ key }),
+      });
+      res = await r.json();
+    } catch (err) {
+      res = { ok: false, error: "no answer from the display server: try again" };
+    }
+    if (res.ok) {
+      $("key").value = "";
+      showKeyForm(false);
+      showAnswer("✓ Scoring key kept on this phone: you can score", "ok");
+    } else {
+      showAnswer(`✗ ${res.error}`, "bad");
+    }
+  });
 
   // A button that changes the match for good (undo, penalty, dismiss, new match) needs a second tap within 4 s.
   function armedOrSend(key, go) {
@@ -641,6 +686,7 @@
     armedOrSend("new", () => send({ new: req }, game === "pichenotte" ? "a new match" : "a new game"));
   });
 
+  checkKey();
   FB.follow(st, render);
   FB.rules().then((info) => {
     st.rules = info;
