@@ -7,8 +7,9 @@ them, so a caller handles one `Illegal` and one `NotationError` whatever the gam
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -39,6 +40,34 @@ class Correct:
 
     ref: int
     line: str | None
+
+
+def near_miss(word: str, choices: Iterable[str]) -> str | None:
+    """The one choice `word` is most likely a slip of the finger for (case-insensitive), or None: a letter left
+    out, doubled, swapped or mistyped in a word of four letters or more, a close spelling of a name."""
+    pool = {c.lower(): c for c in choices}
+    low = word.lower()
+    if len(low) < 2 or low in pool:
+        return None
+    swapped = [c for c in pool if _one_swap(low, c)]  # 'hti', 'Bne': difflib scores a swap low on short words
+    if len(swapped) == 1:
+        return pool[swapped[0]]
+    found = difflib.get_close_matches(low, list(pool), n=1, cutoff=0.7)
+    return pool[found[0]] if found else None
+
+
+def _one_swap(a: str, b: str) -> bool:
+    """`a` is `b` with two neighbouring letters swapped."""
+    if len(a) != len(b):
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """ "; did you mean 'X'?" for a near miss, to end a NotationError's message; "" when nothing is near."""
+    near = near_miss(word, choices)
+    return f"; did you mean '{near}'?" if near else ""
 
 
 # The help line of the two entries above, the same in every game (the last line of each game's `HELP`).

@@ -18,7 +18,16 @@ from __future__ import annotations
 
 import re
 
-from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo, format_undo_correct, read_undo_correct
+from rules.base import (
+    UNDO_HELP,
+    Correct,
+    NotationError,
+    Source,
+    Undo,
+    did_you_mean,
+    format_undo_correct,
+    read_undo_correct,
+)
 
 from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup
 
@@ -75,7 +84,9 @@ def player_ref(setup: Setup, word: str) -> int:
     for i, p in enumerate(setup.players):
         if p.lower() == w:
             return i
-    raise NotationError(f"'{_show(word)}' is not a player: {', '.join(setup.players)}")
+    raise NotationError(
+        f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
+    )
 
 
 def colour_ref(word: str) -> int:
@@ -182,7 +193,8 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     entry = read_undo_correct(verb, args, text)
     if entry is not None:
         return entry
-    raise NotationError(f"'{_show(words[0])}' is not a word of the notation: {_USAGE}")
+    hint = did_you_mean(words[0], ("flick", "off", "jack", "place", "order", "dist", "undo", "correct"))
+    raise NotationError(f"'{_show(words[0])}' is not a word of the notation" + (hint or f": {_USAGE}"))
 
 
 def format_line(setup: Setup, line: Line) -> str:

@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import re
 
-from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo, format_undo_correct, read_undo_correct
+from rules.base import (
+    UNDO_HELP,
+    Correct,
+    NotationError,
+    Source,
+    Undo,
+    did_you_mean,
+    format_undo_correct,
+    near_miss,
+    read_undo_correct,
+)
 
 from .engine import (
     FACT_HELP,
@@ -119,8 +129,9 @@ def side_ref(setup: Setup, word: str) -> int:
     for seat, p in enumerate(setup.players):
         if p.lower() == w:
             return setup.side_of(seat)
-    names = ", ".join(dict.fromkeys([*setup.sides, *setup.players]))
-    raise NotationError(f"'{_show(word)}' is neither a side nor a player: {names}")
+    names = list(dict.fromkeys([*setup.sides, *setup.players]))
+    hint = did_you_mean(word, names)
+    raise NotationError(f"'{_show(word)}' is neither a side nor a player: {', '.join(names)}{hint}")
 
 
 def seat_ref(setup: Setup, word: str) -> int:
@@ -128,7 +139,24 @@ def seat_ref(setup: Setup, word: str) -> int:
     for seat, p in enumerate(setup.players):
         if p.lower() == w:
             return seat
-    raise NotationError(f"'{_show(word)}' is not a player: {', '.join(setup.players)}")
+    raise NotationError(
+        f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
+    )
+
+
+VERBS = ("shot", "begin", "end", "choose", "zones", "penalty", "forfeit", "confirm", "undo", "correct")
+SHOT_WORDS = ("call", "hit", "miss", "zone", "short", *FACT_HELP)
+
+
+def _shooter(setup: Setup, word: str) -> int:
+    """The player after `shot`: a word of the shot mistyped ('shot zon') is said as such, not as a stranger."""
+    try:
+        return seat_ref(setup, word)
+    except NotationError as e:
+        near = near_miss(word, [*SHOT_WORDS, *setup.players])
+        if near is not None and near not in setup.players:
+            raise NotationError(f"'{_show(word)}' is not a word of a shot or a player; did you mean '{near}'?") from e
+        raise
 
 
 def _zone_value(word: str) -> int:
@@ -151,7 +179,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     if verb in ("shot", "begin"):
         seat = None
         if args and args[0].lower() not in KEYWORDS and ":" not in args[0]:
-            seat = seat_ref(setup, args[0])
+            seat = _shooter(setup, args[0])
             args = args[1:]
         call = bool(args) and args[0].lower() == "call"
         if call:
@@ -193,9 +221,10 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         try:
             side = side_ref(setup, words[0])
         except NotationError:
+            hint = did_you_mean(words[0], [*VERBS, *setup.sides, *setup.players])
             raise NotationError(
-                f"'{_show(words[0])}' is not a word of the notation, a side or a player (e.g. 'shot hit', "
-                f"'{setup.sides[0]} 15 10 5')"
+                f"'{_show(words[0])}' is not a word of the notation, a side or a player"
+                + (hint or f" (e.g. 'shot hit', '{setup.sides[0]} 15 10 5')")
             ) from None
         return Zones(side, tuple(_zone_value(v) for v in args))
     f = _facts(setup, words, source)
@@ -225,9 +254,10 @@ def _facts(setup: Setup, words: list[str], source: Source) -> Facts:
             who, _, what = low.rpartition(":")
             what = ALIASES.get(what, what)
             if what not in FACT_HELP:
+                hint = did_you_mean(what, ("hit", "miss", "zone", "short", *FACT_HELP))
                 raise NotationError(
                     f"'{_show(w)}' is not a shot fact: hit, miss, zone, short, or {', '.join(FACT_HELP)} "
-                    "(prefix SIDE: for a puck other than the shooting puck)"
+                    f"(prefix SIDE: for a puck other than the shooting puck){hint}"
                 )
             facts.append(Fact(what, side_ref(setup, who) if who else None))
     return Facts(tuple(facts), contact, zone, source)

@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import re
 
-from rules.base import UNDO_HELP, Correct, NotationError, Source, Undo, format_undo_correct, read_undo_correct
+from rules.base import (
+    UNDO_HELP,
+    Correct,
+    NotationError,
+    Source,
+    Undo,
+    did_you_mean,
+    format_undo_correct,
+    read_undo_correct,
+)
 
 from .engine import PIECES, ChooseColour, Colour, Foul, Input, Pocketed, PocketEvidence, Setup, Shot
 
@@ -70,7 +79,9 @@ def seat_ref(setup: Setup, word: str) -> int:
     for seat, p in enumerate(setup.players):
         if p.lower() == w:
             return seat
-    raise NotationError(f"'{_show(word)}' is not a player: {', '.join(setup.players)}")
+    raise NotationError(
+        f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
+    )
 
 
 def _piece(setup: Setup, word: str, pocket_ok: bool) -> Pocketed:
@@ -78,8 +89,10 @@ def _piece(setup: Setup, word: str, pocket_ok: bool) -> Pocketed:
     name, at, pocket = low.partition("@")
     name = ALIASES.get(name, name)
     if name not in PIECES:
+        hint = did_you_mean(name, [*PIECES, *ALIASES, *setup.players])
         raise NotationError(
             f"'{_show(word)}' is not a piece (green, red, c5, c10, chien) or a player ({', '.join(setup.players)})"
+            + hint
         )
     if not at:
         return Pocketed(name)
@@ -142,8 +155,11 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     entry = read_undo_correct(verb, args, text)
     if entry is not None:
         return entry
+    verbs = ("shot", "color", "foul", "pocket", "undo", "correct", *VERB_ALIASES)
+    hint = did_you_mean(words[0], verbs)
     raise NotationError(
-        f"'{_show(words[0])}' is not a word of the notation: shot, color, foul, pocket, undo, correct ({_USAGE})"
+        f"'{_show(words[0])}' is not a word of the notation"
+        + (hint or f": shot, color, foul, pocket, undo, correct ({_USAGE})")
     )
 
 

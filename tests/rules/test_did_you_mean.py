@@ -1,0 +1,57 @@
+"""A near miss gets a suggestion (issue 20, 5): a letter left out, doubled, swapped or mistyped in a word of the
+notation (docs/transcript.md) or in a player's name is answered with the word meant, in every game; a word near
+nothing keeps the plain reason and the examples. The entry is still refused: a suggestion never enters anything."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import games
+from rules.base import NotationError, near_miss
+
+CASES = [
+    ("tournament-2019", ["Ana", "Ben"], "shot zon", "'zon' is not a word of a shot or a player; did you mean 'zone'?"),
+    ("tournament-2019", ["Ana", "Ben"], "shot hti", "did you mean 'hit'?"),
+    ("tournament-2019", ["Ana", "Ben"], "shot Anna hit", "'Anna' is not a player: Ana, Ben; did you mean 'Ana'?"),
+    ("tournament-2019", ["Ana", "Ben"], "shoot hit", "did you mean 'shot'?"),
+    ("tournament-2019", ["Ana", "Ben"], "penalty Bne", "did you mean 'Ben'?"),
+    ("tournament-2019", ["Ana", "Ben"], "shot in Ben:ditc", "did you mean 'ditch'?"),
+    ("tournament-2019", ["Ana", "Ben"], "Anaa 15 10", "did you mean 'Ana'?"),
+    ("officiel", ["Ana", "Ben"], "shto", "'shto' is not a word of the notation; did you mean 'shot'?"),
+    ("officiel", ["Ana", "Ben"], "shot chein", "did you mean 'chien'?"),
+    ("officiel", ["Ana", "Ben"], "foul Bn", "did you mean 'Ben'?"),
+    ("flicochet", ["Ana", "Ben", "Cy"], "flik Ana", "did you mean 'flick'?"),
+    ("flicochet", ["Ana", "Ben", "Cy"], "flick Bne", "did you mean 'Ben'?"),
+]
+
+
+@pytest.mark.parametrize(("rules", "players", "line", "said"), CASES, ids=[c[2] for c in CASES])
+def test_a_near_miss_is_answered_with_the_word_meant(rules: str, players: list[str], line: str, said: str) -> None:
+    game = games.create(games.find_rules(rules), players, rules=rules)
+    with pytest.raises(NotationError) as e:
+        game.parse(line)
+    assert said in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "line"),
+    [
+        ("tournament-2019", ["Ana", "Ben"], "xyzzy"),
+        ("officiel", ["Ana", "Ben"], "qqq"),
+        ("flicochet", ["A", "B"], "zz"),
+    ],
+)
+def test_a_word_near_nothing_keeps_the_plain_reason(rules: str, players: list[str], line: str) -> None:
+    game = games.create(games.find_rules(rules), players, rules=rules)
+    with pytest.raises(NotationError) as e:
+        game.parse(line)
+    assert "did you mean" not in str(e.value) and "is not a word of the notation" in str(e.value)
+
+
+def test_near_miss_takes_one_clear_candidate_or_none() -> None:
+    assert near_miss("Bne", ["Ana", "Ben"]) == "Ben"  # a swap
+    assert near_miss("ditc", ["ditch", "edge"]) == "ditch"  # a letter left out
+    assert near_miss("shott", ["shot", "end"]) == "shot"  # a letter doubled
+    assert near_miss("ab", ["ba", "ab"]) is None  # the word itself is a choice: nothing to suggest
+    assert near_miss("x", ["xa"]) is None  # one letter says too little
+    assert near_miss("Lea", ["Ana", "Ben"]) is None  # another name, not a slip
