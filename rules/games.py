@@ -33,7 +33,7 @@ class AnyGame(Protocol):
     setup_options: ClassVar[tuple[str, ...]]  # which of SETUP_OPTIONS it takes
     players_usage: ClassVar[str]  # how to name the players on the command line
     keywords: ClassVar[frozenset[str]]  # the words of its notation
-    notation_help: ClassVar[str]  # its notation, as the prompt's `help` prints it
+    notation_help: ClassVar[str]  # its notation for `help`, names as {own} {other} {player} (`help_for`)
     sensors: ClassVar[str]  # which sensor events the host reads for it (host/core/session.py SENSORS)
     log_name: ClassVar[str]  # what its export log's rows are ("shots", "rounds")
 
@@ -190,3 +190,10 @@ def players_said(rules: str) -> str:
 register(Pichenotte)
 register(Quebec)
 register(Flicochet)
+
+
+def help_for(game: AnyGame) -> str:
+    """The game's notation help with the match's own names in its examples (`shot hit Ben:in Ana:ditch`)."""
+    own, other = game.side_names
+    player = game.setup.players[0]
+    return game.notation_help.format(own=own, other=other, player=player, pad=" " * max(1, 19 - len(player)))

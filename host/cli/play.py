@@ -32,7 +32,7 @@ COMMANDS = {
 
 
 def _help_text(game: AnyGame) -> str:
-    return f"{game.notation_help}\n{PROMPT_HELP}"
+    return f"{games.help_for(game)}\n{PROMPT_HELP}"
 
 
 def _slug(names: Sequence[str]) -> str:

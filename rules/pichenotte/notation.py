@@ -77,7 +77,7 @@ HELP = f"""Enter one input per line (docs/transcript.md has the whole notation):
   shot in                       the shooting puck dropped flat in the hole (a twenty)
   shot PLAYER ...               name the shooter too, to have the rotation checked
   facts after the shot word, for the shooting puck, or SIDE:fact for another puck, e.g.
-     shot hit South:in North:ditch      shot miss base       shot call South:hand
+     shot hit {{other}}:in {{own}}:ditch      shot miss base       shot call {{other}}:hand
 {_FACT_LINES}
   SIDE 15 10 10 5               end-of-game zones of that side's pucks on the board (edge = 15, A-4)
   penalty SIDE                  touched a moving puck: -20 (A-2)

@@ -41,7 +41,7 @@ HELP = f"""Enter one input per line, one line per shot (docs/transcript.md has t
   shot c5 red                   a compteuse and the dame that buries it (règle 11)
   shot none                     nothing pocketed: the turn passes (règle 17)
   shot red off green            ... and a piece fell off the board (règle 17.3)
-  shot Ann red                  name the shooter too, to have the turn order checked
+  shot {{player}} red{{pad}}name the shooter too, to have the turn order checked
   shot red@2                    with a pocket sensor: say which pocket each piece went into
   color green | color red       the colour chosen after a break of two colours or none (règle 10)
   foul [PLAYER]                 a piece moved before the shot: the turn passes (règle 15)

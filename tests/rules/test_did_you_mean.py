@@ -55,3 +55,21 @@ def test_near_miss_takes_one_clear_candidate_or_none() -> None:
     assert near_miss("ab", ["ba", "ab"]) is None  # the word itself is a choice: nothing to suggest
     assert near_miss("x", ["xa"]) is None  # one letter says too little
     assert near_miss("Lea", ["Ana", "Ben"]) is None  # another name, not a slip
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "example"),
+    [
+        ("tournament-2019", ["Ana", "Ben"], "shot hit Ben:in Ana:ditch"),
+        ("tournament-2019", ["Ana", "Cy", "Ben", "Di"], ":in "),  # doubles: the sides' names
+        ("officiel", ["Zoé", "Ben"], "shot Zoé red"),
+    ],
+)
+def test_help_speaks_with_the_matchs_own_names(rules: str, players: list[str], example: str) -> None:
+    """`help` in a match between Ana and Ben shows Ana and Ben, never another match's North and South."""
+    game = games.create(games.find_rules(rules), players, rules=rules)
+    text = games.help_for(game)
+    assert example in text and "North" not in text and "South" not in text and "{" not in text
+    own, other = game.side_names
+    if rules != "officiel":
+        assert f"{other}:in {own}:ditch" in text
