@@ -119,7 +119,7 @@ class WebConfig:
     boards: tuple[str, ...] | None = None  # None: every board that shows up
     answer_timeout: float = ANSWER_TIMEOUT
     reconnect_max: int = 10  # seconds between attempts to reach a broker that went away, at most
-    key: str | None = None  # the scoring key (normalised, see `normal_key`); None: a new one for this run
+    key: str | None = None  # the scoring key (compared as `normal_key` makes it); None: a new one for this run
     key_source: str = "new for this run"  # where the key came from, as the terminal says it
     allowed_hosts: tuple[str, ...] = ()  # more names the server answers for (a reverse proxy's, a DNS name)
     client_rate: tuple[float, float] = CLIENT_RATE  # entries per second and burst, per client address
@@ -236,7 +236,7 @@ def load_key(env: dict[str, str], key_file: str | None) -> tuple[str, str]:
         problem = key_problem(given)
         if problem:
             raise WebError(f"{KEY_ENV}: {problem}")
-        return shown_key(given), f"from {KEY_ENV}"
+        return given.strip(), f"from {KEY_ENV}"
     if key_file is None:
         return new_key(), "new for this run; --key-file keeps one across restarts"
     path = Path(key_file)
@@ -256,7 +256,7 @@ def load_key(env: dict[str, str], key_file: str | None) -> tuple[str, str]:
     problem = key_problem(text)
     if problem:
         raise WebError(f"--key-file {key_file}: {problem}")
-    return shown_key(text), f"from {key_file}"
+    return text, f"from {key_file}"
 
 
 class OversizeGuard:
@@ -1015,7 +1015,7 @@ class WebApp:
         self.say = say
         self.ui = _load_ui()
         self.refusals = Refusals(say)
-        self.key = shown_key(cfg.key) if cfg.key else new_key()
+        self.key = cfg.key or new_key()  # as the operator wrote it, or ABCD-EFGH
         self.key_tries = Buckets(*cfg.key_rate)
         self.client_rate = Buckets(*cfg.client_rate)
         self.board_rate = Buckets(*cfg.board_rate)

@@ -12,8 +12,11 @@ never a change of score.
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -31,6 +34,7 @@ from host.config import BridgeConfig, parse_mqtt_url
 from host.sim.broker import Broker
 
 MB = 1 << 20
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Scene:
@@ -231,6 +235,46 @@ def test_a_burst_of_300_entries_is_limited_per_client_and_per_board(scene: Scene
     assert status == 200, doc
     assert scene.web is not None
     refused_once(scene.web, "too many entries")
+
+
+def test_the_operator_sets_the_key_or_keeps_it_across_restarts(broker: Broker, tmp_path: Path) -> None:
+    kept = tmp_path / "web-key"
+    first = WebProcess(broker, "--key-file", str(kept))
+    first.stop()
+    assert "(new, kept in" in "\n".join(first.out) and kept.stat().st_mode & 0o777 == 0o600
+    second = WebProcess(broker, "--key-file", str(kept))
+    second.stop()
+    assert second.key == first.key == kept.read_text().strip() and f"(from {kept})" in "\n".join(second.out)
+    club = WebProcess(broker, env={"FLICKBOARD_WEB_KEY": "club-night-2026"})
+    try:
+        assert club.key == "club-night-2026" and club.link.endswith("/scorer?key=CLUBNIGHT2026")
+        host = f"127.0.0.1:{club.port}"
+        headers = {"Host": host, "Origin": f"http://{host}", "Content-Type": "application/json"}
+        with socket.create_connection(("127.0.0.1", club.port), timeout=10) as s:
+            body = b'{"key": "Club Night 2026"}'  # typed on a phone: spaces and lower case are fine
+            head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+            s.sendall(f"POST /api/key HTTP/1.1\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            answer = s.recv(4096).decode()
+        assert answer.startswith("HTTP/1.0 200") or answer.startswith("HTTP/1.1 200"), answer
+        assert "Set-Cookie: flickboard_key=CLUBNIGHT2026; Path=/;" in answer and "HttpOnly; SameSite=Strict" in answer
+    finally:
+        club.stop()
+    for env, args, fragment in [
+        ({"FLICKBOARD_WEB_KEY": "1234"}, [], "FLICKBOARD_WEB_KEY: a scoring key is 8 to 64 letters and digits"),
+        ({"FLICKBOARD_WEB_KEY": "club-night-2026"}, ["--key-file", str(kept)], "give the scoring key one way"),
+        ({}, ["--key-file", str(tmp_path / "no" / "dir")], "cannot write it"),
+    ]:
+        full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+        p = subprocess.run(
+            [sys.executable, "-m", "host.displays.web", "--mqtt", broker.url, *args],
+            cwd=ROOT,
+            env=full,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0], (env, args, p.stderr)
 
 
 # ---------------------------------------------------------------- the MQTT side
