@@ -24,6 +24,7 @@ so a bridge killed and restarted counts nothing twice and acks where it left off
 
 from __future__ import annotations
 
+import array
 import collections
 import contextlib
 import datetime
@@ -31,6 +32,7 @@ import json
 import logging
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +45,7 @@ from host.core.entries import RequestError, read_request
 from host.core.journal import JournalError
 from host.core.scoreboard import moments, scoreboard_doc
 from host.core.session import Outcome, Session, now_stamp
-from host.jsontext import compact
+from host.jsontext import canonical, compact
 from host.mqtt import BRIDGE_HEALTH, EVENTS, INPUT, RAW, RESULT, SCOREBOARD, board_topic
 from rules import games
 from rules.games import AnyGame
@@ -56,6 +58,8 @@ PING_EVERY = 1.0  # s: at most one catch-up ping per board per second
 SERIAL_SILENCE = 35.0  # s: a serial board silent this long (3 heartbeats of 10 s, and some) is shown offline
 EARLY_WAIT = 10.0  # s: how long events wait behind a missing one (with pings) before the hole is recorded lost
 MAX_EARLY = 1024  # events held behind a hole per board; beyond, they are left to the board's resend
+MAX_DIGESTS = 1 << 20  # content checks held per boot (4 bytes each); beyond, the oldest half is let go
+MAX_OTHER_CONTENT = 1024  # events with a taken seq but other content journaled per match; beyond, refused unacked
 
 Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
 
@@ -91,12 +95,47 @@ def _stamp() -> str:
 
 @dataclass
 class _Batch:
-    """What a batch owes once its journals are synced: acks (board -> forced), scoreboards, moments in order."""
+    """What a batch owes once its journals are synced: acks ((board, boot) -> forced), scoreboards, moments in
+    order."""
 
     sessions: dict[str, Session] = field(default_factory=dict)
-    acks: dict[str, bool] = field(default_factory=dict)
+    acks: dict[tuple[str, int | None], bool] = field(default_factory=dict)
     boards: dict[str, BoardGame] = field(default_factory=dict)
     moments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (board, topic, payload)
+
+
+def _digest(kind: str, fields: dict[str, Any], t_us: int) -> int:
+    """A check of one board event's content (its kind, fields and time), to tell a resend from another event that
+    takes the same sequence number. Never 0 (0 means: not known)."""
+    return zlib.crc32(canonical([kind, fields, t_us]).encode("utf-8")) or 1
+
+
+class _Digests:
+    """The content checks of one boot's journaled events, by seq: 4 bytes each, dense from `start` (the bridge
+    journals a boot's events in order). Bounded by MAX_DIGESTS: the oldest half goes when it is full."""
+
+    def __init__(self) -> None:
+        self.start = 1
+        self.sums = array.array("I")
+
+    def put(self, seq: int, digest: int) -> None:
+        i = seq - self.start
+        if 0 <= i < len(self.sums):
+            self.sums[i] = digest
+            return
+        if i < 0 or i - len(self.sums) > 4096:  # far outside: start again from here
+            self.start, self.sums = seq, array.array("I")
+            i = 0
+        self.sums.extend([0] * (i - len(self.sums)))
+        self.sums.append(digest)
+        if len(self.sums) > MAX_DIGESTS:
+            half = len(self.sums) // 2
+            del self.sums[:half]
+            self.start += half
+
+    def get(self, seq: int) -> int:
+        i = seq - self.start
+        return self.sums[i] if 0 <= i < len(self.sums) else 0
 
 
 class BoardGame:
@@ -116,6 +155,9 @@ class BoardGame:
         self.early_since = 0.0  # when the oldest event held behind a hole arrived
         self.early: dict[tuple[int, int], BoardMessage] = {}  # (boot, seq) received ahead of a missing one
         self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
+        self.digests: dict[int, _Digests] = {}  # boot -> the content checks of its journaled events
+        self.two_boots: set[tuple[int, int]] = set()  # (retired boot, current boot) already held in this journal
+        self.other_content: set[tuple[int, int, int]] = set()  # (boot, seq, digest) already held in this journal
         refused = {n for n, _, _ in session.fold.rejected}
         for r in session.journal.records:
             if isinstance(r.get("rid"), str):
@@ -147,6 +189,10 @@ class Bridge:
         self.link_counters: dict[str, Callable[[], dict[str, int]]] = {}
         self.mqtt_send: Callable[[str, bytes], object] | None = None
         self.started = _now()
+        # Holds for a person (docs/reliability.md): two boots of one board alive, a taken seq with other content,
+        # damaged journal lines; `unchecked`: resends whose content is no longer held to compare; `refused`: other
+        # content beyond MAX_OTHER_CONTENT per match (not journaled, not acked).
+        self.holds = {"two_boots": 0, "other_content": 0, "damaged_lines": 0, "unchecked": 0, "refused": 0}
         self._health_dirty = True
         self._batch: _Batch | None = None
         for b in self.boards or ():
@@ -166,9 +212,18 @@ class Bridge:
                 existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
                 if existing:
                     try:
-                        session = Session.resume(str(existing[-1]))
+                        # A damaged line is said and held for a person, never a reason to stop the board: every
+                        # other line is read, and the board is acked for what they show (docs/journal.md).
+                        session = Session.resume(str(existing[-1]), damaged_ok=True)
                     except (JournalError, ValueError) as e:
                         raise BridgeError(f"board {board}: {e}") from None
+                    for d in session.journal.damaged:
+                        said = d.message(session.journal.path) + ": the game is on hold until someone checks it"
+                        log.warning("board %s: %s", board, said)
+                        self.recent.append(
+                            {"at": _now(), "source": f"journal {board}", "code": "damaged", "reason": said}
+                        )
+                        self.holds["damaged_lines"] += 1
                     torn = session.journal.torn.message() if session.journal.torn else None
                     if torn:  # the bridge stopped while writing an entry it had not acknowledged
                         log.warning("board %s: %s", board, torn)
@@ -195,20 +250,40 @@ class Bridge:
         return session
 
     def _restore(self, bg: BoardGame) -> None:
-        """Rebuild the board's delivery state from its journal: what was journaled is received and acked."""
+        """Rebuild the board's delivery state from its journal: what was journaled is received and acked. A damaged
+        line counts too: for what it seems to say when it still parses, and in any case as the seq it stands for
+        (`Tracker.settle`); it was acked before it was damaged."""
         saved = self.tracker.counters
         self.tracker.counters = protocol.Counters()
-        base = bg.session.journal.header.get("delivery")
+        journal = bg.session.journal
+        base = journal.header.get("delivery")
         if isinstance(base, dict) and base.get("s", 0) > 0:
             self.tracker.restore(bg.board, int(base["bt"]), int(base["s"]))
-        for r in bg.session.journal.records:
-            if r.get("src") != "board" or r.get("board") != bg.board or r["f"].get("reboot_lost"):
+        records = journal.records
+        if journal.damaged:
+            seen = [d.seen for d in journal.damaged if d.seen is not None and _board_record(d.seen, bg.board)]
+            records = sorted([*records, *seen], key=lambda r: r["n"] if type(r.get("n")) is int else 0)
+        for r in records:
+            if r.get("src") == "bridge":
+                self._restore_hold(bg, r)
+                continue
+            if not _board_record(r, bg.board) or r["f"].get("reboot_lost"):
                 continue
             msg = BoardMessage(bg.board, r["bt"], r["s"], r.get("t", 0), r["m"], r["f"], r["m"] != "gap", "")
             self.tracker.accept(msg)
             self.tracker.processed(msg)
+            if msg.reliable:
+                bg.digests.setdefault(msg.boot, _Digests()).put(msg.seq, _digest(msg.kind, msg.fields, msg.t_us))
+        self.tracker.settle(bg.board)
         self.tracker.counters = saved
         bg.acked = None  # the first message after a restart is answered with the ack of everything on disk
+
+    @staticmethod
+    def _restore_hold(bg: BoardGame, r: dict[str, Any]) -> None:
+        if r.get("hold") == "two-boots" and isinstance(r.get("boots"), list) and len(r["boots"]) == 2:
+            bg.two_boots.add((r["boots"][0], r["boots"][1]))
+        elif r.get("hold") == "other-content" and _board_record({**r, "src": "board"}, bg.board):
+            bg.other_content.add((r["bt"], r["s"], _digest(r["m"], r["f"], r.get("t", 0))))
 
     def new_game(
         self, board: str, rules: str, players: Iterable[str], match: str | None, target: str | None = None
@@ -256,9 +331,9 @@ class Bridge:
                 lost.add(board)
                 self._lost_journal(board, e)
         # Each ack and each message on its own: one that fails (a link that just went down) stops none of the others.
-        for board, force in b.acks.items():
+        for (board, boot), force in b.acks.items():
             if board not in lost and board in self.games:
-                self._guarded(board, self._send_ack, self.games[board], force)
+                self._guarded(board, self._send_ack, self.games[board], force, boot)
         for board, bg in b.boards.items():
             if board not in lost:
                 self._guarded(board, self._publish_doc, bg)
@@ -368,6 +443,8 @@ class Bridge:
             for note in verdict.notes:
                 log.info("%s", note)
             self._health_dirty = True
+            if verdict.conflict is not None and verdict.conflict not in bg.two_boots:
+                self._hold_two_boots(bg, msg, verdict.conflict)
             if msg.kind == "heartbeat":
                 if bg.beat_at is not None:
                     bg.beat = self.clock() - bg.beat_at
@@ -386,7 +463,9 @@ class Bridge:
                     self._process(bg, msg)
                 self._process_early(bg)
             elif verdict.status != "new":
-                self._ack(bg, force=True)  # it resends because our ack got lost: say it again
+                if verdict.status == "duplicate" and msg.reliable and not self._same_content(bg, msg):
+                    return  # other content that could not be journaled: not acked, so it comes again
+                self._ack(bg, force=True, boot=msg.boot)  # it resends because our ack got lost: say it again
             else:
                 self._publish_board(bg)  # a heartbeat or reply: the link view may have changed
             if verdict.should_ping and self.clock() - bg.pinged >= PING_EVERY:
@@ -394,29 +473,91 @@ class Bridge:
                 send({"c": "ping"})
 
     def _next_seq(self, bg: BoardGame, boot: int) -> int:
-        ack = self.tracker.ack_for(bg.board)
+        ack = self.tracker.ack_for(bg.board, boot)
         return ack[1] + 1 if ack is not None and ack[0] == boot else 1
+
+    def _hold(self, bg: BoardGame, kind: str, why: str, details: dict[str, Any]) -> None:
+        """Put the board's game on hold for a person: journaled (in a batch, durable with it), folded as a review
+        item, logged, listed in the health document and published."""
+        b = self._batch
+        out = self._durable(bg.session.hold, why, {"hold": kind, "board": bg.board, **details}, b is None)
+        if b is not None:
+            b.sessions[bg.board] = bg.session
+        log.warning("board %s: ON HOLD [%d]: %s", bg.board, out.n, why)
+        self.recent.append({"at": _now(), "source": f"board {bg.board}", "code": kind, "reason": why})
+        self._health_dirty = True
+        self._publish_board(bg, out)
+
+    def _hold_two_boots(self, bg: BoardGame, msg: BoardMessage, pair: tuple[int, int]) -> None:
+        """A message from a boot the board has restarted since: two boots of one board seem alive. Both boots'
+        events are journaled; the game waits for a person once per pair of boots and journal."""
+        retired, current = pair
+        why = (
+            f"board {bg.board} seems to have two boots alive: boot {current} said hello after boot {retired}, and "
+            f"boot {retired} still sends ({msg.kind}, seq {msg.seq}). One of them may be forged or another device "
+            "using this board's id. The events of both are kept in the journal; those still to come wait here. "
+            "Check the board and the score, then type 'reviewed'"
+        )
+        self._hold(bg, "two-boots", why, {"boots": [retired, current], "bt": msg.boot, "s": msg.seq, "m": msg.kind})
+        bg.two_boots.add(pair)
+        self.holds["two_boots"] += 1
+
+    def _same_content(self, bg: BoardGame, msg: BoardMessage) -> bool:
+        """A resend of a journaled event: compare its content with the journaled one. Other content under the same
+        seq is journaled as a hold, in full (nothing acknowledged is lost) but not applied. False when it could not
+        be journaled (MAX_OTHER_CONTENT), so it is not acknowledged either."""
+        known = bg.digests.get(msg.boot)
+        was = known.get(msg.seq) if known is not None else 0
+        if not was:
+            self.holds["unchecked"] += 1
+            return True
+        now = _digest(msg.kind, msg.fields, msg.t_us)
+        if now == was or (msg.boot, msg.seq, now) in bg.other_content:
+            return True
+        if len(bg.other_content) >= MAX_OTHER_CONTENT:
+            self.holds["refused"] += 1
+            log.warning("board %s: seq %d of boot %d again with other content: not taken", bg.board, msg.seq, msg.boot)
+            return False
+        sensor = msg.fields.get("n")
+        what = f"{msg.kind}" + (f" of sensor {str(sensor)[:24]}" if isinstance(sensor, str) else "")
+        why = (
+            f"board {bg.board} sent event {msg.seq} of boot {msg.boot} twice with different content (now: {what}). "
+            "One of them may be forged. The first is in the game; the other is kept in the journal here and not "
+            "applied. Check the board and the score, correct it if needed, then type 'reviewed'"
+        )
+        details = {"bt": msg.boot, "s": msg.seq, "m": msg.kind, "f": msg.fields, "t": msg.t_us}
+        self._hold(bg, "other-content", why, details)
+        bg.other_content.add((msg.boot, msg.seq, now))
+        self.holds["other_content"] += 1
+        return True
 
     def _process(self, bg: BoardGame, msg: BoardMessage) -> None:
         """Journal, fold, ack, publish one board message, in the board's order."""
         out = self._record(bg, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
         self.tracker.processed(msg)
-        self._ack(bg, force=False)
+        if msg.reliable:
+            digests = bg.digests.get(msg.boot)
+            if digests is None:
+                digests = bg.digests[msg.boot] = _Digests()
+                for boot in [b for b in bg.digests if self.tracker.ack_for(bg.board, b) is None and b != msg.boot]:
+                    del bg.digests[boot]  # boots the tracker no longer keeps
+            digests.put(msg.seq, _digest(msg.kind, msg.fields, msg.t_us))
+        self._ack(bg, force=False, boot=msg.boot)
         self._publish_board(bg, out)
         if out.message and msg.kind != "hello":
             log.info("%s [%d] %s: %s", msg.board, out.n, msg.kind, out.message)
 
     def _process_early(self, bg: BoardGame) -> None:
-        boot = self.tracker.boot_of(bg.board)
-        for key in sorted(bg.early):
-            if key[0] != boot:
-                del bg.early[key]  # a boot that has since restarted: its loss is recorded as a gap
-            elif key[1] <= self._next_seq(bg, boot):
+        for key in sorted(bg.early):  # by boot, then seq: each boot's events in its order
+            boot, seq = key
+            if self.tracker.ack_for(bg.board, boot) is None and boot != self.tracker.boot_of(bg.board):
+                del bg.early[key]  # a boot no longer kept: its loss is recorded as a gap
+                continue
+            nxt = self._next_seq(bg, boot)
+            if seq <= nxt:
                 msg = bg.early.pop(key)
-                if key[1] == self._next_seq(bg, boot):
+                if seq == nxt:
                     self._process(bg, msg)
-            else:
-                break
 
     def _record(self, bg: BoardGame, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int = 0) -> Outcome:
         """Journal and fold one board event: durably now, or (in a batch) when the batch ends."""
@@ -478,14 +619,18 @@ class Bridge:
         self._process_early(bg)
         bg.early_since = self.clock()
 
-    def _ack(self, bg: BoardGame, force: bool) -> None:
+    def _ack(self, bg: BoardGame, force: bool, boot: int | None = None) -> None:
+        """The cumulative ack of `boot` (None: the board's current boot): each boot is acked for its own events."""
+        if boot == self.tracker.boot_of(bg.board):
+            boot = None
         if self._batch is not None:  # once the batch is durable
-            self._batch.acks[bg.board] = self._batch.acks.get(bg.board, False) or force
+            key = (bg.board, boot)
+            self._batch.acks[key] = self._batch.acks.get(key, False) or force
             return
-        self._send_ack(bg, force)
+        self._send_ack(bg, force, boot)
 
-    def _send_ack(self, bg: BoardGame, force: bool) -> None:
-        ack = self.tracker.ack_for(bg.board)
+    def _send_ack(self, bg: BoardGame, force: bool, boot: int | None = None) -> None:
+        ack = self.tracker.ack_for(bg.board, boot)
         if ack is None or bg.send is None or (ack == bg.acked and not force):
             return
         bg.acked = ack
@@ -647,11 +792,17 @@ class Bridge:
                 "recent_errors": list(self.recent),
                 "unlisted_boards": dict(sorted(self.unlisted.items())),
                 "links": links,
+                "holds": dict(self.holds),
                 "boards": {
                     b: {
                         "journal": bg.session.journal.path,
                         "entries": bg.session.journal.count,
                         "needs_review": bool(bg.session.fold.review),
+                        "review": [t for _, t in bg.session.fold.review],
+                        "damaged_lines": [
+                            {"line": d.line, "reason": d.reason, "saved_to": d.saved_to}
+                            for d in bg.session.journal.damaged
+                        ],
                         "online": bg.online,
                         "via": bg.via,
                     }
@@ -690,3 +841,16 @@ class Bridge:
             self._health_dirty = False
             doc = self.health()
         self.publish(BRIDGE_HEALTH, json.dumps(doc).encode(), 1, True)
+
+
+def _board_record(r: dict[str, Any], board: str) -> bool:
+    """A board-event record of `board` with the envelope the delivery state needs."""
+    return (
+        r.get("src") == "board"
+        and r.get("board") == board
+        and type(r.get("bt")) is int
+        and type(r.get("s")) is int
+        and isinstance(r.get("m"), str)
+        and isinstance(r.get("f"), dict)
+        and type(r.get("t", 0)) is int
+    )

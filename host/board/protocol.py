@@ -446,8 +446,11 @@ Status = Literal["new", "duplicate", "stale"]
 class Verdict:
     """What `Tracker.accept` decided about one message.
 
-    status: "new" (process it: journal, then `processed`), "duplicate" (already seen: drop it), "stale" (a boot
-    of this board that has since restarted: drop it). `missing`: seq ranges newly found missing (a jump; wait for
+    status: "new" (process it: journal, then `processed`), "duplicate" (already seen: drop it), "stale" (a
+    heartbeat, reply or gap of a boot of this board that has since restarted: nothing to journal). `conflict`:
+    (retired boot, current boot) when the message comes from a boot the board has restarted since and is not a
+    resend of what that boot sent before: two boots seem alive, which the bridge must hold for a person.
+    `missing`: seq ranges newly found missing (a jump; wait for
     the resend, ping). `lost`: ranges newly declared lost by the board (its `gap` message). `reboot`: (old, new)
     boot ids when the board restarted, with `reboot_lost` the old boot's seqs that never arrived. `filled`: a late
     arrival filled a hole. `should_ping`: the board is ahead of what we have (holes, or a high-water mark above).
@@ -464,6 +467,7 @@ class Verdict:
     filled: bool = False
     should_ping: bool = False
     notes: tuple[str, ...] = ()
+    conflict: tuple[int, int] | None = None  # (retired boot, current boot): a message from a boot since replaced
 
     @property
     def new(self) -> bool:
@@ -481,6 +485,7 @@ class Counters:
     late: int = 0  # holes filled by a late arrival
     lost_seqs: int = 0  # seqs the boards declared lost (gap) or lost across a reboot
     reboots: int = 0
+    conflicts: int = 0  # messages from a boot the board had restarted since (two boots alive)
     noise: int = 0
     errors: dict[str, int] = field(default_factory=dict)
 
@@ -495,6 +500,7 @@ class Counters:
             "late": self.late,
             "lost_seqs": self.lost_seqs,
             "reboots": self.reboots,
+            "conflicts": self.conflicts,
             "noise": self.noise,
             "errors": dict(self.errors),
         }
@@ -512,7 +518,7 @@ class Tracker:
     def __init__(self) -> None:
         self.counters = Counters()
         self._current: dict[str, _Boot] = {}
-        self._old: dict[str, list[int]] = {}
+        self._old: dict[str, dict[int, _Boot]] = {}  # board -> its retired boots, oldest first
 
     # -- input
 
@@ -542,11 +548,14 @@ class Tracker:
         reboot_lost: tuple[Range, ...] = ()
         st = self._current.get(msg.board)
         if st is None or st.boot != msg.boot:
-            old = self._old.get(msg.board, [])
-            if msg.boot in old and not (msg.kind == "hello" and msg.seq == 1):
-                c.stale += 1
-                note = f"board {msg.board}: dropped a {msg.kind} of boot {msg.boot}, which has restarted since"
-                return Verdict("stale", msg.board, msg.boot, msg.seq, notes=(note,))
+            old = self._old.setdefault(msg.board, {})
+            retired = old.get(msg.boot)
+            if retired is not None:
+                # A boot this board has restarted since. A resend of what it sent before is a duplicate; anything
+                # else means two boots of one board are alive (a forged `hello`, a second device with its id, a
+                # late link): it is taken under its own boot, and `conflict` says so (the bridge holds the game).
+                assert st is not None
+                return self._from_retired(msg, retired, st.boot)
             if st is not None:
                 reboot = (st.boot, msg.boot)
                 reboot_lost = tuple(st.holes())
@@ -555,8 +564,9 @@ class Tracker:
                 notes.append(f"board {msg.board} rebooted (boot {st.boot} -> {msg.boot})")
                 if reboot_lost:
                     notes.append(f"board {msg.board} boot {st.boot}: seqs {_fmt(reboot_lost)} lost in the reboot")
-                old = [b for b in old if b != st.boot] + [st.boot]
-            self._old[msg.board] = [b for b in old if b != msg.boot][-self.KEEP_OLD_BOOTS :]
+                old[st.boot] = st
+                while len(old) > self.KEEP_OLD_BOOTS:
+                    del old[next(iter(old))]
             st = self._current[msg.board] = _Boot(msg.boot)
 
         missing: tuple[Range, ...] = ()
@@ -615,9 +625,48 @@ class Tracker:
             notes=tuple(notes),
         )
 
+    def _from_retired(self, msg: BoardMessage, st: _Boot, current: int) -> Verdict:
+        c = self.counters
+        conflict = (st.boot, current)
+        if msg.reliable and msg.seq in st.got:
+            c.duplicates += 1
+            return Verdict("duplicate", msg.board, msg.boot, msg.seq, conflict=conflict)
+        c.conflicts += 1
+        note = (
+            f"board {msg.board}: a {msg.kind} of boot {msg.boot} came after boot {current} started: "
+            "two boots of this board seem alive"
+        )
+        if not msg.reliable:  # a heartbeat, a reply or a gap: nothing to journal, but the boot is alive
+            c.stale += 1
+            return Verdict("stale", msg.board, msg.boot, msg.seq, conflict=conflict, notes=(note,))
+        q = msg.seq
+        missing = tuple(_complement(st.max_seen + 1, q - 1, st.known.covered())) if q > st.max_seen + 1 else ()
+        st.hw = max(st.hw, q)
+        st.got.add(q)
+        st.known.add(q)
+        st.max_seen = max(st.max_seen, q)
+        c.new += 1
+        return Verdict("new", msg.board, msg.boot, msg.seq, missing=missing, conflict=conflict, notes=(note,))
+
+    def _boot(self, board: str, boot: int | None) -> _Boot | None:
+        """The state of `boot` of `board` (None: the current one), current or retired."""
+        st = self._current.get(board)
+        if st is None or boot is None or st.boot == boot:
+            return st
+        return self._old.get(board, {}).get(boot)
+
+    def settle(self, board: str) -> None:
+        """After `restore`: the bridge journals each boot's events in order, so a seq below the highest journaled
+        one that the journal does not show was journaled on a line that can no longer be read (damage). It was
+        acknowledged then: it counts as received and processed, so the board is not asked for it again."""
+        for st in [self._current.get(board), *self._old.get(board, {}).values()]:
+            if st is not None and st.max_seen > st.done.level:
+                for level in (st.got, st.known, st.done):
+                    level.cover(1, st.max_seen)
+
     def processed(self, msg: BoardMessage) -> None:
         """`msg` (reliable, or a gap) is durable in the journal: it may now be acknowledged. Call it only then."""
-        st = self._current.get(msg.board)
+        st = self._boot(msg.board, msg.boot)
         if st is None or st.boot != msg.boot:
             return
         if msg.reliable:
@@ -631,9 +680,10 @@ class Tracker:
 
     # -- output
 
-    def ack_for(self, board: str) -> tuple[int, int] | None:
-        """(boot, seq) for the cumulative ack: every seq <= seq processed or recorded lost; None: nothing yet."""
-        st = self._current.get(board)
+    def ack_for(self, board: str, boot: int | None = None) -> tuple[int, int] | None:
+        """(boot, seq) for the cumulative ack: every seq <= seq processed or recorded lost; None: nothing yet.
+        `boot`: that boot's ack, current or retired (None: the current boot's)."""
+        st = self._boot(board, boot)
         if st is None or st.done.level == 0:
             return None
         return (st.boot, st.done.level)

@@ -151,6 +151,8 @@ def run_bridge(args: Any, out: TextIO) -> int:
             print(f"flickboard bridge: {', '.join(running.links)}; journals in {cfg.journals}/", file=out, flush=True)
             for b, bg in sorted(bridge.games.items()):
                 print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
+                for n, why in bg.session.fold.review:  # a hold found at start: said before anything else
+                    print(f"    on hold since entry {n}: {why}", file=out, flush=True)
             print("  type an entry for the board's game, or 'board ID' to switch boards; Ctrl-C stops", file=out,
                   flush=True)  # fmt: skip
             if args.stdin or sys.stdin.isatty():

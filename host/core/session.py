@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, cast
 
 from host.core import pockets
 from host.core.evidence import ShotEvidence, Step, react
-from host.core.journal import Journal
+from host.core.journal import Damage, Journal
 from rules import games
 from rules.base import Correct, Illegal, NotationError, Source, Undo
 from rules.games import AnyGame
@@ -60,7 +60,9 @@ class Held(NamedTuple):
     fields: dict[str, Any]
 
 
-HOST_WORDS = ("reviewed", "dismiss", "declare")  # `declare`: only where the game's sensors take it (SENSORS)
+# `declare`: only where the game's sensors take it (SENSORS). `hold WHY`: puts the sensor side on hold for a person,
+# with WHY as the review item; the bridge journals one when a board seems forged or the journal is damaged.
+HOST_WORDS = ("reviewed", "dismiss", "declare", "hold")
 
 
 class NeedsHistory(Exception):
@@ -219,6 +221,13 @@ class Fold:
         verb = words[0]
         if verb == "declare" and words[1:] in ([], ["this"]):
             return self._declare(n, this=len(words) == 2)
+        if verb == "hold":
+            if len(words) < 2:
+                raise NotationError("'hold' takes the reason after it")
+            why = " ".join(words[1:])
+            fx: list[dict[str, Any]] = []
+            self._hold(n, why, fx)
+            return Outcome(n, True, f"on hold: {why}", tuple(fx))
         if len(words) > 1 and verb != "reviewed":
             raise NotationError(f"'{verb}' takes nothing after it" + (" but 'this'" if verb == "declare" else ""))
         if verb == "reviewed":  # anything after it is the reviewer's note
@@ -415,8 +424,37 @@ def game_of(setup: dict[str, Any], path: str) -> AnyGame:
 
 
 def entries_of(records: list[dict[str, Any]]) -> list[tuple[int, str, Source]]:
-    """The typed entries of a journal: (n, text, source); board events are left out (see `fold_records`)."""
-    return [(r["n"], r["in"], r.get("src", "manual")) for r in records if r.get("src") != "board"]
+    """The typed entries of a journal: (n, text, source), the bridge's holds among them; board events are left out
+    (see `fold_records`)."""
+    return [
+        (r["n"], r["in"], "manual" if r.get("src") == "bridge" else r.get("src", "manual"))
+        for r in records
+        if r.get("src") != "board"
+    ]
+
+
+def hold_record(why: str, details: dict[str, Any]) -> dict[str, Any]:
+    """The journal record of a hold the bridge puts on the game (docs/journal.md): `in` is `hold WHY`, so every
+    reader folds it as a review item; `hold` names the kind (two-boots, other-content, damage); `details`: the
+    evidence (the boots, the other event in full, the damaged line)."""
+    return {**details, "src": "bridge", "in": f"hold {' '.join(why.split())}", "at": now_stamp()}
+
+
+def damage_why(d: Damage) -> str:
+    """The plain sentence a damaged journal line puts on the scoreboard."""
+    said = ""
+    seen = d.seen or {}
+    if isinstance(seen.get("in"), str):
+        said = f"; it seems to read '{seen['in'][:80]}'"
+    elif seen.get("src") == "board" and isinstance(seen.get("m"), str):
+        f = seen.get("f")
+        sensor = f.get("n") if isinstance(f, dict) else None
+        said = f"; it seems to be a board {seen['m'][:20]} event" + (f" of sensor {str(sensor)[:20]}" if sensor else "")
+    what = "is damaged" if d.length else "shows a record missing"
+    return (
+        f"line {d.line} of the journal {what} ({d.reason}) and was left out of the game{said}: check the score "
+        f"against the play, enter what is missing, then type 'reviewed'"
+    )
 
 
 def board_record(board: str, boot: int, seq: int, kind: str, fields: dict[str, Any], t_us: int) -> dict[str, Any]:
@@ -453,8 +491,8 @@ def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None 
 def _fold_record(fold: Fold, r: dict[str, Any]) -> None:
     if r.get("src") == "board":
         fold.event(r["n"], r["m"], r["f"])
-    else:
-        fold.step(r["n"], r["in"], r.get("src", "manual"))
+    else:  # a typed entry, or the bridge's `hold` (src "bridge": see Session.hold)
+        fold.step(r["n"], r["in"], "manual" if r.get("src") == "bridge" else r.get("src", "manual"))
 
 
 _SECOND: tuple[int, str] = (-1, "")  # the last whole second stamped, and its text
@@ -496,14 +534,26 @@ class Session:
         return cls(journal, game)
 
     @classmethod
-    def resume(cls, path: str) -> Session:
-        journal = Journal.open(path)
+    def resume(cls, path: str, damaged_ok: bool = False) -> Session:
+        """Continue a journal. `damaged_ok`: a complete line that fails its check does not stop it (see
+        `Journal.open`): every other line is folded, and each damaged line not already held is journaled as a
+        hold (`hold_record`, kind `damage`), so the game waits for a person and says why, and says it again after
+        every restart until someone types `reviewed`."""
+        journal = Journal.open(path, damaged_ok)
         try:
             game = game_of(journal.header, path)
         except ValueError:
             journal.close()
             raise
-        return cls(journal, game)
+        session = cls(journal, game)
+        held = {r.get("line") for r in journal.records if r.get("src") == "bridge" and r.get("hold") == "damage"}
+        for d in journal.damaged:
+            if d.line not in held:
+                details = {"hold": "damage", "line": d.line, "offset": d.offset, "length": d.length}
+                if d.saved_to:
+                    details["saved_to"] = d.saved_to
+                session.hold(damage_why(d), details)
+        return session
 
     @property
     def state(self) -> Any:
@@ -559,6 +609,15 @@ class Session:
         except Exception:
             self.fold = fold_records(self.game, self.journal.records, self.KEEP)  # never half an event in effect
             raise
+        self.fold.trim()
+        return outcome
+
+    def hold(self, why: str, details: dict[str, Any], sync: bool = True) -> Outcome:
+        """Put the game on hold for a person: journal `hold WHY` with its evidence (`hold_record`), then fold it as a
+        review item; sensor events wait behind it until `reviewed`. `sync` as for `record`."""
+        rec = hold_record(why, details)
+        n = self.journal.append(rec, sync)
+        outcome = self.fold.step(n, rec["in"], "manual")
         self.fold.trim()
         return outcome
 

@@ -450,14 +450,19 @@ def test_tracker_reboot() -> None:
     assert t.ack_for("fb-01") == (8, 1)
     assert take(t, ev(2, boot=8)) == "new"  # seq 2 again, but of the new boot
     assert t.counters.reboots == 1
-    # a late message of the closed boot is dropped, not a flip back
+    # a new message of the closed boot is taken under its own boot and said: two boots seem alive (issue 19: it
+    # used to be dropped as stale, so a forged hello silenced the real board); never a flip back
     v = t.accept(ev(4, boot=7))
-    assert v.status == "stale" and v.reboot is None and t.boot_of("fb-01") == 8
+    assert v.new and v.conflict == (7, 8) and v.reboot is None and t.boot_of("fb-01") == 8
+    assert "two boots of this board seem alive" in v.notes[0] and t.counters.conflicts == 1
     t.processed(ev(4, boot=7))
-    assert t.ack_for("fb-01") == (8, 2)
-    # a hello of a boot id seen before is a real restart (the boot counter was reset)
+    assert t.ack_for("fb-01") == (8, 2) and t.ack_for("fb-01", 7) == (7, 4)
+    # a resend of what the closed boot sent before is a duplicate (the bridge compares its content)
     v = t.accept(ev(1, boot=7, kind="hello"))
-    assert v.new and v.reboot == (8, 7)
+    assert v.status == "duplicate" and v.conflict == (7, 8) and t.boot_of("fb-01") == 8
+    # its heartbeat has nothing to journal, but the boot is alive: said too
+    v = t.accept(heartbeat(9, boot=7))
+    assert v.status == "stale" and v.conflict == (7, 8) and t.counters.conflicts == 2
 
 
 def test_tracker_ack_only_covers_processed() -> None:

@@ -708,3 +708,41 @@ def test_a_fold_leaves_no_reference_cycles_and_the_collector_as_it_found_it(tmp_
     finally:
         gc.enable()
     session.close()
+
+
+# ---------------------------------------------------------------- holds (issue 19)
+
+
+def test_a_hold_is_journaled_holds_the_sensor_queue_and_reviewed_clears_it(tmp_path: Path) -> None:
+    s = new_session(tmp_path)
+    out = s.hold("board t1 seems to have two boots alive: check it", {"hold": "two-boots", "boots": [7, 99]})
+    assert out.accepted and out.n == 1 and s.fold.review == [(1, "board t1 seems to have two boots alive: check it")]
+    s.record("t1", 7, 1, "shot_start", {"n": "baseline", "q": 1, "seg": 1})
+    assert len(s.fold.queue) == 1  # a sensor event waits behind the hold
+    [rec] = [r for r in s.journal.records if r["src"] == "bridge"]
+    assert rec["in"].startswith("hold board t1") and rec["boots"] == [7, 99]
+    s.close()
+    again = Session.resume(str(tmp_path / "j.jsonl"))  # the hold is part of the truth: back after a restart
+    assert again.fold.review == [(1, "board t1 seems to have two boots alive: check it")] and len(again.fold.queue) == 1
+    assert again.submit("reviewed").accepted and again.fold.review == [] and again.fold.queue == []
+    assert not again.submit("hold").accepted  # a hold says why
+
+
+def test_resume_with_a_damaged_line_holds_the_game_once_and_reads_the_rest(tmp_path: Path) -> None:
+    s = new_session(tmp_path)
+    submit_all(s, [*OPENING, "shot miss"])
+    s.close()
+    path = tmp_path / "j.jsonl"
+    data = path.read_bytes()
+    at = data.index(b'"in":"shot hit"') + 11
+    path.write_bytes(data[:at] + b"H" + data[at + 1 :])  # "shot hit" -> "shot Hit": the checksum fails
+    with pytest.raises(JournalError, match="damaged at line 3"):
+        Session.resume(str(path))  # refused unless the caller takes damage (the bridge does)
+    again = Session.resume(str(path), damaged_ok=True)
+    assert [n for n, _, _ in again.fold.rejected] == [] and again.journal.count == 4
+    [(n, why)] = again.fold.review
+    assert n == 4 and "line 3 of the journal is damaged" in why and "it seems to read 'shot Hit'" in why
+    again.close()
+    third = Session.resume(str(path), damaged_ok=True)
+    assert len(third.fold.review) == 1 and third.journal.count == 4  # not held a second time
+    third.close()
