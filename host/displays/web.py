@@ -273,7 +273,7 @@ class OversizeGuard:
         self.client, self.limit = client, limit
         self._read = client._packet_read
         self._recv = client._sock_recv
-        self.active = False  # the packet being read is an oversized PUBLISH
+        self.packet: object = None  # paho's state of the oversized PUBLISH being read, if any
         self.left = 0  # its bytes still to read
         self.size: int | None = None  # the size of the oversized message paho is handling now
         client._packet_read = self.packet_read  # type: ignore[method-assign]
@@ -287,15 +287,16 @@ class OversizeGuard:
     def sock_recv(self, bufsize: int) -> bytes:
         p = self.client._in_packet
         big = p["have_remaining"] and p["command"] & 0xF0 == PUBLISH and p["remaining_length"] > self.limit
-        if big and not self.active:  # paho is about to read the body: packet_read takes it over
-            self.active, self.left = True, int(p["remaining_length"])
+        if big and self.packet is not p:  # paho is about to read the body: packet_read takes it over
+            self.packet, self.left = p, int(p["remaining_length"])
             raise BlockingIOError
         return self._recv(bufsize)
 
     def packet_read(self) -> MQTTErrorCode:
-        if not self.active:
-            return self._read()
         p = self.client._in_packet
+        if self.packet is not p:  # none, or the connection was lost meanwhile (paho starts a new packet state)
+            self.packet = None
+            return self._read()
         head: bytearray = p["packet"]
         qos = (p["command"] >> 1) & 3
         while self.left > 0:
@@ -314,7 +315,7 @@ class OversizeGuard:
                 head.extend(data)
             with self.client._msgtime_mutex:  # bytes are arriving: the keepalive is not due
                 self.client._last_bytes_received = mqtt.time_func()
-        self.active = False
+        self.packet = None
         p["to_process"] = 0  # paho's own reader now finds the packet complete and handles it
         self.size = int(p["remaining_length"]) - len(head)  # the payload's bytes
         try:
