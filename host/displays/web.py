@@ -83,7 +83,7 @@ __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_we
 
 MAX_BODY = 4096  # bytes of a POST body; a valid request is well under MAX_INPUT (2048) anyway
 MAX_DOC = 1 << 20  # bytes of a scoreboard or moment payload we keep; a real scoreboard is a few kB
-MAX_STREAMS = 64  # open event streams (one per TV or phone page)
+MAX_STREAMS = 256  # open event streams (one per TV or phone page: a 40-board evening needs about 100)
 MAX_QUEUED = 256  # events waiting for a slow stream; beyond, the stream is closed and the browser reconnects
 PING_EVERY = 15.0  # seconds between SSE comments on a quiet stream (proxies and browsers close idle ones)
 ANSWER_TIMEOUT = 10.0
