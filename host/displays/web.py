@@ -828,7 +828,11 @@ class _Handler(BaseHTTPRequestHandler):
         if app.key_matches(given):
             return True
         app.key_tries.take(self.client)
-        self._refuse(403, "wrong scoring key", "wrong scoring key: ask the operator for the one on its terminal")
+        # a cookie with an old key (the server restarted without --key-file) is cleared: the next page asks anew
+        forget = {} if self.headers.get(KEY_HEADER) else {"Set-Cookie": f"{KEY_COOKIE}=; Path=/; Max-Age=0"}
+        self._refuse(
+            403, "wrong scoring key", "wrong scoring key: ask the operator for the one on its terminal", forget
+        )
         return False
 
     def _rate_ok(self, board: str) -> bool:

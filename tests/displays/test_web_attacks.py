@@ -170,8 +170,11 @@ def test_entries_need_the_scoring_key_and_wrong_keys_are_throttled(scene: Scene)
     assert status == 429 and "too many wrong scoring keys" in doc["error"] and int(fields["retry-after"]) >= 1
     status, _, doc = scene.entry("shot zone", source="127.0.0.2")  # another phone is not held up by it
     assert status == 200 and doc["ok"] is True, doc
-    status, _, doc = scene.entry("shot zone", source="127.0.0.2", X_Flickboard_Key=None, Cookie="flickboard_key=XYZ")
+    status, fields, doc = scene.entry(
+        "shot zone", source="127.0.0.2", X_Flickboard_Key=None, Cookie="flickboard_key=OLDKEY99"
+    )
     assert status == 403 and doc["refused"] == "wrong scoring key"
+    assert fields["set-cookie"] == "flickboard_key=; Path=/; Max-Age=0"  # an old key is forgotten, not retried
     assert [r["in"] for r in scene.records()] == ["shot zone"]  # only the entry with the key reached the journal
     assert scene.running.bridge.inputs["invalid"] == 0
     for kind in ("no scoring key", "wrong scoring key", "wrong keys throttled"):
