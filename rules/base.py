@@ -138,7 +138,7 @@ class FixedRuleSets:
     def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
         """(name, summary, option rows) of one rule set; ValueError names the choices."""
         o = cls.find_rule_set(rules)
-        return o.name, f"{o.summary}\nseed: {o.seed}", list(o.describe())
+        return o.name, f"{o.summary}\nfrom: {o.seed}", list(o.describe())
 
     @classmethod
     def player_counts(cls, rules: str) -> tuple[int, ...]:

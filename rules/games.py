@@ -27,7 +27,7 @@ class AnyGame(Protocol):
     name: ClassVar[str]  # canonical: the `Game` tag, `--game`, the journal's `game`, the documents' `game`
     title: ClassVar[str]  # as people read it
     aliases: ClassVar[tuple[str, ...]]  # other words for `--game`
-    seeds: ClassVar[str]  # the rule documents it is built from
+    seeds: ClassVar[str]  # the rule sheets it is built from, by name ("the beginner sheet, ...")
     default_rules: ClassVar[str]
     players: ClassVar[tuple[int, ...]]  # every number of players one of its rule sets takes
     setup_options: ClassVar[tuple[str, ...]]  # which of SETUP_OPTIONS it takes

@@ -105,7 +105,7 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
         if args.action == "list" or args.action is None:
             for kind in kinds:
                 game = games.GAMES[kind]
-                out.write(f"{game.title} (--game {kind}; {game.seeds}; default rule set {game.default_rules}):\n")
+                out.write(f"{game.title} (--game {kind}; from {game.seeds}; default rule set {game.default_rules}):\n")
                 for name, summary in game.rule_sets():
                     out.write(f"  {name:<22} {summary}\n")
                 out.write("\n")

@@ -44,7 +44,7 @@ class Flicochet:
     name: ClassVar[str] = "flicochet"
     title: ClassVar[str] = "Flicochet"
     aliases: ClassVar[tuple[str, ...]] = ()
-    seeds: ClassVar[str] = "seed 004"
+    seeds: ClassVar[str] = "the Flicochet rules of play"
     default_rules: ClassVar[str] = "flicochet"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4, 5, 6)
     setup_options: ClassVar[tuple[str, ...]] = ("teams", "target")  # besides the rules, the players and the start

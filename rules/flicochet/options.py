@@ -170,6 +170,8 @@ RULE_SETS: dict[str, Options] = _all()
 
 def list_rules() -> list[tuple[str, str]]:
     """The lines of `flickboard rules list`: the base game and each layer, then how to combine them."""
-    rows = [(BASE if n == BASE else f"{BASE}+{n}", f"{text} (seed 004, {sec})") for n, (text, sec, _) in LAYERS.items()]
-    rows.append((f"{BASE}+A+B...", "layers combine freely, in any order (seed 004, MIX AND MATCH VARIANTS)"))
+    rows = []
+    for n, (text, sec, _) in LAYERS.items():
+        rows.append((BASE if n == BASE else f"{BASE}+{n}", f"{text} (Flicochet rules, {sec})"))
+    rows.append((f"{BASE}+A+B...", "layers combine freely, in any order (Flicochet rules, MIX AND MATCH VARIANTS)"))
     return rows

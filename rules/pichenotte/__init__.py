@@ -43,7 +43,7 @@ class Pichenotte(FixedRuleSets):
     name: ClassVar[str] = "pichenotte"
     title: ClassVar[str] = "Pichenotte"
     aliases: ClassVar[tuple[str, ...]] = ("santa-fe",)
-    seeds: ClassVar[str] = "seeds 000, 002, 001"
+    seeds: ClassVar[str] = "the beginner sheet, the 2018 rules, the 2019 tournament rules"
     default_rules: ClassVar[str] = "tournament-2019"
     players: ClassVar[tuple[int, ...]] = (2, 4)
     players_in_words: ClassVar[str] = "2 players (singles) or 4 (doubles)"

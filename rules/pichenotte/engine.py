@@ -23,10 +23,10 @@ from .options import MatchFormat, Options
 
 # What can happen to a puck during a shot.  Without a side it is the shooting puck.
 FACT_HELP: dict[str, str] = {
-    "in": "dropped flat into the centre hole: a twenty, onto the rail (000 rule 7)",
+    "in": "dropped flat into the centre hole: a twenty, onto the rail (beginner sheet, rule 7)",
     "edge": "stands on edge or tilted in the hole: not a twenty, stays on the board, scores 15 (A-4)",
-    "ditch": "went into the ditch (000 rule 4)",
-    "base": "came to rest touching the baseline: out of bounds, to the ditch (000 rule 8, R-5A)",
+    "ditch": "went into the ditch (beginner sheet, rule 4)",
+    "base": "came to rest touching the baseline: out of bounds, to the ditch (beginner sheet rule 8, R-5A)",
     "off": "flew off the board: to the ditch once retrieved (R-10-C 2018, R-10-A 2019)",
     "rebound": "flew off and bounced back onto the board: to the ditch (R-10)",
     "in-rebound": "flew off, bounced back and landed in the hole (R-10)",
@@ -444,8 +444,8 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
     if inp.call:
         if kind == "free":
             raise Illegal(
-                f"no {_name(state, 1 - side)} puck is on the board, so this is a free shot (R-9, 000 rule 5): "
-                "there is no twenty to declare"
+                f"no {_name(state, 1 - side)} puck is on the board, so this is a free shot "
+                "(R-9; beginner sheet, rule 5): there is no twenty to declare"
             )
         kind = "call"
     number = g.shots + 1

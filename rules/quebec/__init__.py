@@ -41,7 +41,7 @@ class Quebec(FixedRuleSets):
     name: ClassVar[str] = "pichenottes-quebec"
     title: ClassVar[str] = "Québec Pichenottes"
     aliases: ClassVar[tuple[str, ...]] = ("quebec", "québec", "pichenottes", "pichenottes-québec")
-    seeds: ClassVar[str] = "seed 003"
+    seeds: ClassVar[str] = "the Règlements officiels"
     default_rules: ClassVar[str] = "officiel"
     players: ClassVar[tuple[int, ...]] = (2, 4)
     players_in_words: ClassVar[str] = "2 players, or 4 in turn order (partners facing)"

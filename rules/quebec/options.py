@@ -55,7 +55,7 @@ class Options:
 _OFFICIEL = Options(
     name="officiel",
     summary="Règlements officiels: 31 points, compteuses need a fond and burying, lost with 5 dames or more left.",
-    seed="003 (Règlements officiels du jeu de Pichenottes, règles 1-17)",
+    seed="Règlements officiels du jeu de Pichenottes, règles 1-17",
 )
 
 RULE_SETS: dict[str, Options] = {

@@ -98,7 +98,7 @@ class Tiddly(Flicochet):
     name: ClassVar[str] = "tiddlywinks"
     title: ClassVar[str] = "Tiddlywinks"
     aliases: ClassVar[tuple[str, ...]] = ("winks",)
-    seeds: ClassVar[str] = "no seed"
+    seeds: ClassVar[str] = "a sheet of its own"
     log_name: ClassVar[str] = "rounds"
 
 
@@ -127,7 +127,8 @@ def test_a_registered_game_is_played_listed_resumed_and_exported(tiddly: None, t
 
     out = io.StringIO()
     assert main(["rules", "list", "--game", "winks"], out) == 0
-    assert out.getvalue().startswith("Tiddlywinks (--game tiddlywinks; no seed; default rule set flicochet):")
+    listed = out.getvalue()
+    assert listed.startswith("Tiddlywinks (--game tiddlywinks; from a sheet of its own; default rule set flicochet):")
     transcript = tmp_path / "t.pich"
     transcript.write_text(format_header(game.header()) + "\n\nflick Ann\nflick Bob\n", encoding="utf-8")
     out = io.StringIO()

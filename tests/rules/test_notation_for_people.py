@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules import games
-from rules.base import NotationError, near_miss
+from rules.base import Illegal, NotationError, near_miss
 
 CASES = [
     ("tournament-2019", ["Ana", "Ben"], "shot zon", "'zon' is not a word of a shot or a player; did you mean 'zone'?"),
@@ -73,3 +73,31 @@ def test_help_speaks_with_the_matchs_own_names(rules: str, players: list[str], e
     own, other = game.side_names
     if rules != "officiel":
         assert f"{other}:in {own}:ditch" in text
+
+
+def test_people_read_rule_sheets_by_name_never_by_file_number() -> None:
+    """`rules list`, `rules show`, `help` and the rules' own refusals name a sheet as people know it ("the beginner
+    sheet, rule 7"), not by the seed file it was built from ("000 rule 7")."""
+    import io
+    import re
+
+    from host.cli.main import main
+
+    said = io.StringIO()
+    assert main(["rules", "list"], said) == 0
+    for kind in games.GAMES:
+        for name, _ in games.GAMES[kind].rule_sets():
+            if "+A+B" not in name:
+                assert main(["rules", "show", name], said) == 0
+    matches = (("tournament-2019", ["Ana", "Ben"]), ("officiel", ["Ana", "Ben"]), ("flicochet", ["A", "B"]))
+    for rules, players in matches:
+        said.write(games.help_for(games.create(games.find_rules(rules), players, rules=rules)))
+    game = games.create(games.find_rules("beginner"), ["Ana", "Ben"], rules="beginner")
+    with pytest.raises(Illegal) as e:  # a call on a free shot: the refusal cites its sheet
+        game.apply(game.start(), game.parse("shot call in"))
+    assert "beginner sheet, rule 5" in str(e.value)
+    said.write(str(e.value))
+    text = said.getvalue()
+    assert "beginner sheet" in text and "Règlements officiels" in text
+    numbers = re.compile(r"\b00[0-4]\b|\bseeds?\b")
+    assert not numbers.search(text), [text[max(0, m.start() - 30) : m.end() + 10] for m in numbers.finditer(text)]
