@@ -13,6 +13,10 @@ Every setting has one name used everywhere: the TOML key, the `cli` mapping key,
 | CA file     | `ca_file`       | `FLICKBOARD_CA_FILE`   | none                  |
 | password    | `password_file` | `FLICKBOARD_PASSWORD_FILE` | none (in the URL)  |
 | client id   | `client_id`     | `FLICKBOARD_CLIENT_ID` | `flickboard-bridge`   |
+
+(`client_id` names the persistent session; on the secured broker of docs/security.md the user name is the
+client id, so there the user names it.)
+
 | keepalive s | `keepalive`     | `FLICKBOARD_KEEPALIVE` | 30                    |
 | log level   | `log_level`     | `FLICKBOARD_LOG_LEVEL` | `INFO`                |
 | journals    | `journals`      | `FLICKBOARD_JOURNALS`  | `journals`            |

@@ -138,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--ca-file", help="the broker's CA certificate for mqtts:// ('system': the system store)")
     br.add_argument("--password-file", metavar="FILE", help="the broker password, on the file's first line")
     br.add_argument("--boards", help="board ids to follow, comma-separated (default: every board that shows up)")
-    br.add_argument("--client-id", help="MQTT client id (default: flickboard-bridge)")
+    br.add_argument(
+        "--client-id", help="MQTT client id (default: flickboard-bridge; the secured broker uses the user name)"
+    )
     br.add_argument("--keepalive", type=int, help="MQTT keepalive in seconds (default: 30)")
     br.add_argument("--journals", help="folder of the boards' journals (default: journals)")
     br.add_argument(

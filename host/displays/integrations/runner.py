@@ -307,7 +307,11 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         "--wled-fx", type=int, default=wled.DEFAULT_FX, metavar="ID", help="WLED effect id (default 42, Fireworks)"
     )
     p.add_argument("--board", action="append", metavar="ID", help="follow only this board (repeatable)")
-    p.add_argument("--client-id", default=DEFAULT_CLIENT_ID, help=f"MQTT client id (default {DEFAULT_CLIENT_ID})")
+    p.add_argument(
+        "--client-id",
+        default=DEFAULT_CLIENT_ID,
+        help=f"MQTT client id (default {DEFAULT_CLIENT_ID}; the secured broker uses the user name)",
+    )
 
 
 def _topic(value: str, option: str) -> str:
