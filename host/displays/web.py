@@ -151,7 +151,7 @@ class Refusals:
             if first or due:
                 self._told, self._told_at = total, time.monotonic()
         if first:
-            self.say(f"refused ({kind}): {text} [first of its kind; the next ones are counted]")
+            self.say(f"refused ({kind}): {printable(text)} [first of its kind; the next ones are counted]")
         elif due:
             self.say(self.summary())
 
@@ -159,6 +159,12 @@ class Refusals:
         with self.lock:
             counts = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items()))
         return f"refused so far: {counts or 'nothing'}"
+
+
+def printable(text: str) -> str:
+    """`text` safe for the operator's terminal: what a client or a topic put in it cannot move the cursor, change
+    colours or start a new line (each control character becomes `?`)."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 class Buckets:
@@ -482,7 +488,7 @@ class Hub:
                 return
             self._message(msg.topic, bytes(msg.payload), bool(msg.retain))
         except Exception as e:  # never let one odd message stop the others
-            self.say(f"a message on {msg.topic[:80]} could not be used ({type(e).__name__}: {e})")
+            self.say(printable(f"a message on {msg.topic[:80]} could not be used ({type(e).__name__}: {e})"))
 
     def _message(self, topic: str, payload: bytes, retained: bool = False) -> None:
         if topic == BRIDGE_STATUS:
@@ -604,6 +610,14 @@ class Hub:
                 self.pending.pop(rid, None)
         res = slot.result
         return 200, {k: res.get(k) for k in ("ok", "entry", "message", "board")}
+
+
+def _netloc(url: str) -> str | None:
+    """The host:port of a URL in lower case; None when it is not a URL."""
+    try:
+        return urlsplit(url).netloc.lower()
+    except ValueError:
+        return None
 
 
 def _error(text: str) -> dict[str, Any]:
@@ -746,7 +760,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (ConnectionError, TimeoutError):
             self.close_connection = True
         except Exception as e:
-            self.server.app.say(f"{self.command} {self.path[:80]} failed: {type(e).__name__}: {e}")
+            self.server.app.say(printable(f"{self.command} {self.path[:80]} failed: {type(e).__name__}: {e}"))
             with contextlib.suppress(Exception):
                 self._json(500, _error("internal error in flickboard web; see its terminal"))
             self.close_connection = True
@@ -790,7 +804,7 @@ class _Handler(BaseHTTPRequestHandler):
             problem = "no Origin header: entries are taken from this server's own page (other programs: send Origin)"
         elif origin == "null":
             problem = "Origin null (a sandboxed or local file page): entries are taken from this server's own page"
-        elif urlsplit(origin).netloc.lower() != host:
+        elif _netloc(origin) != host:
             problem = f"entries from another site's page are refused (Origin {origin[:80]})"
         else:
             return True

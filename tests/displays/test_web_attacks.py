@@ -202,6 +202,8 @@ def test_foreign_origin_and_rebinding_host_are_refused_and_the_tv_needs_nothing(
         assert status == 421 and b"does not answer for the name 'rebind.evil.example'" in body, (path, body)
     status, _, doc = scene.entry("shot zone", Host="rebind.evil.example", Origin="http://rebind.evil.example")
     assert status == 421 and doc["refused"] == "unknown Host"
+    status, _, doc = scene.entry("shot zone", Origin="http://\x1b[2J\x1b[31mevil")  # terminal escapes, for the log
+    assert status == 403 and doc["refused"] == "foreign Origin"
     status, _, body = scene.raw("GET", "/api/boards", {})  # no Host at all
     assert status == 400 and b"no Host header" in body
     assert scene.records() == []
@@ -217,6 +219,11 @@ def test_foreign_origin_and_rebinding_host_are_refused_and_the_tv_needs_nothing(
     refused_once(scene.web, "foreign Origin")
     line = refused_once(scene.web, "unknown Host")
     assert "rebind.evil.example" in line
+    status, _, body = scene.get("/scorer?key=\x1b[2J\x1b]0;owned\x07")  # escapes in the path, for the log
+    assert status == 403 and b"wrong scoring key" in body
+    assert "/scorer?key=?[2J?]0;owned?" in refused_once(scene.web, "wrong scoring key")
+    scene.close()
+    assert not any("\x1b" in line for line in scene.web.errors), scene.web.errors  # never reaches the terminal
 
 
 def test_a_burst_of_300_entries_is_limited_per_client_and_per_board(scene: Scene) -> None:
