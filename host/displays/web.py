@@ -1071,13 +1071,14 @@ class WebApp:
         the machine's names, --host, --allowed-host), or the very address the request came in on."""
         if not host:
             return "no Host header: send the name or address of this server"
-        try:
-            name = urlsplit(f"//{host}").hostname
+        try:  # a host name or address and a port, nothing else (`evil@localhost` is not localhost)
+            name = urlsplit(f"//{host}").hostname if not any(c in host for c in "@/?#\\ ") else None
             urlsplit(f"//{host}").port  # noqa: B018 (a bad port raises)
         except ValueError:
             name = None
         if name is None:
             return f"bad Host header {host[:80]!r}"
+        name = name.rstrip(".")
         if name in self.names:
             return None
         with contextlib.suppress(ValueError):

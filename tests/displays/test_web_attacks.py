@@ -206,6 +206,8 @@ def test_foreign_origin_and_rebinding_host_are_refused_and_the_tv_needs_nothing(
     assert status == 403 and doc["refused"] == "foreign Origin"
     status, _, body = scene.raw("GET", "/api/boards", {})  # no Host at all
     assert status == 400 and b"no Host header" in body
+    status, _, body = scene.get("/api/boards", host=f"evil.example@{scene.host}")  # not localhost in disguise
+    assert status == 421 and b"bad Host header" in body
     assert scene.records() == []
     # the TV and every read-only path: no key, by name or by address
     for host in (scene.host, f"localhost:{scene.port}"):
