@@ -234,7 +234,8 @@ def test_a_burst_of_300_entries_is_limited_per_client_and_per_board(scene: Scene
     took = time.monotonic() - started
     codes = [a[0] for a in answers]
     accepted = codes.count(200)
-    assert 20 <= accepted <= 40 and codes.count(429) == 300 - accepted, (accepted, took)
+    most = 20 + int(2 * took) + 1  # the board's 20 at once, and 2 a second while the burst lasted
+    assert 20 <= accepted <= most and codes.count(429) == 300 - accepted, (accepted, took)
     limited = [a for a in answers if a[0] == 429]
     assert all(int(f["retry-after"]) >= 1 and "too many entries" in d["error"] for _, f, d in limited)
     assert "wait 1 s and send it again (nothing was sent)" in limited[-1][2]["error"]
