@@ -259,20 +259,28 @@ class Bridge:
         base = journal.header.get("delivery")
         if isinstance(base, dict) and base.get("s", 0) > 0:
             self.tracker.restore(bg.board, int(base["bt"]), int(base["s"]))
-        records = journal.records
-        if journal.damaged:
-            seen = [d.seen for d in journal.damaged if d.seen is not None and _board_record(d.seen, bg.board)]
-            records = sorted([*records, *seen], key=lambda r: r["n"] if type(r.get("n")) is int else 0)
-        for r in records:
+        records: list[tuple[dict[str, Any], bool]] = [(r, False) for r in journal.records]
+        if journal.damaged:  # (record, damaged): what a damaged line seems to say, in its place
+            seen = [(d.seen, True) for d in journal.damaged if d.seen is not None and _board_record(d.seen, bg.board)]
+            records = sorted([*records, *seen], key=lambda x: x[0]["n"] if type(x[0].get("n")) is int else 0)
+        for r, damaged in records:
             if r.get("src") == "bridge":
                 self._restore_hold(bg, r)
                 continue
             if not _board_record(r, bg.board) or r["f"].get("reboot_lost"):
                 continue
-            msg = BoardMessage(bg.board, r["bt"], r["s"], r.get("t", 0), r["m"], r["f"], r["m"] != "gap", "")
+            seq = r["s"]
+            if damaged:
+                # Its place says more than its digits: the bridge journals a boot's events in order, so an event of
+                # the current boot on a damaged line was that boot's next seq, whatever seq a flipped digit now shows
+                # (trusting it would ack what never came). A gap, or another boot, cannot be placed: left out.
+                if r["m"] == "gap" or r["bt"] != self.tracker.boot_of(bg.board):
+                    continue
+                seq = self._next_seq(bg, r["bt"])
+            msg = BoardMessage(bg.board, r["bt"], seq, r.get("t", 0), r["m"], r["f"], r["m"] != "gap", "")
             self.tracker.accept(msg)
             self.tracker.processed(msg)
-            if msg.reliable:
+            if msg.reliable and not damaged:
                 bg.digests.setdefault(msg.boot, _Digests()).put(msg.seq, _digest(msg.kind, msg.fields, msg.t_us))
         self.tracker.settle(bg.board)
         self.tracker.counters = saved

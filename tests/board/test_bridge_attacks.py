@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import attacks
 from fb import proto  # the firmware's encoder
 
 from host.board.bridge import Bridge, GameSetup
@@ -211,3 +212,35 @@ def test_a_damaged_middle_line_with_no_board_list_leaves_every_board_acknowledge
         doc = again.scoreboard(b)
         assert doc["needs_review"] and doc["board_link"]["in_sync"]
     assert again.holds["damaged_lines"] == 3
+
+
+def test_each_attack_25_times_loses_nothing_and_is_never_silent() -> None:
+    """The short version of `make soak`'s attack table (tests/support/attacks.py): 25 random runs of each attack.
+    Before the fix: forged hellos lost about half the real events and were silent every time, a forged event under
+    the next seq hid the real one every time, and a flipped bit refused the journal."""
+    tallies = attacks.run(25, seed=19)
+    for name, t in tallies.items():
+        assert t.runs == 25 and t.events > 0, name
+        assert (t.lost, t.duplicated, t.unacked, t.silent, t.spurious) == (0, 0, 0, 0, 0), (name, t.problems[:3])
+        assert t.held == (0 if name == "torn-write" else 25), name
+
+
+def test_a_flipped_digit_in_a_damaged_seq_never_acks_an_event_that_did_not_come(tmp_path: Path) -> None:
+    """Found by the attack runs: the last board line's "s":4 flipped to "s":5 still parses. Trusting it acked seq 5,
+    and the board's real seq 5 was then dropped as a duplicate."""
+    bridge, _ = make(tmp_path)
+    port = Port(bridge, "/dev/ttyACM0")
+    board = proto.Encoder("t1", 7, 0)
+    port.write(board.hello(0, "1.0", "pico_w", SENSORS, "power"))
+    for i in range(3):
+        port.write(board.event("pass", "hole", 1000 * (i + 1), {"dur_us": 900}))
+    path = Path(bridge.games["t1"].session.journal.path)
+    bridge.close()
+    data = path.read_bytes()
+    at = data.rindex(b'"s":4') + 4
+    path.write_bytes(data[:at] + b"5" + data[at + 1 :])  # '4' ^ 0x01 == '5'
+    again, _ = make(tmp_path)
+    port.bridge = again
+    port.write(board.event("pass", "hole", 9000, {"dur_us": 950}))  # the real seq 5
+    assert port.acks()[-1] == (7, 5)
+    assert [(r["s"], r["t"]) for r in records(again, damaged_ok=True) if r["src"] == "board"][-1] == (5, 9000)

@@ -1,7 +1,9 @@
 """`make soak`: every fault of tests/support/faults.py on whole random games, many seeds, and the results table written
-into docs/reliability.md (between the `soak:begin` and `soak:end` markers).
+into docs/reliability.md (between the `soak:begin` and `soak:end` markers); then issue 19's attacks
+(tests/support/attacks.py), `--attack-runs` of each, into their own table.
 
     .venv/bin/python tests/support/soak.py [--seeds N] [--first-seed S] [--only NAME,...] [--doc FILE] [--no-write]
+                                           [--attack-runs N]
 
 Exit status 1 if any run lost or duplicated an event, scored differently from the fault-free replay, or noted a
 problem; the table says which.
@@ -23,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+import attacks
 from faults import SCENARIOS, Outcome
 
 from host import lifecycle
@@ -105,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated fault names: " + ", ".join(SCENARIOS))
     ap.add_argument("--doc", type=Path, default=DOC)
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--attack-runs", type=int, default=500, help="runs of each attack of tests/support/attacks.py")
     args = ap.parse_args(argv)
     with lifecycle.interrupting():  # SIGINT, SIGTERM, SIGHUP: the run's broker, board and bridge stop with it
         lifecycle.follow_parent()  # and when make is killed, so is the soak
@@ -152,7 +156,12 @@ def _run(args: argparse.Namespace) -> int:
     if not args.no_write:
         write(args.doc, text)
         print(f"\nwrote the table into {args.doc}")
-    return 1 if failures else 0
+    # Issue 19's attacks (forged boots and events, damaged and torn journals), many times over: their own table.
+    print("\n==> attacks: tests/support/attacks.py")
+    attacked = attacks.main(
+        ["--runs", str(args.attack_runs), "--doc", str(args.doc)] + (["--no-write"] if args.no_write else [])
+    )
+    return 1 if failures or attacked else 0
 
 
 if __name__ == "__main__":
