@@ -826,7 +826,7 @@ class _Handler(BaseHTTPRequestHandler):
         app = self.server.app
         if not given:
             self._refuse(
-                401, "no scoring key", "scoring needs the scoring key: the operator's terminal shows it and a link"
+                401, "no scoring key", "to score, give this phone the scoring key: the organiser's screen shows it"
             )
             return False
         wait = app.key_tries.wait(self.client)
@@ -845,7 +845,7 @@ class _Handler(BaseHTTPRequestHandler):
         # a cookie with an old key (the server restarted without --key-file) is cleared: the next page asks anew
         forget = {} if self.headers.get(KEY_HEADER) else {"Set-Cookie": f"{KEY_COOKIE}=; Path=/; Max-Age=0"}
         self._refuse(
-            403, "wrong scoring key", "wrong scoring key: ask the operator for the one on its terminal", forget
+            403, "wrong scoring key", "wrong scoring key: ask the organiser for the one on their screen", forget
         )
         return False
 

@@ -148,6 +148,7 @@ def publish(broker: Broker, topic: str, payloads: list[bytes], retain: bool = Fa
 
 def refused_once(web: WebProcess, kind: str) -> str:
     """The one terminal line for a kind of refusal (the next ones are counted, not repeated)."""
+    web.wait_said(f"refused ({kind})")  # its stderr is read by a thread of this process: give it the time
     lines = web.said(f"refused ({kind})")
     assert len(lines) == 1, (kind, web.errors)
     assert "Traceback" not in "\n".join(web.errors)
@@ -390,7 +391,7 @@ def test_a_scorer_enters_the_key_once_and_the_tv_needs_none(scene: Scene, tmp_pa
         phone.wait("document.body.dataset.scorer === 'no' && !document.getElementById('keyform').hidden")
         phone.click("#shot button[data-line='zone']")  # no key yet: refused in words, the key form stays
         phone.wait("document.getElementById('answer').dataset.ok === 'false'")
-        assert "scoring needs the scoring key" in phone.text("#answer") and scene.records() == []
+        assert "to score, give this phone the scoring key" in phone.text("#answer") and scene.records() == []
         phone.type_text("#key", "ZZZZ-ZZZZ")
         phone.click("#key-send")
         phone.wait("document.getElementById('answer').innerText.includes('wrong scoring key')")
