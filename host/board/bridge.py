@@ -60,6 +60,14 @@ EARLY_WAIT = 10.0  # s: how long events wait behind a missing one (with pings) b
 MAX_EARLY = 1024  # events held behind a hole per board; beyond, they are left to the board's resend
 MAX_DIGESTS = 1 << 20  # content checks held per boot (4 bytes each); beyond, the oldest half is let go
 MAX_OTHER_CONTENT = 1024  # events with a taken seq but other content journaled per match; beyond, refused unacked
+# Admission (no list of boards): a board with no journal yet is taken at its first valid message (or an operator's
+# entry or `new` request), at most MAX_NEW_BOARDS of them per run; the rest are refused, counted and said once per
+# board. A board's retained status alone opens nothing.
+MAX_NEW_BOARDS = 64
+MAX_OPEN = 128  # boards' journals open at once (two files each): the least recently used idle one is closed first
+IDLE_CLOSE = 900.0  # s: a journal with no message and no entry this long is closed (boards not on the list)
+MAX_SAID = 1024  # boards whose refusal is logged and listed; beyond, only counted
+MAX_UNLISTED = 256  # boards on the broker not on the list, shown in the health document; beyond, only counted
 
 Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
 
@@ -154,6 +162,7 @@ class BoardGame:
         self.beat = 0.0  # the interval between its last two heartbeats
         self.early_since = 0.0  # when the oldest event held behind a hole arrived
         self.early: dict[tuple[int, int], BoardMessage] = {}  # (boot, seq) received ahead of a missing one
+        self.used = 0.0  # when it last had a message or an entry (bridge clock): the idle journals are closed
         self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
         self.digests: dict[int, _Digests] = {}  # boot -> the content checks of its journaled events
         self.two_boots: set[tuple[int, int]] = set()  # (retired boot, current boot) already held in this journal
@@ -193,6 +202,9 @@ class Bridge:
         # damaged journal lines; `unchecked`: resends whose content is no longer held to compare; `refused`: other
         # content beyond MAX_OTHER_CONTENT per match (not journaled, not acked).
         self.holds = {"two_boots": 0, "other_content": 0, "damaged_lines": 0, "unchecked": 0, "refused": 0}
+        # New boards taken without a list, board messages refused for want of admission, journals closed when idle.
+        self.admission = {"new_boards": 0, "refused": 0, "closed_idle": 0, "unlisted_not_shown": 0}
+        self._said: set[str] = set()
         self._health_dirty = True
         self._batch: _Batch | None = None
         for b in self.boards or ():
@@ -208,8 +220,13 @@ class Bridge:
                 problem = board_problem(board)
                 if problem:
                     raise BridgeError(problem)
-                folder = self.journals / board
-                existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+                existing = self._journals_of(board)
+                if not existing and self.boards is None and self.admission["new_boards"] >= MAX_NEW_BOARDS:
+                    raise BridgeError(
+                        f"board {board} is new and this bridge has already taken {MAX_NEW_BOARDS} new boards without "
+                        "a list of boards: add it to 'boards' to follow it"
+                    )
+                self._make_room()
                 if existing:
                     try:
                         # A damaged line is said and held for a person, never a reason to stop the board: every
@@ -231,9 +248,36 @@ class Bridge:
                     log.info("board %s: resumed %s (%d entries)", board, existing[-1], session.journal.count)
                 else:
                     session = self._create(board, self.setup.game())
+                    self.admission["new_boards"] += 1
                 bg = self.games[board] = BoardGame(board, session)
+                bg.used = self.clock()
                 self._restore(bg)
             return bg
+
+    def _journals_of(self, board: str) -> list[Path]:
+        folder = self.journals / board
+        return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+    def _make_room(self) -> None:
+        """At most MAX_OPEN journals open: close the least recently used board with nothing held in memory (it is
+        resumed from its journal at its next message)."""
+        if len(self.games) < MAX_OPEN:
+            return
+        idle = [
+            bg
+            for bg in self.games.values()
+            if not bg.early and (self._batch is None or bg.board not in self._batch.sessions)
+        ]
+        if not idle:
+            raise BridgeError(f"{MAX_OPEN} boards' journals are open and none can be closed now")
+        self._close_game(min(idle, key=lambda bg: bg.used), "to make room for another board")
+
+    def _close_game(self, bg: BoardGame, why: str) -> None:
+        log.info("board %s: journal closed %s (it is resumed at the board's next message)", bg.board, why)
+        bg.session.close()
+        del self.games[bg.board]
+        self.tracker.forget(bg.board)
+        self._health_dirty = True
 
     def _create(self, board: str, game: AnyGame, baseline: dict[str, int] | None = None) -> Session:
         folder = self.journals / board
@@ -417,6 +461,9 @@ class Bridge:
                 return
             if board in self.unlisted:
                 return
+            if len(self.unlisted) >= MAX_UNLISTED:
+                self.admission["unlisted_not_shown"] += 1
+                return
             self.unlisted[board] = _now()
             self.refused(
                 "mqtt",
@@ -435,14 +482,38 @@ class Bridge:
         except BridgeError as e:
             log.error("board %s: %s", msg.board, e)
 
+    def _admit(self, msg: BoardMessage, via: str) -> bool:
+        """Without a list, a board with no journal here is taken at its first valid message, MAX_NEW_BOARDS per run;
+        a board beyond that is refused (counted always, said once per board), and nothing is opened for it."""
+        if self.boards is not None or msg.board in self.games or self._journals_of(msg.board):
+            return True
+        if self.admission["new_boards"] >= MAX_NEW_BOARDS:
+            why = (
+                f"board {msg.board!r} is new and this bridge has already taken {MAX_NEW_BOARDS} new boards without a "
+                "list of boards: add it to 'boards' to follow it"
+            )
+        else:
+            return True
+        self.admission["refused"] += 1
+        err = ProtocolError(why, "board")
+        if msg.board in self._said or len(self._said) >= MAX_SAID:
+            self.tracker.count_error(err)
+            self._health_dirty = True
+        else:
+            self._said.add(msg.board)
+            self.refused(via, err)
+        return False
+
     def _message(self, msg: BoardMessage, via: str, send: Callable[[dict[str, Any]], object]) -> None:
         with self.lock:
             if self.boards is not None and msg.board not in self.boards:
                 self.refused(via, ProtocolError(f"board {msg.board!r} is not in this bridge's list of boards", "board"))
                 return
+            if not self._admit(msg, via):
+                return
             bg = self.game(msg.board)
             bg.send = send
-            bg.seen = self.clock()
+            bg.seen = bg.used = self.clock()
             if bg.via != via or (via != "mqtt" and not bg.online):
                 bg.via = via
                 if via != "mqtt":
@@ -650,6 +721,12 @@ class Bridge:
     def board_state(self, board: str, online: bool) -> None:
         """The board's retained MQTT status, or its serial port going up or down."""
         with self.lock:
+            if self.boards is None and board not in self.games and not self._journals_of(board):
+                # Its status alone opens no journal (anyone can publish one); a ping makes a real board resend what
+                # is not acked, and its first message is taken as any new board's.
+                if online and self.mqtt_send is not None:
+                    self.mqtt_send(board, protocol.command_payload({"c": "ping"}))
+                return
             try:
                 bg = self.game(board)
             except BridgeError as e:
@@ -685,6 +762,7 @@ class Bridge:
         `rid`: the request id; an id already journaled is not entered again (a resent request)."""
         with self.lock:
             bg = self.game(board)
+            bg.used = self.clock()
             if rid is not None and rid in bg.requests:
                 n, ok = bg.requests[rid]
                 return Outcome(n, ok, f"already entered as entry {n} (request {rid!r} was sent again)")
@@ -801,6 +879,7 @@ class Bridge:
                 "unlisted_boards": dict(sorted(self.unlisted.items())),
                 "links": links,
                 "holds": dict(self.holds),
+                "admission": dict(self.admission),
                 "boards": {
                     b: {
                         "journal": bg.session.journal.path,
@@ -822,6 +901,10 @@ class Bridge:
         """Call a few times a second: pings a board whose events are missing (it resends them), and publishes the
         health document when something changed."""
         with self.lock:
+            for bg in [bg for bg in self.games.values() if self.boards is None or bg.board not in self.boards]:
+                if self.clock() - bg.used > IDLE_CLOSE and not bg.early:
+                    self._close_game(bg, f"after {IDLE_CLOSE:.0f} s without a message or an entry")
+                    self.admission["closed_idle"] += 1
             boards = self.tracker.status()["boards"]
             for b, bg in self.games.items():
                 serial = bg.via is not None and bg.via.startswith("serial")
