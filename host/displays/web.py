@@ -61,7 +61,14 @@ from paho.mqtt.enums import MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
-from host.config import ConfigError, MqttUrl, board_problem, is_board_id, parse_mqtt_url
+from host.config import (
+    ConfigError,
+    MqttUrl,
+    add_broker_arguments,
+    board_problem,
+    broker_of,
+    is_board_id,
+)
 from host.core.entries import MAX_INPUT, RequestError, read_request
 from host.mqtt import (
     BRIDGE_STATUS,
@@ -1158,8 +1165,7 @@ def start_web(cfg: WebConfig, say: Callable[[str], None] | None = None) -> WebAp
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
     """The options of `flickboard web`."""
-    p.add_argument("--mqtt", required=True, metavar="URL", help="broker: mqtt://[user:pass@]host[:port] or mqtts://")
-    p.add_argument("--ca-file", help="for mqtts://: the broker's CA certificate (default: the system store)")
+    add_broker_arguments(p)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0: all)")
     p.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
     p.add_argument(
@@ -1182,7 +1188,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 
 def web_config(args: Any) -> WebConfig:
     try:
-        url = parse_mqtt_url(args.mqtt, "--mqtt")
+        url, ca_file = broker_of(args)
     except ConfigError as e:
         raise WebError(str(e)) from None
     boards: tuple[str, ...] | None = None
@@ -1198,7 +1204,7 @@ def web_config(args: Any) -> WebConfig:
     allowed = tuple(h.strip() for h in getattr(args, "allowed_host", None) or [] if h.strip())
     return WebConfig(
         url,
-        ca_file=args.ca_file,
+        ca_file=ca_file,
         host=args.host,
         port=args.port,
         boards=boards,

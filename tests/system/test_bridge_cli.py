@@ -147,13 +147,15 @@ def test_enter_new_starts_another_game_on_the_board(broker: Broker, tmp_path: Pa
 
 
 def test_the_broker_password_from_a_file_or_the_environment_never_in_ps(tmp_path: Path) -> None:
-    """`flickboard scoreboard` (and enter, web, integrations: the same options) logs in with a password kept in a
-    file or in the environment: the running command's arguments, which anyone on the machine can read in `ps`,
-    hold no password (issue 19, 7). A wrong or missing one is refused in one line."""
+    """`flickboard scoreboard` and `flickboard web` (and enter, integrations: the same options) log in with a
+    password kept in a file or in the environment: the running command's arguments, which anyone on the machine can
+    read in `ps`, hold no password (issue 19, 7). A wrong or missing one is refused in one line."""
+    import contextlib
     import os
     import secrets
+    import urllib.request
 
-    from host.sim.broker import mosquitto
+    from host.sim.broker import free_port, mosquitto
 
     secret = secrets.token_urlsafe(12)
     pwfile = tmp_path / "passwords"
@@ -191,6 +193,25 @@ def test_the_broker_password_from_a_file_or_the_environment_never_in_ps(tmp_path
         finally:
             follow.terminate()
             follow.communicate(timeout=10)
+        port = free_port()
+        web = subprocess.Popen(
+            [FLICKBOARD, "web", "--mqtt", url, "--password-file", str(mine), "--port", str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 20
+            boards = ""
+            while "t1" not in boards and time.monotonic() < deadline:
+                time.sleep(0.1)
+                with contextlib.suppress(OSError):
+                    boards = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/boards", timeout=2).read().decode()
+            assert "t1" in boards, "the web server never logged in to read the board's scoreboard"
+            assert secret.encode() not in Path(f"/proc/{web.pid}/cmdline").read_bytes()
+        finally:
+            web.terminate()
+            web.communicate(timeout=10)
         mine.write_text("wrong\n")
         one_line_error(
             run("scoreboard", "--mqtt", url, "--password-file", str(mine), "--board", "t1", "--once"), "refused"
