@@ -31,6 +31,7 @@ import fcntl
 import json
 import os
 import zlib
+from collections.abc import Iterator
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, replace
 from types import TracebackType
@@ -233,8 +234,10 @@ def _scan(path: str, data: bytes, damaged_ok: bool = False) -> Scan:
                 pos = nl + 1
                 continue
         if problem is not None:
-            if lineno == 1:
+            if lineno == 1 and nl + 1 == len(data):  # one line, and not a header: not a journal at all
                 raise JournalCorrupt(f"journal {path} has no complete header; it is not a usable journal")
+            if lineno == 1:
+                raise JournalCorrupt(f"journal {path} is damaged at line 1: {problem}; it has no usable header")
             if not damaged_ok:
                 raise JournalCorrupt(
                     f"journal {path} is damaged at line {lineno}: {problem}; nothing was changed"
@@ -401,6 +404,24 @@ class Journal:
         except OSError as e:
             raise JournalError(f"journal {path} could not be opened ({e})") from e
         return cls(path, fd, lock_fd, scan.setup, scan.records, scan.end, torn, scan.last, damaged, damaged_ok)
+
+    def read_from(self, offset: int) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The intact records from byte `offset` (the start of a line) on, each with the offset of its line, read from
+        the file a block at a time (memory stays small whatever the journal's length). Damaged lines are left out."""
+        with open(self.path, "rb") as f:
+            f.seek(offset)
+            rest = b""
+            at = offset
+            while block := f.read(1 << 20):
+                rest += block
+                pos = 0
+                while (nl := rest.find(b"\n", pos)) >= 0:
+                    rec = _decode(rest[pos:nl])
+                    if not isinstance(rec, str) and type(rec.get("n")) is int and rec["n"] > 0:
+                        yield at + pos, rec
+                    pos = nl + 1
+                at += pos
+                rest = rest[pos:]
 
     def append(self, entry: dict[str, Any], sync: bool = True) -> int:
         """Write one entry durably and return its n (only once it is on disk).

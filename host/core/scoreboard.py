@@ -64,7 +64,7 @@ def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: 
         "review": review,
         "waiting": {"entry": fold.waiting[0], "text": fold.waiting[1]} if fold.waiting else None,
         "checks": checks,
-        "queued": len(fold.queue),
+        "queued": fold.waiting_events,
         "notes": [{"entry": n, "text": t} for n, t in fold.notes],
         "sensor_events": fold.sensor_events,
         "board_link": link,

@@ -11,6 +11,7 @@ Replaying the same entries gives the same state, whatever process does it.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import time
 from collections.abc import Callable
@@ -94,6 +95,13 @@ class Fold:
     # ("shot hit") come again and again. Parsed inputs are immutable, so they can be shared, with their canonical
     # text. Key: (text, source); value: (input, canonical text).
     parsed: dict[tuple[str, str], tuple[Any, str]] = field(default_factory=dict, repr=False, compare=False)
+    # The queue is a window: with a `reader`, at most QUEUE_WINDOW board events wait in memory; the later ones stay
+    # in the journal only (`spill`: the entry number of the first of them, `spilled`: how many) and are read back
+    # in order, a window at a time, as the queue empties. `reader(n, limit)`: the board events of entries >= n,
+    # up to `limit`, as Held, in journal order (the session reads its journal; a replay its records).
+    spill: int | None = None
+    spilled: int = 0
+    reader: Callable[[int, int], list[Held]] | None = field(default=None, repr=False, compare=False)
 
     def _parse(self, text: str, source: Source) -> tuple[Any, str] | None:
         """The input a line means and its canonical text; None for an empty line. A host word is not an input."""
@@ -108,6 +116,12 @@ class Fold:
         return known
 
     KEEP_NOTES = 8
+    QUEUE_WINDOW = 1024
+
+    @property
+    def waiting_events(self) -> int:
+        """Board events not applied yet: in the queue, and kept in the journal only."""
+        return len(self.queue) + self.spilled
 
     def trim(self) -> None:
         """Let go of the oldest entries in effect once the stack is twice `keep` long (memory stays flat in a long
@@ -146,7 +160,7 @@ class Fold:
         except REFUSED as e:
             self.rejected.append((n, text, str(e)))
             return Outcome(n, False, str(e))
-        if not self.queue:  # nothing for the sensor side to do (_drain would find the same)
+        if not self.queue and self.spill is None:  # nothing for the sensor side to do (_drain would find the same)
             self.waiting = None
             return outcome
         fx = list(outcome.effects)
@@ -157,10 +171,15 @@ class Fold:
         """Fold one board event (journaled as entry `n`): queue it, then apply what can be applied."""
         self.entries = max(self.entries, n)
         self.sensor_events += 1
-        self.queue.append(Held(n, kind, dict(fields)))
+        if self.spill is None and (len(self.queue) < self.QUEUE_WINDOW or self.reader is None):
+            self.queue.append(Held(n, kind, dict(fields)))
+        else:  # the window is full: this one waits in the journal only, read back in its turn
+            if self.spill is None:
+                self.spill = n
+            self.spilled += 1
         fx: list[dict[str, Any]] = []
         done = self._drain(fx)
-        if self.queue and self.queue[-1].n == n:
+        if (self.queue and self.queue[-1].n == n) or (self.spill is not None and self.spill <= n):
             done.append(f"waiting: {self.waiting[1]}" if self.waiting else "queued behind a review")
         return Outcome(n, True, "; ".join(done) or kind, tuple(fx))
 
@@ -170,7 +189,9 @@ class Fold:
         """Apply queued board events in order until one must wait or a review holds the queue."""
         said: list[str] = []
         self.waiting = None
-        while self.queue and not self.review:
+        while not self.review:
+            if not self.queue and (self.spill is None or not self._refill()):
+                break
             head = self.queue[0]
             for _ in range(3):  # a shot_start can give two lines: the end of one shot, the start of the next
                 st = self._react(head)
@@ -204,6 +225,19 @@ class Fold:
                     break
             self.queue.pop(0)
         return said
+
+    def _refill(self) -> bool:
+        """The next window of board events kept in the journal only, into the (empty) queue."""
+        assert self.spill is not None
+        got = self.reader(self.spill, self.QUEUE_WINDOW) if self.reader is not None else []
+        got = [h for h in got if h.n <= self.entries]
+        self.queue.extend(got)
+        self.spilled -= len(got)
+        if self.spilled <= 0 or not got:  # (none found for the count: the count is not to be trusted; start over)
+            self.spill, self.spilled = None, 0
+        else:
+            self.spill = got[-1].n + 1
+        return bool(got)
 
     def _react(self, head: Held) -> Step:
         """What one board event means for this game: the mapping its sensors name (SENSORS)."""
@@ -239,7 +273,7 @@ class Fold:
             self.evidence = ShotEvidence(rested=ev.rested)  # the open shot's evidence is taken as entered
             return Outcome(n, True, f"reviewed: {cleared} item(s) cleared, sensor events go on")
         if verb == "dismiss":
-            if not self.queue:
+            if not self.queue and (self.spill is None or not self._refill()):
                 raise Illegal("no sensor event is waiting")
             head = self.queue.pop(0)
             return Outcome(n, True, f"dismissed the sensor event of entry {head.n} ({head.kind})")
@@ -464,8 +498,9 @@ def board_record(board: str, boot: int, seq: int, kind: str, fields: dict[str, A
 
 def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None = None) -> Fold:
     """Fold journal records, typed entries and board events alike, in journal order.
-    `keep`: hold only about that many entries in effect (see `Fold.trim`); None keeps them all."""
-    fold = Fold(game, game.start(), keep=keep)
+    `keep`: hold only about that many entries in effect (see `Fold.trim`); None keeps them all. The fold's queue
+    of board events is a window (`Fold.QUEUE_WINDOW`); the rest is read back from `records`."""
+    fold = Fold(game, game.start(), keep=keep, reader=_records_reader(records))
     # A fold makes many small objects and no reference cycles, so the cyclic garbage collector would only walk
     # them again and again (a tenth to a fifth of a long rebuild): it is paused while the fold runs.
     was_enabled = gc.isenabled()
@@ -479,6 +514,7 @@ def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None 
                 # records before it again holding them all, take it, and go on trimming. Rare; a live session does
                 # the same.
                 fold = fold_records(game, records[:i])
+                fold.reader = _records_reader(records)
                 _fold_record(fold, r)
                 fold.keep = keep
             fold.trim()
@@ -486,6 +522,22 @@ def fold_records(game: AnyGame, records: list[dict[str, Any]], keep: int | None 
         if was_enabled:
             gc.enable()
     return fold
+
+
+def _records_reader(records: list[dict[str, Any]]) -> Callable[[int, int], list[Held]]:
+    """A fold's reader over records in memory (a replay): the board events from entry n on."""
+    numbers = [r["n"] for r in records]
+
+    def read(n: int, limit: int) -> list[Held]:
+        out: list[Held] = []
+        for r in records[bisect.bisect_left(numbers, n) :]:
+            if r.get("src") == "board":
+                out.append(Held(r["n"], r["m"], dict(r["f"])))
+                if len(out) >= limit:
+                    break
+        return out
+
+    return read
 
 
 def _fold_record(fold: Fold, r: dict[str, Any]) -> None:
@@ -519,6 +571,8 @@ class Session:
         self.journal = journal
         self.game = game
         self.fold = fold_records(game, journal.records, self.KEEP)
+        self.fold.reader = self._read_held  # not the records read at open: they are let go at the first append
+        self._cursor = (0, 0)  # (entry n, byte offset of its line): where the last read back stopped
 
     @classmethod
     def create(
@@ -585,6 +639,7 @@ class Session:
             return trial, take(trial)
         except NeedsHistory:
             trial = fold_records(self.game, self.journal.records)
+            trial.reader = self._read_held
             outcome = take(trial)
             trial.keep = self.KEEP
             return trial, outcome
@@ -608,9 +663,25 @@ class Session:
             outcome = self.fold.event(n, kind, fields)
         except Exception:
             self.fold = fold_records(self.game, self.journal.records, self.KEEP)  # never half an event in effect
+            self.fold.reader = self._read_held
             raise
         self.fold.trim()
         return outcome
+
+    def _read_held(self, n: int, limit: int) -> list[Held]:
+        """The fold's reader: board events of entries >= n, up to `limit`, read back from the journal file, from
+        where the last read stopped when it asks for what follows (else from the start)."""
+        start = self._cursor[1] if self._cursor[0] == n else 0
+        out: list[Held] = []
+        for at, rec in self.journal.read_from(start):
+            if rec["n"] < n:
+                continue
+            if len(out) >= limit:
+                self._cursor = (out[-1].n + 1, at)  # the next read asks for what follows the last one given
+                break
+            if rec.get("src") == "board":
+                out.append(Held(rec["n"], rec["m"], rec["f"]))
+        return out
 
     def hold(self, why: str, details: dict[str, Any], sync: bool = True) -> Outcome:
         """Put the game on hold for a person: journal `hold WHY` with its evidence (`hold_record`), then fold it as a

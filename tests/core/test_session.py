@@ -16,7 +16,8 @@ import pytest
 
 from host.core import journal
 from host.core.journal import JournalError
-from host.core.session import Session, fold_entries
+from host.core.scoreboard import scoreboard_doc
+from host.core.session import Fold, Session, _fold_record, fold_entries
 from rules.base import Source
 from rules.pichenotte import Pichenotte
 
@@ -746,3 +747,51 @@ def test_resume_with_a_damaged_line_holds_the_game_once_and_reads_the_rest(tmp_p
     third = Session.resume(str(path), damaged_ok=True)
     assert len(third.fold.review) == 1 and third.journal.count == 4  # not held a second time
     third.close()
+
+
+def _flood(s: Session, count: int, boot: int = 7) -> None:
+    """`count` board events of a real game's kinds, journaled in one group commit (as the bridge does under a flood)."""
+    for i in range(count):  # a shot with a twenty, then beams flickering: notes in order, no question asked
+        if i < 2:
+            kind, fields = [
+                ("shot_start", {"n": "baseline", "q": 1, "seg": 3}),
+                ("pass", {"n": "hole", "dur_us": 900}),
+            ][i]
+        else:
+            kind, fields = "chatter", {"n": "ditch", "bursts": i, "edges": 2 * i}
+        s.record("t1", boot, i + 1, kind, fields, 1000 * i, sync=False)
+    s.journal.sync()
+
+
+def _unbounded(path: str) -> Fold:
+    """The same journal folded with every waiting event in memory (no reader): the fold as it was before."""
+    snap = journal.read(path)
+    fold = Fold(make_game(), make_game().start())
+    for r in snap.records:
+        _fold_record(fold, r)
+    return fold
+
+
+def test_a_review_holds_a_bounded_window_in_memory_and_reads_the_rest_back_in_order(tmp_path: Path) -> None:
+    """Issue 19: while a review was open, every later board event stayed in memory (300,000 events: 217 MB, all held
+    again on resume). Now at most Fold.QUEUE_WINDOW wait in memory; the rest is read back from the journal, in
+    order, when the review clears: the same game as with everything in memory."""
+    s = new_session(tmp_path)
+    s.record("t1", 6, 1, "stuck", {"n": "hole", "after_ms": 3000})  # a review: "beam hole is blocked"
+    _flood(s, 5000)
+    assert len(s.fold.queue) == 1024  # was 5000: every waiting event in memory
+    assert Fold.QUEUE_WINDOW == 1024 and s.fold.spilled == 5000 - 1024
+    assert scoreboard_doc("t1", s, {}, "now")["queued"] == 5000  # what the displays say still waits
+    path = str(tmp_path / "j.jsonl")
+    s.close()
+    again = Session.resume(path)  # held again on resume: the same window, not every event
+    assert len(again.fold.queue) == Fold.QUEUE_WINDOW and again.fold.waiting_events == 5000
+    out = again.submit("reviewed")
+    assert out.accepted
+    ref = _unbounded(path)
+    assert dump(again.summary()) == dump(ref.game.summary(ref.state, len(ref.rejected)))
+    assert again.fold.review == ref.review == [] and again.fold.waiting_events == len(ref.queue) == 0
+    assert again.fold.sensor_events == ref.sensor_events == 5001
+    assert again.fold.notes[-1][0] == 5001 and "(4999 burst(s)" in again.fold.notes[-1][1]  # the last, read back
+    assert again.fold.notes == ref.notes and again.fold.evidence == ref.evidence
+    again.close()
