@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import paho.mqtt.client as paho
-from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
@@ -47,6 +47,8 @@ EVERY_BOARD = "+"
 # The longest scoreboard, moment or answer a Flickboard program reads (a long match's scoreboard is tens of KB): a
 # longer message is refused before it is decoded. The documented broker refuses far larger packets itself.
 MAX_DOCUMENT = 1 << 20
+CHUNK = 1 << 16  # bytes read at a time from an oversized message, which are then dropped
+PUBLISH = 0x30  # an MQTT PUBLISH packet's type, in the first byte's high nibble
 
 
 def board_topic(board: str, kind: str) -> str:
@@ -258,3 +260,72 @@ class Subscriber:
                 self._subscribed.set()
                 if not refused:
                     self._ready.set()
+
+
+class PayloadGuard:
+    """Keeps paho from reading an oversized PUBLISH into memory. paho reads a packet's length, then the whole packet
+    into one buffer, and copies the payload out of it: one 100 MB message took the web server to 341 MB and the
+    bridge to 452 MB. Here, once the length of a PUBLISH is known to be over `limit`, its topic and packet id are
+    read and the rest is read in CHUNK-sized pieces and dropped; paho then handles the message with an empty payload
+    (so it acknowledges a QoS 1 message as usual, and the broker keeps sending) and `take()` says, in on_message,
+    that it was this one.
+
+    Every Flickboard client has one (the bridge's link, the web page, the integrations, enter and scoreboard): on a
+    broker without a size limit (docs/security.md sets one) a single message would otherwise cost its size several
+    times over. It hooks two of paho's internal methods (`_packet_read`, `_sock_recv`) on this one client: paho 2.x,
+    as pyproject.toml pins it; tests/displays/test_web_attacks.py and tests/board/test_host_links.py send a 100 MB
+    message to a running program and watch its memory."""
+
+    def __init__(self, client: paho.Client, limit: int) -> None:
+        self.client, self.limit = client, limit
+        self._read = client._packet_read
+        self._recv = client._sock_recv
+        self.packet: object = None  # paho's state of the oversized PUBLISH being read, if any
+        self.left = 0  # its bytes still to read
+        self.size: int | None = None  # the size of the oversized message paho is handling now
+        client._packet_read = self.packet_read  # type: ignore[method-assign]
+        client._sock_recv = self.sock_recv  # type: ignore[method-assign]
+
+    def take(self) -> int | None:
+        """The size of the message on_message is being given, when it came over the limit; None otherwise."""
+        size, self.size = self.size, None
+        return size
+
+    def sock_recv(self, bufsize: int) -> bytes:
+        p = self.client._in_packet
+        big = p["have_remaining"] and p["command"] & 0xF0 == PUBLISH and p["remaining_length"] > self.limit
+        if big and self.packet is not p:  # paho is about to read the body: packet_read takes it over
+            self.packet, self.left = p, int(p["remaining_length"])
+            raise BlockingIOError
+        return self._recv(bufsize)
+
+    def packet_read(self) -> MQTTErrorCode:
+        p = self.client._in_packet
+        if self.packet is not p:  # none, or the connection was lost meanwhile (paho starts a new packet state)
+            self.packet = None
+            return self._read()
+        head: bytearray = p["packet"]
+        qos = (p["command"] >> 1) & 3
+        while self.left > 0:
+            want = 2 if len(head) < 2 else 2 + int.from_bytes(head[:2], "big") + (2 if qos else 0)
+            n = min(self.left, want - len(head) if len(head) < want else CHUNK)
+            try:
+                data = self._recv(n)
+            except BlockingIOError:
+                return MQTTErrorCode.MQTT_ERR_AGAIN
+            except OSError:
+                return MQTTErrorCode.MQTT_ERR_CONN_LOST
+            if not data:
+                return MQTTErrorCode.MQTT_ERR_CONN_LOST
+            self.left -= len(data)
+            if len(head) < want:
+                head.extend(data)
+            with self.client._msgtime_mutex:  # bytes are arriving: the keepalive is not due
+                self.client._last_bytes_received = paho.time_func()
+        self.packet = None
+        p["to_process"] = 0  # paho's own reader now finds the packet complete and handles it
+        self.size = int(p["remaining_length"]) - len(head)  # the payload's bytes
+        try:
+            return self._read()
+        finally:
+            self.size = None

@@ -65,6 +65,7 @@ from host.mqtt import (
     INPUT,
     RAW,
     STATUS,
+    PayloadGuard,
     Subscriber,
     board_topic,
     board_topics,
@@ -452,6 +453,7 @@ class MqttLink:
         )
         c.on_message = self._on_message
         self.client = c
+        self.guard = PayloadGuard(c, max(MAX_PAYLOAD.values()))  # a 100 MB message is dropped unread
         self.subscriber = Subscriber(
             c, self._topics, up=self._up, down=self._down, refused=self._refused, subscribed=self._subscribed
         )
@@ -560,6 +562,7 @@ class MqttLink:
             log.error("mqtt %s: subscription refused: %s", self.url, ", ".join(refused))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        dropped = self.guard.take()  # the size of a message too long to read, dropped unread
         split = split_board_topic(msg.topic)
         if split is None:
             self.ignored += 1
@@ -572,10 +575,13 @@ class MqttLink:
                 self.ignored += 1
             return
         if kind in (RAW, INPUT):
-            problem = _not_new_input(kind, msg)
+            problem = "oversized" if dropped is not None else _not_new_input(kind, msg)
             if problem is not None:
-                self._refuse(problem, msg.topic, len(msg.payload))
+                self._refuse(problem, msg.topic, len(msg.payload) if dropped is None else dropped)
                 return
+        elif dropped is not None:
+            self.ignored += 1
+            return
         if kind == RAW:
             self.payloads += 1
             if self.inbox is not None:

@@ -25,7 +25,7 @@ from host.config import BridgeConfig, ConfigError, MqttUrl, broker_of, load_conf
 from host.core.scoreboard import final_line, text_view
 from host.displays.terminal import big_view
 from host.errors import UserError
-from host.mqtt import BRIDGE_STATUS, INPUT, MAX_DOCUMENT, RESULT, SCOREBOARD, Subscriber, board_topic
+from host.mqtt import BRIDGE_STATUS, INPUT, MAX_DOCUMENT, RESULT, SCOREBOARD, PayloadGuard, Subscriber, board_topic
 from host.mqtt import client as mqtt_client
 
 log = logging.getLogger("flickboard.bridge")
@@ -251,11 +251,12 @@ class _Client:
             self.answered.set()
 
         def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
-            if len(msg.payload) > MAX_DOCUMENT:
+            dropped = guard.take()
+            if dropped is not None:
                 self.refused += 1
                 if self.refused == 1:  # said once; the count is in `refused`
                     print(
-                        f"flickboard: a message of {len(msg.payload)} bytes on {msg.topic[:100]} was not read "
+                        f"flickboard: a message of {dropped} bytes on {msg.topic[:100]} was not read "
                         f"(longer than {MAX_DOCUMENT})",
                         file=sys.stderr,
                     )
@@ -267,6 +268,7 @@ class _Client:
                 self.cond.notify_all()
 
         c.on_message = on_message
+        guard = PayloadGuard(c, MAX_DOCUMENT)  # a 100 MB message is dropped unread
         self.subscriber = Subscriber(c, lambda: topics, refused=refused, subscribed=subscribed)
         self.client = c
         self.url = url

@@ -24,8 +24,9 @@ choice is explained in docs/displays.md):
 Who may do what (docs/displays.md, "Who can score"): every request must name this server in its Host (not a name an
 attacker pointed at it: DNS rebinding); reading needs nothing; a POST must come from this server's own page (Origin)
 with the scoring key, which the operator's terminal shows, and entries are rate-limited per client and per board.
-On the MQTT side a message over MAX_DOC is dropped unread (`OversizeGuard`), and a retained moment or answer is not
-news. Every refusal is counted by kind and said once per kind on stderr (`Refusals`), and never reaches the bridge.
+On the MQTT side a message over MAX_DOC is dropped unread (host/mqtt.py `PayloadGuard`), and a retained moment or
+answer is not news. Every refusal is counted by kind and said once per kind on stderr (`Refusals`), and never
+reaches the bridge.
 
 Errors are one line: JSON `{"ok": false, "error": ...}` to the client, one line on stderr for the operator.
 """
@@ -57,7 +58,6 @@ from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
@@ -75,7 +75,9 @@ from host.mqtt import (
     DISPLAY_KINDS,
     EVENTS,
     INPUT,
+    MAX_DOCUMENT,
     RESULT,
+    PayloadGuard,
     Subscriber,
     board_topic,
     board_topics,
@@ -89,7 +91,7 @@ from rules.pichenotte.engine import ZONE_VALUES
 __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_web", "start_web"]
 
 MAX_BODY = 4096  # bytes of a POST body; a valid request is well under MAX_INPUT (2048) anyway
-MAX_DOC = 1 << 20  # bytes of a scoreboard or moment payload we keep; a real scoreboard is a few kB
+MAX_DOC = MAX_DOCUMENT  # bytes of a scoreboard or moment payload we keep; a real scoreboard is a few kB
 MAX_STREAMS = 256  # open event streams (one per TV or phone page: a 40-board evening needs about 100)
 MAX_QUEUED = 256  # events waiting for a slow stream; beyond, the stream is closed and the browser reconnects
 PING_EVERY = 15.0  # seconds between SSE comments on a quiet stream (proxies and browsers close idle ones)
@@ -107,8 +109,6 @@ KEY_ENV = "FLICKBOARD_WEB_KEY"
 KEY_COOKIE = "flickboard_key"
 KEY_HEADER = "X-Flickboard-Key"
 KEY_MAX_AGE = 400 * 24 * 3600  # seconds a phone keeps the key (browsers cap a cookie at 400 days)
-PUBLISH = 0x30  # an MQTT PUBLISH packet's type, in the first byte's high nibble
-CHUNK = 1 << 16  # bytes read at a time from an oversized MQTT message, which are then dropped
 # The pages load nothing from anywhere else: no CDN, no fonts, no inline code.
 CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'"
 
@@ -272,71 +272,6 @@ def load_key(env: dict[str, str], key_file: str | None) -> tuple[str, str]:
     return text, f"from {key_file}"
 
 
-class OversizeGuard:
-    """Keeps paho from reading an oversized PUBLISH into memory. paho reads a packet's length, then the whole packet
-    into one buffer, and copies the payload out of it: one 100 MB message took the server to 341 MB. Here, once the
-    length of a PUBLISH is known to be over `limit`, its topic and packet id are read and the rest is read in
-    CHUNK-sized pieces and dropped; paho then handles the message with an empty payload (so it acknowledges a QoS 1
-    message as usual, and the broker keeps sending) and `take()` says, in on_message, that it was this one.
-
-    It hooks two of paho's internal methods (`_packet_read`, `_sock_recv`) on this one client: paho 2.x, as
-    pyproject.toml pins it; tests/displays/test_web_attacks.py sends the 100 MB message and watches the memory."""
-
-    def __init__(self, client: mqtt.Client, limit: int) -> None:
-        self.client, self.limit = client, limit
-        self._read = client._packet_read
-        self._recv = client._sock_recv
-        self.packet: object = None  # paho's state of the oversized PUBLISH being read, if any
-        self.left = 0  # its bytes still to read
-        self.size: int | None = None  # the size of the oversized message paho is handling now
-        client._packet_read = self.packet_read  # type: ignore[method-assign]
-        client._sock_recv = self.sock_recv  # type: ignore[method-assign]
-
-    def take(self) -> int | None:
-        """The size of the message on_message is being given, when it came over the limit; None otherwise."""
-        size, self.size = self.size, None
-        return size
-
-    def sock_recv(self, bufsize: int) -> bytes:
-        p = self.client._in_packet
-        big = p["have_remaining"] and p["command"] & 0xF0 == PUBLISH and p["remaining_length"] > self.limit
-        if big and self.packet is not p:  # paho is about to read the body: packet_read takes it over
-            self.packet, self.left = p, int(p["remaining_length"])
-            raise BlockingIOError
-        return self._recv(bufsize)
-
-    def packet_read(self) -> MQTTErrorCode:
-        p = self.client._in_packet
-        if self.packet is not p:  # none, or the connection was lost meanwhile (paho starts a new packet state)
-            self.packet = None
-            return self._read()
-        head: bytearray = p["packet"]
-        qos = (p["command"] >> 1) & 3
-        while self.left > 0:
-            want = 2 if len(head) < 2 else 2 + int.from_bytes(head[:2], "big") + (2 if qos else 0)
-            n = min(self.left, want - len(head) if len(head) < want else CHUNK)
-            try:
-                data = self._recv(n)
-            except BlockingIOError:
-                return MQTTErrorCode.MQTT_ERR_AGAIN
-            except OSError:
-                return MQTTErrorCode.MQTT_ERR_CONN_LOST
-            if not data:
-                return MQTTErrorCode.MQTT_ERR_CONN_LOST
-            self.left -= len(data)
-            if len(head) < want:
-                head.extend(data)
-            with self.client._msgtime_mutex:  # bytes are arriving: the keepalive is not due
-                self.client._last_bytes_received = mqtt.time_func()
-        self.packet = None
-        p["to_process"] = 0  # paho's own reader now finds the packet complete and handles it
-        self.size = int(p["remaining_length"]) - len(head)  # the payload's bytes
-        try:
-            return self._read()
-        finally:
-            self.size = None
-
-
 # ---------------------------------------------------------------- the broker side
 
 
@@ -413,7 +348,7 @@ class Hub:
         c.on_connect_fail = lambda *_: self._problem(f"cannot reach the broker {self.cfg.mqtt}; trying again")
         c.on_message = self._on_message
         self.client = c
-        self.guard = OversizeGuard(c, MAX_DOC)
+        self.guard = PayloadGuard(c, MAX_DOC)
         self.subscriber = Subscriber(
             c, self.topics, up=self._up, down=self._down, refused=self._refused, subscribed=self._subscribed
         )

@@ -571,3 +571,38 @@ def test_mqtt_retained_and_oversized_input_is_never_taken(broker: Broker, caplog
     said = [r.getMessage() for r in caplog.records if "not taken" in r.getMessage()]
     assert len(said) == 4 * 3 and all("flickboard/b1/" in s for s in said), said  # once per link, reason, topic
     board.close()
+
+
+def test_a_100_mb_message_on_an_open_broker_is_dropped_unread_by_the_bridge(broker: Broker, tmp_path: Path) -> None:
+    """On a broker without the documented size limit, one 100 MB message on a board's topic took the bridge to
+    452 MB (issue 19, 4). The real bridge process now reads it in pieces and drops it: it grows by a few MB, counts
+    it (`refused_oversized`), acknowledges it (the board's next event still arrives) and scores nothing from it."""
+    from e2e import BridgeProc
+    from fb import proto
+
+    journals = tmp_path / "journals"
+    args = ["--mqtt", broker.url, "--boards", "b1", "--journals", str(journals), "--players", "Ana", "Ben"]
+    bridge = BridgeProc([*args, "--client-id", "big-message-bridge"], tmp_path)
+    watcher = Peer(broker, ["flickboard/bridge/health", "flickboard/b1/cmd"])
+    try:
+        wait_until(lambda: "connected" in bridge.output(), 20, "the bridge on the broker")
+        assert bridge.proc is not None
+        pid = bridge.proc.pid
+
+        def peak() -> int:
+            status = Path(f"/proc/{pid}/status").read_text()
+            return int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1]) * 1024
+
+        before = peak()
+        watcher.publish("flickboard/b1/raw", b"{" + b" " * (100 << 20) + b"}")
+        enc = proto.Encoder("b1", 3, 0)
+        enc.hello(0, "1", "pico_w", [], "power")
+        watcher.publish("flickboard/b1/raw", enc.last_json.encode())  # after it: still heard, and acked
+        watcher.msgs.wait_for(lambda m: any(t == "flickboard/b1/cmd" and b'"ack"' in p for t, p, _ in m), 30)
+        grown = peak() - before
+        assert grown < 30 << 20, f"the bridge grew by {grown >> 20} MB reading a 100 MB message"
+        assert "104857602 bytes" in bridge.output() and "not taken" in bridge.output(), bridge.output()[-2000:]
+    finally:
+        watcher.close()
+        bridge.stop()
+    assert "Traceback" not in bridge.output()

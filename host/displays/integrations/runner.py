@@ -42,6 +42,7 @@ from host.mqtt import (
     MAX_DOCUMENT,
     SCOREBOARD,
     STATUS,
+    PayloadGuard,
     Subscriber,
     board_topic,
     board_topics,
@@ -89,6 +90,7 @@ class IntegrationRunner:
         c = mqtt_client(url, client_id, ca_file, ca_required=True)
         c.on_message = self._on_message
         self.client = c
+        self.guard = PayloadGuard(c, MAX_DOCUMENT)  # a 100 MB message is dropped unread
         self.subscriber = Subscriber(
             c, self.topics, up=self._up, down=self._down, refused=self._refused, subscribed=self._subscribed
         )
@@ -178,9 +180,10 @@ class IntegrationRunner:
             log.warning("mqtt %s: disconnected (%s); reconnecting", self.url, rc)
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
-        if len(msg.payload) > MAX_DOCUMENT:
+        dropped = self.guard.take()
+        if dropped is not None:
             with self._lock:
-                self._bad(msg.topic[:100], f"{len(msg.payload)} bytes, longer than {MAX_DOCUMENT} (not read)")
+                self._bad(msg.topic[:100], f"{dropped} bytes, longer than {MAX_DOCUMENT} (dropped unread)")
             return
         if msg.retain and msg.topic.endswith("/" + EVENTS):
             with self._lock:  # a moment is news once: a retained one would come back at every restart
