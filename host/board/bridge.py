@@ -167,10 +167,6 @@ class BoardGame:
         self.digests: dict[int, _Digests] = {}  # boot -> the content checks of its journaled events
         self.two_boots: set[tuple[int, int]] = set()  # (retired boot, current boot) already held in this journal
         self.other_content: set[tuple[int, int, int]] = set()  # (boot, seq, digest) already held in this journal
-        refused = {n for n, _, _ in session.fold.rejected}
-        for r in session.journal.records:
-            if isinstance(r.get("rid"), str):
-                self.requests[r["rid"]] = (r["n"], r["n"] not in refused)
 
 
 class Bridge:
@@ -303,11 +299,14 @@ class Bridge:
         base = journal.header.get("delivery")
         if isinstance(base, dict) and base.get("s", 0) > 0:
             self.tracker.restore(bg.board, int(base["bt"]), int(base["s"]))
-        records: list[tuple[dict[str, Any], bool]] = [(r, False) for r in journal.records]
+        records: Iterable[tuple[dict[str, Any], bool]] = ((r, False) for r in journal.stream())
         if journal.damaged:  # (record, damaged): what a damaged line seems to say, in its place
             seen = [(d.seen, True) for d in journal.damaged if d.seen is not None and _board_record(d.seen, bg.board)]
             records = sorted([*records, *seen], key=lambda x: x[0]["n"] if type(x[0].get("n")) is int else 0)
+        refused = {n for n, _, _ in bg.session.fold.rejected}
         for r, damaged in records:
+            if isinstance(r.get("rid"), str) and not damaged:  # the requests already entered (one pass over the file)
+                bg.requests[r["rid"]] = (r["n"], r["n"] not in refused)
             if r.get("src") == "bridge":
                 self._restore_hold(bg, r)
                 continue

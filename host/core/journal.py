@@ -185,11 +185,13 @@ class Scan(NamedTuple):
     last: int  # the last record number, a damaged line counting as the one it stands for
 
 
-def _scan(path: str, data: bytes, damaged_ok: bool = False) -> Scan:
+def _scan(path: str, data: bytes, damaged_ok: bool = False, collect: bool = True) -> Scan:
     """Verify every record: the setup, the good entries, the end of the last complete line and the damage.
 
     Only an unterminated last line is torn (a crash mid-write). A complete line that fails its check is damage:
-    JournalCorrupt, or with `damaged_ok` a `Damage` and the reading goes on (the header must be intact)."""
+    JournalCorrupt, or with `damaged_ok` a `Damage` and the reading goes on (the header must be intact).
+    `collect=False`: check every line but keep none of the entries (a long journal's records are read again as a
+    stream, `Journal.stream`)."""
     setup: dict[str, Any] | None = None
     records: list[dict[str, Any]] = []
     damage: list[Damage] = []
@@ -229,7 +231,8 @@ def _scan(path: str, data: bytes, damaged_ok: bool = False) -> Scan:
                             f"n={last_n + skipped + 1} but found n={n}; nothing was changed"
                         )
                     damage.append(Damage(lineno, pos, 0, problem))
-                records.append(rec)
+                if collect:
+                    records.append(rec)
                 last_n, skipped = n, 0
                 pos = nl + 1
                 continue
@@ -330,7 +333,7 @@ class Journal:
         fd: int,
         lock_fd: int,
         setup: dict[str, Any],
-        records: list[dict[str, Any]],
+        records: list[dict[str, Any]] | None,
         size: int,
         torn: TornTail | None,
         count: int | None = None,
@@ -339,7 +342,7 @@ class Journal:
     ) -> None:
         self.path = path
         self.header = setup
-        self.count = len(records) if count is None else count  # entries in the journal: the last one's n
+        self.count = len(records or ()) if count is None else count  # entries in the journal: the last one's n
         self.torn = torn
         self.damaged = damaged or []  # complete lines that fail their check (open with damaged_ok=True)
         self._damaged_ok = damaged_ok
@@ -382,10 +385,11 @@ class Journal:
         return cls(path, fd, lock_fd, json.loads(line)["setup"], [], len(line), None)
 
     @classmethod
-    def open(cls, path: str, damaged_ok: bool = False) -> Journal:
+    def open(cls, path: str, damaged_ok: bool = False, collect: bool = True) -> Journal:
         """Open for appending. An incomplete last line is set aside (a torn write). A complete line that fails its
         check raises JournalCorrupt; with `damaged_ok` it is left where it is, copied to `<path>.damaged-<offset>`,
-        listed in `damaged`, and every other line is read (the caller must say so and hold the game)."""
+        listed in `damaged`, and every other line is read (the caller must say so and hold the game).
+        `collect=False`: the entries are checked but not kept in memory (`records` and `stream` read them again)."""
         try:
             with ExitStack() as undo:
                 try:
@@ -397,13 +401,24 @@ class Journal:
                 undo.callback(os.close, lock_fd)
                 with open(path, "rb") as f:
                     data = f.read()
-                scan = _scan(path, data, damaged_ok)
+                scan = _scan(path, data, damaged_ok, collect)
                 torn = _set_aside(path, fd, data, scan.end) if scan.end < len(data) else None
                 damaged = [_keep_copy(path, data, d) for d in scan.damage]
+                del data  # (a long journal: its bytes are not kept either)
                 undo.pop_all()
         except OSError as e:
             raise JournalError(f"journal {path} could not be opened ({e})") from e
-        return cls(path, fd, lock_fd, scan.setup, scan.records, scan.end, torn, scan.last, damaged, damaged_ok)
+        records = scan.records if collect else None
+        return cls(path, fd, lock_fd, scan.setup, records, scan.end, torn, scan.last, damaged, damaged_ok)
+
+    def stream(self) -> Iterator[dict[str, Any]]:
+        """Every intact entry, as `records` has them, read from the file as it goes: a long journal is never all in
+        memory. Entries appended while it runs may or may not be seen."""
+        if self._loaded is not None:
+            yield from self._loaded
+            return
+        for _, rec in self.read_from(0):
+            yield rec
 
     def read_from(self, offset: int) -> Iterator[tuple[int, dict[str, Any]]]:
         """The intact records from byte `offset` (the start of a line) on, each with the offset of its line, read from

@@ -570,9 +570,29 @@ class Session:
     def __init__(self, journal: Journal, game: AnyGame) -> None:
         self.journal = journal
         self.game = game
-        self.fold = fold_records(game, journal.records, self.KEEP)
-        self.fold.reader = self._read_held  # not the records read at open: they are let go at the first append
         self._cursor = (0, 0)  # (entry n, byte offset of its line): where the last read back stopped
+        self.fold = self._fold_journal()
+
+    def _fold_journal(self) -> Fold:
+        """The fold of the whole journal, read as a stream (a long journal is never all in memory): like
+        `fold_records`, holding the newest KEEP entries in effect and a window of the waiting board events."""
+        fold = Fold(self.game, self.game.start(), keep=self.KEEP, reader=self._read_held)
+        was_enabled = gc.isenabled()
+        gc.disable()  # as in fold_records
+        try:
+            for r in self.journal.stream():
+                try:
+                    _fold_record(fold, r)
+                except NeedsHistory:  # rare: fold what came before again, holding it all, as fold_records does
+                    fold = fold_records(self.game, [x for x in self.journal.stream() if x["n"] < r["n"]])
+                    fold.reader = self._read_held
+                    _fold_record(fold, r)
+                    fold.keep = self.KEEP
+                fold.trim()
+        finally:
+            if was_enabled:
+                gc.enable()
+        return fold
 
     @classmethod
     def create(
@@ -593,14 +613,14 @@ class Session:
         `Journal.open`): every other line is folded, and each damaged line not already held is journaled as a
         hold (`hold_record`, kind `damage`), so the game waits for a person and says why, and says it again after
         every restart until someone types `reviewed`."""
-        journal = Journal.open(path, damaged_ok)
+        journal = Journal.open(path, damaged_ok, collect=False)  # folded as a stream: never all in memory
         try:
             game = game_of(journal.header, path)
         except ValueError:
             journal.close()
             raise
         session = cls(journal, game)
-        held = {r.get("line") for r in journal.records if r.get("src") == "bridge" and r.get("hold") == "damage"}
+        held = {r.get("line") for r in journal.stream() if r.get("src") == "bridge" and r.get("hold") == "damage"}
         for d in journal.damaged:
             if d.line not in held:
                 details = {"hold": "damage", "line": d.line, "offset": d.offset, "length": d.length}
