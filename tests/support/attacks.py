@@ -26,6 +26,7 @@ import json
 import logging
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -280,6 +281,55 @@ def run(runs: int, seed: int = 1, only: tuple[str, ...] = ATTACKS) -> dict[str, 
     return out
 
 
+_FLOOD = """
+import sys, time
+sys.path[:0] = [sys.argv[1]]
+def peak():
+    return next(int(x.split()[1]) // 1024 for x in open("/proc/self/status") if x.startswith("VmHWM"))
+from host.core.session import Session
+from rules.pichenotte import Pichenotte
+path, count, base = sys.argv[2], int(sys.argv[3]), peak()
+t0 = time.monotonic()
+if count:
+    s = Session.create(path, Pichenotte.create("tournament-2019", ["North", "South"]))
+    s.record("t1", 6, 1, "stuck", {"n": "hole", "after_ms": 3000})  # a review opens; nobody clears it
+    for i in range(count):
+        s.record("t1", 7, i + 1, "chatter", {"n": "ditch", "bursts": i, "edges": 2 * i}, 1000 * i, sync=False)
+        if i % 1000 == 999:
+            s.journal.sync()
+else:
+    s = Session.resume(path)
+print(peak() - base, len(s.fold.queue), round(time.monotonic() - t0, 1))
+if not count:
+    t0 = time.monotonic()
+    s.submit("reviewed")
+    print(s.fold.waiting_events, s.fold.sensor_events, round(time.monotonic() - t0, 1))
+s.close()
+"""
+
+
+def review_flood(count: int) -> str:
+    """`count` board events while a review stays open, then a restart and `reviewed`, each in a process of its own:
+    how much the peak memory grows, and how many events wait in memory."""
+    with tempfile.TemporaryDirectory(prefix="fb-flood-") as tmp:
+        path = str(Path(tmp) / "flood.jsonl")
+        live = subprocess.run(
+            [sys.executable, "-c", _FLOOD, str(ROOT), path, str(count)], capture_output=True, text=True
+        )
+        again = subprocess.run([sys.executable, "-c", _FLOOD, str(ROOT), path, "0"], capture_output=True, text=True)
+        if live.returncode or again.returncode:
+            return f"the review flood failed: {(live.stderr or again.stderr).strip().splitlines()[-1]}"
+        grew, held, secs = live.stdout.split()
+        grew2, held2, secs2 = again.stdout.splitlines()[0].split()
+        left, events, secs3 = again.stdout.splitlines()[1].split()
+    return (
+        f"A review nobody clears while {count:,} board events arrive: the session holds {held} of them in memory "
+        f"(its peak grows by {grew} MB, {secs} s); resumed after a restart, {held2} (peak +{grew2} MB: the journal's "
+        f"bytes, read once to check them; {secs2} s); `reviewed` then applies all {int(events) - 1:,} in order in "
+        f"{secs3} s ({left} left waiting)."
+    )
+
+
 def table(tallies: dict[str, Tally], runs: int, seed: int, secs: float) -> str:
     rows = [
         "| attack | runs | events the board sent | lost | journaled twice | last event not acked | held for a person | "
@@ -312,10 +362,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--doc", type=Path, default=DOC)
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--flood", type=int, default=300_000, help="board events behind an open review (0: none)")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     tallies = run(args.runs, args.seed)
     text = table(tallies, args.runs, args.seed, time.monotonic() - t0)
+    if args.flood:
+        text += "\n\n" + review_flood(args.flood)
     print(text)
     for name, t in tallies.items():
         for p in t.problems[:10]:
