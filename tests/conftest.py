@@ -11,6 +11,21 @@ import pytest
 from host.sim.broker import Broker, mosquitto
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What the commands keep between runs (the simulated boards' boot counters) goes to a folder of this test run,
+    for every command the tests start too: not the user's own ~/.local/state/flickboard."""
+    import os
+
+    old = os.environ.get("FLICKBOARD_STATE")
+    os.environ["FLICKBOARD_STATE"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if old is None:
+        del os.environ["FLICKBOARD_STATE"]
+    else:
+        os.environ["FLICKBOARD_STATE"] = old
+
+
 @pytest.fixture
 def broker() -> Iterator[Broker]:
     """A private Mosquitto on a free loopback port, for one test."""

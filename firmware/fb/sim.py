@@ -107,7 +107,8 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
             scenario.get("board_id", "sim"), m["host"], m.get("port", 1883), user=m.get("user"),
             password=m.get("password"), keepalive=m.get("keepalive", 0 if scenario.get("control") else 30),
         )
-    app, board, _ = build(scenario, profiles_dir, serial if serial is not None else SerialLink(), mqtt)
+    link = serial if serial is not None else SerialLink()
+    app, board, _ = build(scenario, profiles_dir, link, mqtt, scenario.get("boot_id", 1))
     end = scenario.get("end_ms")
     end_us = None if end is None else int(end * 1000)
     sleep = None

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from host import lifecycle
-from host.config import ConfigError, parse_mqtt_url
+from host.config import ConfigError, board_problem, parse_mqtt_url
 from host.sim.board_scenario import from_transcript
 from host.sim.random_game import random_match
 from rules.transcript import TranscriptError, parse_transcript
@@ -76,6 +76,35 @@ def build_scenario(args: Any) -> tuple[dict[str, Any], str | None]:
         return from_transcript(parse_transcript(raw, args.source), board_id=args.board, holds=holds), raw
     except (TranscriptError, ValueError) as e:
         raise SimError(f"{args.source}: {e}") from None
+
+
+def state_dir() -> Path:
+    """Where the simulated boards keep what a real board keeps in its flash: $FLICKBOARD_STATE, else
+    $XDG_STATE_HOME/flickboard, else ~/.local/state/flickboard."""
+    if os.environ.get("FLICKBOARD_STATE"):
+        return Path(os.environ["FLICKBOARD_STATE"])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "flickboard"
+
+
+def next_boot(board: str) -> int:
+    """The board's next boot id, counted per board id and kept like the firmware's boot counter (fb/config.py
+    next_boot_id): a bridge takes a board that starts again with an old boot id for a resend, and drops what it
+    says as duplicates. Without a place to keep it, a random id from 2**30 up, as the firmware does."""
+    path = state_dir() / "sim" / board / "boot_id"
+    try:
+        n = int(path.read_text().strip())
+    except (OSError, ValueError):
+        n = 0
+    n = n + 1 if 0 <= n < (1 << 30) - 1 else 1
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(f"{n}\n")
+        os.replace(tmp, path)
+    except OSError:
+        return (1 << 30) | int.from_bytes(os.urandom(4), "big") & ((1 << 30) - 1)
+    return n
 
 
 class SimBoard:
@@ -163,6 +192,11 @@ def _run(args: Any, out: TextIO) -> int:
         realtime = True  # the broker and its keepalives run on wall-clock time
     if args.run_on:
         scenario["end_ms"] = None
+    problem = board_problem(scenario.get("board_id"))
+    if problem:
+        raise SimError(f"--board: {problem}")
+    if "boot_id" not in scenario:  # a scenario may pin its boot id (tests); a run of `sim` is a new boot
+        scenario["boot_id"] = next_boot(str(scenario["board_id"]))
     if args.control:
         control = Path(args.control).resolve()
         try:
@@ -172,10 +206,15 @@ def _run(args: Any, out: TextIO) -> int:
         scenario["control"] = str(control)
     if args.pty:
         board = spawn_board(scenario, realtime, pty=True)
-        print(f"simulated board {scenario['board_id']} on {board.port} (Ctrl-C stops it)", file=out, flush=True)
+        print(
+            f"simulated board {scenario['board_id']} on {board.port} (boot {scenario['boot_id']}; Ctrl-C stops it)",
+            file=out,
+            flush=True,
+        )
     else:
         print(
-            f"simulated board {scenario['board_id']}: {len(scenario.get('events', []))} sensor events",
+            f"simulated board {scenario['board_id']} (boot {scenario['boot_id']}): "
+            f"{len(scenario.get('events', []))} sensor events",
             file=sys.stderr,
             flush=True,
         )

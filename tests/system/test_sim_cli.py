@@ -104,3 +104,28 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
         p = subprocess.run([FLICKBOARD, *args], capture_output=True, text=True, timeout=30, env=os.environ)
         assert p.returncode == 2 and p.stderr.startswith("flickboard: ") and p.stderr.count("\n") == 1, p.stderr
         assert "Traceback" not in p.stderr
+
+
+def test_each_run_of_sim_is_a_new_boot_of_its_board(tmp_path: Path) -> None:
+    """A real board counts its boots in flash; `flickboard sim` counts them per board id in its state folder, so a
+    bridge takes a restarted simulated board for a new boot instead of dropping all it says as duplicates (issue 20,
+    6). Another board id has its own count; a board id that could not name a board (or a folder) is refused."""
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"profile": "pico_w", "events": [], "end_ms": 50}))
+    env = {**os.environ, "FLICKBOARD_STATE": str(tmp_path / "state")}
+
+    def boot(board: str) -> int:
+        p = subprocess.run(
+            [FLICKBOARD, "sim", str(scenario), "--board", board], capture_output=True, text=True, timeout=60, env=env
+        )
+        assert p.returncode == 0, p.stderr
+        hello = decode_line(p.stdout.splitlines()[0])
+        assert hello.kind == "hello" and f"(boot {hello.boot})" in p.stderr
+        return hello.boot
+
+    assert [boot("t7"), boot("t7"), boot("t8"), boot("t7")] == [1, 2, 1, 3]
+    assert (tmp_path / "state" / "sim" / "t7" / "boot_id").read_text().strip() == "3"
+    bad = subprocess.run(
+        [FLICKBOARD, "sim", str(scenario), "--board", "../x"], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert bad.returncode == 2 and "bad board id" in bad.stderr and not (tmp_path / "x").exists()
