@@ -60,6 +60,7 @@ EARLY_WAIT = 10.0  # s: how long events wait behind a missing one (with pings) b
 MAX_EARLY = 1024  # events held behind a hole per board; beyond, they are left to the board's resend
 MAX_DIGESTS = 1 << 20  # content checks held per boot (4 bytes each); beyond, the oldest half is let go
 MAX_OTHER_CONTENT = 1024  # events with a taken seq but other content journaled per match; beyond, refused unacked
+MAX_TWO_BOOTS = 64  # two-boots holds per match (a forger may change its boot id at every message); beyond, counted
 # Admission (no list of boards): a board with no journal yet is taken at its first valid message (or an operator's
 # entry or `new` request), at most MAX_NEW_BOARDS of them per run; the rest are refused, counted and said once per
 # board. A board's retained status alone opens nothing.
@@ -197,7 +198,14 @@ class Bridge:
         # Holds for a person (docs/reliability.md): two boots of one board alive, a taken seq with other content,
         # damaged journal lines; `unchecked`: resends whose content is no longer held to compare; `refused`: other
         # content beyond MAX_OTHER_CONTENT per match (not journaled, not acked).
-        self.holds = {"two_boots": 0, "other_content": 0, "damaged_lines": 0, "unchecked": 0, "refused": 0}
+        self.holds = {
+            "two_boots": 0,
+            "two_boots_beyond": 0,
+            "other_content": 0,
+            "damaged_lines": 0,
+            "unchecked": 0,
+            "refused": 0,
+        }
         # New boards taken without a list, board messages refused for want of admission, journals closed when idle.
         self.admission = {"new_boards": 0, "refused": 0, "closed_idle": 0, "unlisted_not_shown": 0}
         self._said: set[str] = set()
@@ -522,7 +530,10 @@ class Bridge:
                 log.info("%s", note)
             self._health_dirty = True
             if verdict.conflict is not None and verdict.conflict not in bg.two_boots:
-                self._hold_two_boots(bg, msg, verdict.conflict)
+                if len(bg.two_boots) < MAX_TWO_BOOTS:
+                    self._hold_two_boots(bg, msg, verdict.conflict)
+                else:  # the game is on hold already, many times over: the events are journaled all the same
+                    self.holds["two_boots_beyond"] += 1
             if msg.kind == "heartbeat":
                 if bg.beat_at is not None:
                     bg.beat = self.clock() - bg.beat_at

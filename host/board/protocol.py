@@ -549,8 +549,9 @@ class Tracker:
         st = self._current.get(msg.board)
         if st is None or st.boot != msg.boot:
             old = self._old.setdefault(msg.board, {})
-            retired = old.get(msg.boot)
+            retired = old.pop(msg.boot, None)
             if retired is not None:
+                old[msg.boot] = retired  # the most recently heard of last: a boot that speaks is never let go first
                 # A boot this board has restarted since. A resend of what it sent before is a duplicate; anything
                 # else means two boots of one board are alive (a forged `hello`, a second device with its id, a
                 # late link): it is taken under its own boot, and `conflict` says so (the bridge holds the game).

@@ -244,3 +244,20 @@ def test_a_flipped_digit_in_a_damaged_seq_never_acks_an_event_that_did_not_come(
     port.write(board.event("pass", "hole", 9000, {"dur_us": 950}))  # the real seq 5
     assert port.acks()[-1] == (7, 5)
     assert [(r["s"], r["t"]) for r in records(again, damaged_ok=True) if r["src"] == "board"][-1] == (5, 9000)
+
+
+def test_a_forger_changing_boot_id_at_every_message_neither_silences_the_board_nor_grows_the_holds(
+    tmp_path: Path,
+) -> None:
+    bridge, _ = make(tmp_path)
+    real, fake = Port(bridge, "/dev/ttyACM0"), Port(bridge, "/dev/ttyUSB9")
+    board = proto.Encoder("t1", 7, 0)
+    real.write(board.hello(0, "1.0", "pico_w", SENSORS, "power"))
+    for i in range(200):  # 200 forged boots, each between two real events
+        fake.write(proto.Encoder("t1", 1000 + i, 0).hello(0, "1.0", "pico_w", SENSORS, "power"))
+        real.write(board.event("chatter", "ditch", 1000 * (i + 1), {"bursts": 1, "edges": 2}))
+    recs = records(bridge)
+    assert [r["s"] for r in recs if r["src"] == "board" and r["bt"] == 7] == list(range(1, 202))  # every one kept
+    assert real.acks()[-1] == (7, 201)
+    assert len([r for r in recs if r["src"] == "bridge"]) == 64 and bridge.holds["two_boots_beyond"] == 200 - 64
+    assert bridge.scoreboard("t1")["needs_review"]

@@ -267,17 +267,22 @@ RUNNERS: dict[str, Callable[[random.Random, Path, Tally], None]] = {
 
 def run(runs: int, seed: int = 1, only: tuple[str, ...] = ATTACKS) -> dict[str, Tally]:
     """`runs` of each attack; the tallies by attack."""
-    logging.getLogger("flickboard").setLevel(logging.ERROR)  # the holds are logged as warnings: thousands here
+    logger = logging.getLogger("flickboard")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # the holds are logged as warnings: thousands here
     out: dict[str, Tally] = {}
-    for name in only:
-        t = out[name] = Tally()
-        for i in range(runs):
-            rng = random.Random(f"{name}-{seed}-{i}")
-            tmp = Path(tempfile.mkdtemp(prefix="fb-attack-"))
-            try:
-                RUNNERS[name](rng, tmp, t)
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for name in only:
+            t = out[name] = Tally()
+            for i in range(runs):
+                rng = random.Random(f"{name}-{seed}-{i}")
+                tmp = Path(tempfile.mkdtemp(prefix="fb-attack-"))
+                try:
+                    RUNNERS[name](rng, tmp, t)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        logger.setLevel(level)
     return out
 
 
