@@ -111,6 +111,7 @@ def test_a_retained_forged_hello_on_an_open_broker_never_silences_the_board(brok
         ]
         assert [r["hold"] for r in recs if r["src"] == "bridge"] == ["two-boots"]
         assert "ON HOLD" in bridge.output() and "two boots alive" in bridge.output()
+        assert "on hold since entry 4: board t1 seems to have two boots alive" in bridge.output()  # said at start
     finally:
         forger.loop_stop()
         forger.disconnect()
