@@ -13,6 +13,10 @@ the documented refusal, or a refused input that changed the score. The same targ
   `ok` is false the score is unchanged.
 - `session`: a sequence of up to 40 inputs (typed lines and board events). Allowed: no exception; a refused line
   changes nothing; replaying the journal gives the same state.
+- `journal`: up to 4 edits (bits flipped, bytes overwritten, inserted or deleted, the end cut off) to a bridge's
+  journal, then the bridge's resume (`Session.resume(damaged_ok=True)`). Allowed: a `JournalError` of one line;
+  else every record read is one that was written (nothing invented), no byte of the damaged file is lost (only a
+  torn tail moves, into its side file), and each damaged line is held for a person.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from typing import Any
 
 from host.board.bridge import Bridge, GameSetup
 from host.board.protocol import BoardMessage, ProtocolError, Tracker, decode_line, decode_payload
-from host.core.session import Fold, fold_entries, fold_records
+from host.core.journal import JournalError
+from host.core.session import Fold, Session, fold_entries, fold_records
 from rules import games
 from rules.pichenotte import RULE_SETS, Pichenotte
 from rules.transcript import TranscriptError, parse_transcript
@@ -257,10 +262,89 @@ def session(data: bytes) -> None:
     assert len(replay.rejected) == len(fold.rejected)
 
 
+# ---- a damaged journal ----------------------------------------------------------------------------------------
+
+
+_BASE: list[bytes] = []
+
+
+def _base_journal() -> bytes:
+    """A bridge journal to damage: board events, typed entries, a refused one and a hold (made once)."""
+    if not _BASE:
+        tmp = Path(tempfile.mkdtemp(prefix="fb-fuzz-journal-"))
+        atexit.register(shutil.rmtree, tmp, True)
+        s = Session.create(str(tmp / "base.jsonl"), Pichenotte.create("tournament-2019", ["Ana", "Ben"]))
+        s.record(
+            "t1", 7, 1, "hello", {"fw": "1.0", "prof": "pico_w", "rst": "power", "sn": [{"k": "beam", "n": "hole"}]}
+        )
+        s.record("t1", 7, 2, "shot_start", {"n": "baseline", "q": 1, "seg": 3}, 1000)
+        s.record("t1", 7, 3, "pass", {"n": "hole", "dur_us": 900}, 2000)
+        s.submit("zone")
+        s.submit("xyzzy")
+        s.hold("board t1 seems to have two boots alive", {"hold": "two-boots", "boots": [7, 9]})
+        s.record("t1", 7, 4, "shot_start", {"n": "baseline", "q": 3, "seg": 9}, 3000)
+        s.close()
+        _BASE.append((tmp / "base.jsonl").read_bytes())
+    return _BASE[0]
+
+
+def journal(data: bytes) -> None:
+    f = Feed(data)
+    base = _base_journal()
+    b = bytearray(base)
+    for _ in range(1 + f.pick(4)):
+        op, pos = f.pick(5), f.pick(len(b) + 1)
+        if op == 0 and b:
+            b[min(pos, len(b) - 1)] ^= 1 << f.pick(8)
+        elif op == 1 and b:
+            b[min(pos, len(b) - 1)] = f.byte()
+        elif op == 2:
+            b[pos:pos] = bytes(f.byte() for _ in range(1 + f.pick(8)))
+        elif op == 3:
+            del b[pos : pos + 1 + f.pick(40)]
+        else:
+            del b[pos:]
+    damaged = bytes(b)
+    tmp = Path(tempfile.mkdtemp(prefix="fb-fuzz-journal-"))
+    try:
+        path = tmp / "j.jsonl"
+        path.write_bytes(damaged)
+        try:
+            s = Session.resume(str(path), damaged_ok=True)
+        except JournalError as e:
+            one_line(str(e))
+            return
+        written = {r["n"]: r for r in _records(base)}
+        for r in s.journal.stream():
+            if r.get("src") == "bridge" and r.get("hold") == "damage":
+                continue  # written by this resume
+            assert written.get(r["n"]) == r, f"record {r['n']} was never written: {r}"
+        held = sum(1 for r in s.journal.stream() if r.get("hold") == "damage")
+        assert held == len(s.journal.damaged), "a damaged line is not held"
+        s.close()
+        after = path.read_bytes()
+        torn = b"".join(p.read_bytes() for p in sorted(tmp.glob("*.torn-*")))
+        kept = damaged[: len(damaged) - len(torn)]
+        assert after.startswith(kept) and damaged == kept + torn, "a byte of the damaged journal was lost"
+        assert not torn or b"\n" not in torn, "a complete line was taken for a torn write"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _records(data: bytes) -> list[dict[str, Any]]:
+    out = []
+    for line in data.splitlines()[1:]:
+        rec = json.loads(line)
+        rec.pop("crc")
+        out.append(rec)
+    return out
+
+
 TARGETS = {
     "decoder": decoder,
     "transcript": transcript,
     "manual_entry": manual_entry,
     "mqtt_input": mqtt_input,
     "session": session,
+    "journal": journal,
 }
