@@ -42,7 +42,7 @@ from host.board import protocol
 from host.board.protocol import BoardMessage, ProtocolError, Tracker, Verdict
 from host.config import board_problem
 from host.core.entries import RequestError, read_request
-from host.core.journal import JournalError
+from host.core.journal import HeaderDamaged, JournalError, salvage
 from host.core.scoreboard import moments, scoreboard_doc
 from host.core.session import Outcome, Session, now_stamp
 from host.jsontext import canonical, compact
@@ -236,6 +236,8 @@ class Bridge:
                         # A damaged line is said and held for a person, never a reason to stop the board: every
                         # other line is read, and the board is acked for what they show (docs/journal.md).
                         session = Session.resume(str(existing[-1]), damaged_ok=True)
+                    except HeaderDamaged as e:
+                        session = self._after_damaged_set_up(board, existing[-1], e)
                     except (JournalError, ValueError) as e:
                         raise BridgeError(f"board {board}: {e}") from None
                     for d in session.journal.damaged:
@@ -257,6 +259,31 @@ class Bridge:
                 bg.used = self.clock()
                 self._restore(bg)
             return bg
+
+    def _after_damaged_set_up(self, board: str, old: Path, err: HeaderDamaged) -> Session:
+        """The newest journal's set-up cannot be read: it is kept as it is, and a new match starts from this bridge's
+        set-up, its delivery position taken from the old journal's lines that can still be read (so the board's
+        resends are duplicates and it is acked), held for a person with a plain sentence."""
+        try:
+            readable = salvage(str(old))
+        except JournalError as e:
+            raise BridgeError(f"board {board}: {e}") from None
+        mine = [r for r in readable if _board_record(r, board) and not r["f"].get("reboot_lost")]
+        baseline = None
+        if mine:
+            boot = mine[-1]["bt"]
+            baseline = {"bt": boot, "s": max(r["s"] for r in mine if r["bt"] == boot)}
+        session = self._create(board, self.setup.game(), baseline)
+        why = (
+            f"the set-up line of the journal {old.name} is damaged ({str(err).split(': ', 2)[-1]}): that match could "
+            f"not be resumed and is kept as it is, with the {len(readable)} entries that can still be read; a new "
+            "match was started. Enter the score so far by hand, then type 'reviewed'"
+        )
+        session.hold(why, {"hold": "damage", "line": 1, "journal": str(old)})
+        log.warning("board %s: %s", board, why)
+        self.recent.append({"at": _now(), "source": f"journal {board}", "code": "damaged", "reason": why})
+        self.holds["damaged_lines"] += 1
+        return session
 
     def _journals_of(self, board: str) -> list[Path]:
         folder = self.journals / board

@@ -55,6 +55,10 @@ class JournalCorrupt(JournalError):
     """A damaged record that is not the torn last one."""
 
 
+class HeaderDamaged(JournalCorrupt):
+    """Line 1 (the set-up) is complete but cannot be used; the lines after it may still be read (`salvage`)."""
+
+
 @dataclass(frozen=True)
 class TornTail:
     """An incomplete last record that open() found and set aside."""
@@ -170,11 +174,20 @@ class Damage:
 
 
 def _seen(line: bytes) -> dict[str, Any] | None:
-    try:
-        obj = _loads(line.decode("utf-8"))
-    except (ValueError, RecursionError, UnicodeDecodeError):
+    try:  # a flipped high bit makes a byte that is not UTF-8: read around it, as what the line seems to say
+        obj = _loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
+
+
+def _header_like(obj: dict[str, Any]) -> bool:
+    return (
+        obj.get("n") == 0
+        and obj.get("kind") == KIND
+        and obj.get("version") == VERSION
+        and isinstance(obj.get("setup"), dict)
+    )
 
 
 class Scan(NamedTuple):
@@ -240,7 +253,17 @@ def _scan(path: str, data: bytes, damaged_ok: bool = False, collect: bool = True
             if lineno == 1 and nl + 1 == len(data):  # one line, and not a header: not a journal at all
                 raise JournalCorrupt(f"journal {path} has no complete header; it is not a usable journal")
             if lineno == 1:
-                raise JournalCorrupt(f"journal {path} is damaged at line 1: {problem}; it has no usable header")
+                seen = _seen(raw) if damaged_ok else None
+                if seen is None or not _header_like(seen):
+                    more = nl + 1 < len(data)
+                    raise (HeaderDamaged if more else JournalCorrupt)(
+                        f"journal {path} is damaged at line 1: {problem}; it has no usable header"
+                    )
+                # The set-up fails its check but still reads as one: it is taken as it seems to be, and said.
+                setup = seen["setup"]
+                damage.append(Damage(1, pos, nl + 1 - pos, problem, seen))
+                pos = nl + 1
+                continue
             if not damaged_ok:
                 raise JournalCorrupt(
                     f"journal {path} is damaged at line {lineno}: {problem}; nothing was changed"
@@ -533,6 +556,17 @@ class Snapshot:
             f"journal {self.path}: the last record ({self.torn_bytes} bytes) is incomplete and was not read; "
             "'flickboard play --resume' sets it aside"
         )
+
+
+def salvage(path: str) -> list[dict[str, Any]]:
+    """Every intact entry of a journal whose set-up cannot be used (HeaderDamaged), in file order: what can still be
+    read. Changes nothing and takes no lock."""
+    out = []
+    for line in _read_bytes(path).split(b"\n")[1:]:
+        rec = _decode(line) if line else "empty"
+        if not isinstance(rec, str) and type(rec.get("n")) is int and rec["n"] > 0:
+            out.append(rec)
+    return out
 
 
 def _read_bytes(path: str) -> bytes:

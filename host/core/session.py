@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, cast
 
 from host.core import pockets
 from host.core.evidence import ShotEvidence, Step, react
-from host.core.journal import Damage, Journal
+from host.core.journal import Damage, HeaderDamaged, Journal
 from rules import games
 from rules.base import Correct, Illegal, NotationError, Source, Undo
 from rules.games import AnyGame
@@ -484,6 +484,11 @@ def damage_why(d: Damage) -> str:
         f = seen.get("f")
         sensor = f.get("n") if isinstance(f, dict) else None
         said = f"; it seems to be a board {seen['m'][:20]} event" + (f" of sensor {str(sensor)[:20]}" if sensor else "")
+    if d.line == 1:
+        return (
+            f"the first line of the journal, the match's set-up (game, rules, players), is damaged ({d.reason}); it "
+            "was read as it seems to be: check the players, the rules and the score, then type 'reviewed'"
+        )
     what = "is damaged" if d.length else "shows a record missing"
     return (
         f"line {d.line} of the journal {what} ({d.reason}) and was left out of the game{said}: check the score "
@@ -616,8 +621,10 @@ class Session:
         journal = Journal.open(path, damaged_ok, collect=False)  # folded as a stream: never all in memory
         try:
             game = game_of(journal.header, path)
-        except ValueError:
+        except ValueError as e:
             journal.close()
+            if any(d.line == 1 for d in journal.damaged):  # a damaged set-up that reads as no game we know
+                raise HeaderDamaged(f"journal {path} is damaged at line 1: {str(e).split(': ', 1)[-1]}") from None
             raise
         session = cls(journal, game)
         held = {r.get("line") for r in journal.stream() if r.get("src") == "bridge" and r.get("hold") == "damage"}

@@ -261,3 +261,47 @@ def test_a_forger_changing_boot_id_at_every_message_neither_silences_the_board_n
     assert real.acks()[-1] == (7, 201)
     assert len([r for r in recs if r["src"] == "bridge"]) == 64 and bridge.holds["two_boots_beyond"] == 200 - 64
     assert bridge.scoreboard("t1")["needs_review"]
+
+
+def test_a_damaged_set_up_line_that_still_reads_is_taken_as_it_seems_and_held(tmp_path: Path) -> None:
+    """Line 1 (the match's set-up) with one flipped byte in its checksum: the journal used to be refused, and the
+    board was never acked again. Now it is read as it seems to be, held and said; a set-up that no longer reads at
+    all is still refused in one line."""
+    bridge, _ = make(tmp_path)
+    port = Port(bridge, "/dev/ttyACM0")
+    board = proto.Encoder("t1", 7, 0)
+    port.write(board.hello(0, "1.0", "pico_w", SENSORS, "power"))
+    port.write(board.event("pass", "hole", 1000, {"dur_us": 900}))
+    path = Path(bridge.games["t1"].session.journal.path)
+    bridge.close()
+    data = path.read_bytes()
+    at = data.index(b'"crc":"') + 7
+    path.write_bytes(data[:at] + (b"0" if data[at : at + 1] != b"0" else b"1") + data[at + 1 :])
+    again, _ = make(tmp_path)
+    port.bridge = again
+    port.write(board.event("pass", "hole", 2000, {"dur_us": 950}))
+    assert port.acks()[-1] == (7, 3)
+    doc = again.scoreboard("t1")
+    assert doc["needs_review"] and any("the match's set-up" in r["text"] for r in doc["review"])
+    assert doc["score"]["players"] == ["Ana", "Ben"]
+
+
+def test_a_set_up_line_that_no_longer_reads_keeps_the_old_match_and_starts_a_held_new_one(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path)
+    port = Port(bridge, "/dev/ttyACM0")
+    board = proto.Encoder("t1", 7, 0)
+    port.write(board.hello(0, "1.0", "pico_w", SENSORS, "power"))
+    port.write(board.event("pass", "hole", 1000, {"dur_us": 900}))
+    old = Path(bridge.games["t1"].session.journal.path)
+    bridge.close()
+    data = old.read_bytes()
+    damaged = data.replace(b'"kind":"flickboard-journal"', b'"kind"-"flickboard-journal"', 1)  # not JSON now
+    old.write_bytes(damaged)
+    again, _ = make(tmp_path)
+    port.bridge = again
+    port.write(board.event("pass", "hole", 2000, {"dur_us": 950}))  # seq 3: acked, not taken for a new board
+    assert port.acks()[-1] == (7, 3) and again.tracker.counters.new == 1
+    assert old.read_bytes() == damaged  # the old match is kept as it is
+    doc = again.scoreboard("t1")
+    assert doc["journal"] != str(old) and doc["needs_review"]
+    assert any("set-up line of the journal" in r["text"] and "2 entries" in r["text"] for r in doc["review"])

@@ -14,7 +14,8 @@ the documented refusal, or a refused input that changed the score. The same targ
 - `session`: a sequence of up to 40 inputs (typed lines and board events). Allowed: no exception; a refused line
   changes nothing; replaying the journal gives the same state.
 - `journal`: up to 4 edits (bits flipped, bytes overwritten, inserted or deleted, the end cut off) to a bridge's
-  journal, then the bridge's resume (`Session.resume(damaged_ok=True)`). Allowed: a `JournalError` of one line;
+  journal, then the bridge's resume (`Session.resume(damaged_ok=True)`). Allowed: a `JournalError` (or, for a
+  damaged set-up naming no known game, a `ValueError`) of one line;
   else every record read is one that was written (nothing invented), no byte of the damaged file is lost (only a
   torn tail moves, into its side file), and each damaged line is held for a person.
 """
@@ -311,7 +312,7 @@ def journal(data: bytes) -> None:
         path.write_bytes(damaged)
         try:
             s = Session.resume(str(path), damaged_ok=True)
-        except JournalError as e:
+        except (JournalError, ValueError) as e:  # ValueError: a damaged set-up names no game this version knows
             one_line(str(e))
             return
         written = {r["n"]: r for r in _records(base)}

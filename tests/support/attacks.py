@@ -10,8 +10,9 @@ Each run plays a random sequence of board events on one board and makes one atta
 - `forged-hello`: a valid `hello` with another boot id on a second port, sometimes followed by forged events of that
   boot, sometimes with a bridge restart after it (where the forgery comes again, as a retained message would);
 - `other-content`: an event under the board's next seq with other content, sent just before the real one;
-- `flipped-bit`: one bit flipped in a random complete line of the journal (never the header) while the bridge is
-  stopped; the board then resends its last event and sends a new one;
+- `flipped-bit`: one bit flipped in a random complete line of the journal after the first while the bridge is
+  stopped; the board then resends its last event (half the time) and sends a new one;
+- `flipped-set-up`: one bit flipped in the journal's first line (the match's set-up); the board sends a new event;
 - `torn-write`: the journal's last line cut short at a random byte (what a crash mid-write leaves).
 
 What is counted: events the real board sent that are neither in the journal (as an event, or whole inside a hold)
@@ -49,7 +50,7 @@ from host.core import journal  # noqa: E402
 DOC = ROOT / "docs" / "reliability.md"
 BEGIN, END = "<!-- attacks:begin -->", "<!-- attacks:end -->"
 SENSORS = [{"name": "hole", "kind": "beam"}]
-ATTACKS = ("forged-hello", "other-content", "flipped-bit", "torn-write")
+ATTACKS = ("forged-hello", "other-content", "flipped-bit", "flipped-set-up", "torn-write")
 
 
 @dataclass
@@ -120,8 +121,9 @@ class Run:
         self.feed(line)
 
     def records(self) -> list[dict[str, Any]]:
-        [path] = sorted((self.tmp / "journals" / "t1").glob("*.jsonl"))
-        return journal.read(str(path), damaged_ok=True).records
+        """The newest journal's records, and the readable entries of an older one whose set-up was damaged."""
+        *older, path = sorted((self.tmp / "journals" / "t1").glob("*.jsonl"))
+        return [r for p in older for r in journal.salvage(str(p))] + journal.read(str(path), damaged_ok=True).records
 
     def check(self, t: Tally, hold_due: bool, extra: str = "") -> None:
         recs = self.records()
@@ -227,6 +229,22 @@ def flipped_bit(rng: random.Random, tmp: Path, t: Tally) -> None:
     r.bridge.close()
 
 
+def flipped_set_up(rng: random.Random, tmp: Path, t: Tally) -> None:
+    """One bit flipped in line 1, the match's set-up: read as it seems when it still reads, else the match is kept
+    as it is and a new one starts; either way held, and the board acked."""
+    r = Run(rng, tmp)
+    _game(rng, r)
+    r.bridge.close()
+    [path] = sorted((tmp / "journals" / "t1").glob("*.jsonl"))
+    data = path.read_bytes()
+    at = rng.randrange(0, data.index(b"\n"))
+    path.write_bytes(data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1 :])
+    r.bridge = r._bridge()
+    r.real(r.enc.event("pass", "hole", 10**7, {"dur_us": 800}))
+    r.check(t, True, f"flipped-set-up byte {at}")
+    r.bridge.close()
+
+
 def torn_write(rng: random.Random, tmp: Path, t: Tally) -> None:
     r = Run(rng, tmp)
     _game(rng, r)
@@ -261,6 +279,7 @@ RUNNERS: dict[str, Callable[[random.Random, Path, Tally], None]] = {
     "forged-hello": forged_hello,
     "other-content": other_content,
     "flipped-bit": flipped_bit,
+    "flipped-set-up": flipped_set_up,
     "torn-write": torn_write,
 }
 
