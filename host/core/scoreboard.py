@@ -117,9 +117,10 @@ def text_view(doc: dict[str, Any]) -> str:
 
 def _link_text(link: dict[str, Any]) -> str:
     online = link.get("online")
-    state = "online" if online else ("offline" if online is False else "not seen yet")
     via = f" via {link['via']}" if link.get("via") else ""
-    return f"{state}{via}"
+    if online is None:  # no presence said yet
+        return f"heard{via}" if via else "scored by hand (no board connected)"
+    return f"{'online' if online else 'offline'}{via}"
 
 
 def final_line(doc: dict[str, Any]) -> str:

@@ -120,8 +120,6 @@ def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_o
     status = []
     if link.get("online") is False:
         status.append(_paint(" BOARD OFFLINE ", ALERT, color))
-    elif link.get("online") is None:
-        status.append(_paint(" board not seen yet ", WARN, color))
     if bridge_online is False:
         status.append(_paint(" SCORER OFFLINE: this score may be stale ", ALERT, color))
     game = score.get("game", "pichenotte")

@@ -1056,7 +1056,7 @@ class WebApp:
         for b, row in boards.items():
             sides, totals = row["sides"], row["totals"]
             score = " - ".join(f"{s} {t}" for s, t in zip(sides, totals, strict=False)) or "?"
-            state = {True: "board online", False: "board offline", None: "board not seen yet"}.get(row["online"], "")
+            state = {True: "board online", False: "board offline", None: "scored by hand"}.get(row["online"], "")
             if row["over"]:
                 state = "match over" if row["game"] == "pichenotte" else "game over"
             rows.append(

@@ -116,3 +116,21 @@ def test_a_finished_flicochet_game_says_who_won(tmp_path: Path) -> None:
         assert b.submit("t1", line).accepted, line
     text = big_view(b.scoreboard("t1"))
     assert "GAME OVER: red wins 2-0" in text and "rounds (red-white): 1: 2-0" in text
+
+
+def test_a_game_kept_by_hand_says_so_instead_of_a_missing_board(tmp_path: Path) -> None:
+    """A club that scores by phone has no board: the scoreboard says the game is scored by hand, not that a board
+    was "not seen yet" above a live score (issue 20, 5). A board that spoke says how it is linked."""
+    from host.core.scoreboard import text_view
+    from host.displays.terminal import big_view
+
+    b = bridge(tmp_path)
+    assert b.submit("t1", "shot zone").accepted  # a scorer's phone: no board has spoken
+    doc: dict[str, Any] = json.loads(json.dumps(b.scoreboard("t1")))
+    assert doc["board_link"]["online"] is None
+    assert text_view(doc).splitlines()[0] == "board t1 · scored by hand (no board connected)"
+    assert "not seen" not in big_view(doc, width=100) and "BOARD" not in big_view(doc, width=100)
+    doc["board_link"] = {"online": True, "via": "mqtt"}
+    assert text_view(doc).splitlines()[0] == "board t1 · online via mqtt"
+    doc["board_link"] = {"online": False, "via": "serial /dev/ttyACM0"}
+    assert "BOARD OFFLINE" in big_view(doc, width=100)
