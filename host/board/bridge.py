@@ -48,6 +48,7 @@ from host.core.session import Outcome, Session, now_stamp
 from host.jsontext import canonical, compact
 from host.mqtt import BRIDGE_HEALTH, EVENTS, INPUT, RAW, RESULT, SCOREBOARD, board_topic
 from rules import games
+from rules.base import near_miss
 from rules.games import AnyGame
 
 log = logging.getLogger("flickboard.bridge")
@@ -284,6 +285,20 @@ class Bridge:
         self.recent.append({"at": _now(), "source": f"journal {board}", "code": "damaged", "reason": why})
         self.holds["damaged_lines"] += 1
         return session
+
+    def _unknown_board(self, board: str) -> str | None:
+        """Why an entry cannot be for `board`, or None. Without a list of boards, an entry does not make a board: a
+        mistyped id (`tabel-1`) would otherwise open a phantom board with a journal of its own, a place on every
+        screen and its own retained documents. A board is known by its list, its game or its journal; an operator
+        admits a new one on purpose with a `new` request."""
+        if self.boards is not None or board in self.games or self._journals_of(board):
+            return None
+        known = sorted(self.games)
+        with contextlib.suppress(OSError):
+            known = sorted({*self.games, *(p.name for p in self.journals.iterdir() if p.is_dir())})
+        near = near_miss(board, known) if known else None
+        hint = f"; did you mean {near!r}?" if near else (f" (boards: {', '.join(known[:8])})" if known else "")
+        return f"no game on board {board!r}: start one with a new match, or check the board id{hint}"
 
     def _journals_of(self, board: str) -> list[Path]:
         folder = self.journals / board
@@ -842,6 +857,9 @@ class Bridge:
             return invalid(str(e), e.rid)
         rid = req.rid
         if req.line is not None:
+            unknown = self._unknown_board(board)
+            if unknown:
+                return invalid(unknown, rid)
             try:
                 out = self.submit(board, req.line, rid=None if rid is None else f"{type(rid).__name__}:{rid}")
             except BridgeError as e:

@@ -147,7 +147,7 @@ def test_bad_lines_are_counted_with_a_reason_and_change_nothing(tmp_path: Path) 
 
 
 def test_manual_entries_over_the_input_topic(tmp_path: Path) -> None:
-    bridge, bus = make(tmp_path)
+    bridge, bus = make(tmp_path, boards=("t1",))  # a listed board's first entry starts the bridge's game
     ok = bridge.mqtt_input("t1", json.dumps({"id": "a", "line": "shot zone"}).encode())
     assert ok == {"id": "a", "ok": True, "entry": 1, "message": ok["message"], "board": "t1"}
     assert bus.last("flickboard/t1/result")["id"] == "a"
@@ -231,7 +231,7 @@ def test_events_are_applied_in_the_boards_order(tmp_path: Path) -> None:
 
 def test_a_resent_request_is_entered_once_even_after_a_restart(tmp_path: Path) -> None:
     """QoS 1 may deliver a request twice: its id is journaled, and the second copy is answered, not entered."""
-    bridge, _ = make(tmp_path)
+    bridge, _ = make(tmp_path, boards=("t1",))
     req = json.dumps({"id": "tap-1", "line": "shot zone"}).encode()
     first = bridge.mqtt_input("t1", req)
     again = bridge.mqtt_input("t1", req)
@@ -463,3 +463,27 @@ def test_a_send_that_fails_at_the_end_of_a_batch_stops_nothing_else(tmp_path: Pa
     assert b.acks() == [1, 2] and a.acks() == [1]
     assert bus.last("flickboard/ta/scoreboard")["entries"] == 2 and bus.last("flickboard/tb/scoreboard")["entries"] == 2
     assert [r["s"] for r in journal.read(bridge.games["ta"].session.journal.path).records] == [1, 2]
+
+
+def test_an_entry_for_a_board_nobody_knows_is_refused_not_made(tmp_path: Path) -> None:
+    """Issue 20, 6: a mistyped board id in `flickboard enter` opened a phantom board (a journal folder, a place on
+    every screen, retained documents). Without a list of boards, an entry is taken only for a board this bridge
+    knows (its game, its journal); a new match (`new`) admits one on purpose. The refusal names the near miss."""
+    bridge, bus = make(tmp_path)
+    first = bridge.mqtt_input("table-1", json.dumps({"id": "n", "new": {"players": ["Ana", "Ben"]}}).encode())
+    assert first["ok"]
+    typo = bridge.mqtt_input("tabel-1", json.dumps({"id": "e1", "line": "shot zone"}).encode())
+    assert not typo["ok"] and typo["entry"] is None
+    assert (
+        typo["message"] == "no game on board 'tabel-1': start one with a new match, or check the board id; "
+        "did you mean 'table-1'?"
+    )
+    assert not (tmp_path / "journals" / "tabel-1").exists() and "tabel-1" not in bridge.games
+    assert not [t for t, *_ in bus.msgs if "tabel-1" in t and not t.endswith("/result")]
+    assert bridge.mqtt_input("table-1", json.dumps({"id": "e2", "line": "shot zone"}).encode())["ok"]
+    bridge.close()
+    again, _ = make(tmp_path)  # after a restart the board is known by its journal
+    assert again.mqtt_input("table-1", json.dumps({"id": "e3", "line": "hit"}).encode())["entry"] == 2
+    again.close()
+    listed, _ = make(tmp_path / "listed", boards=("t9",))  # a listed board is admitted by its list
+    assert listed.mqtt_input("t9", json.dumps({"id": "e4", "line": "shot zone"}).encode())["ok"]

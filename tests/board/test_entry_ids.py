@@ -25,7 +25,7 @@ FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 
 def bridge_on(folder: Path) -> Bridge:
     """A bridge on the journals in `folder`: a new one each time, as after a kill -9 and a restart."""
-    return Bridge(folder, GameSetup("tournament-2019", ("Ana", "Ben")), None, None)
+    return Bridge(folder, GameSetup("tournament-2019", ("Ana", "Ben")), ("t1",), None)
 
 
 def entries(folder: Path) -> list[str]:

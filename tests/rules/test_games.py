@@ -279,7 +279,7 @@ def test_the_bridge_runs_a_quebec_partie_with_pocket_sensors(tmp_path: Path) -> 
 
 def test_the_bridge_starts_flicochet_and_refuses_what_does_not_fit(tmp_path: Path) -> None:
     bus = Bus()
-    bridge = Bridge(tmp_path / "journals", GameSetup("flicochet+double-jack", ("Ann", "Bob", "Cat")), None, bus)
+    bridge = Bridge(tmp_path / "journals", GameSetup("flicochet+double-jack", ("Ann", "Bob", "Cat")), ("fl",), bus)
     assert ask(bridge, "fl", {"id": 1, "line": "flick"})["ok"]
     score = bus.last("flickboard/fl/scoreboard")["score"]
     assert score["game"] == "flicochet" and score["jacks"] == 2 and score["target"] == 12  # DOUBLE-JACK 1, 3
