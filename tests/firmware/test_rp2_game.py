@@ -28,7 +28,7 @@ import serial
 from e2e import FLICKBOARD, BridgeProc, Watcher, bridge_args, game, replay_summary
 from rp2_board import TEST_CONFIG, flashed
 
-from host.board.protocol import ProtocolError, decode_line
+from host.board.protocol import ProtocolError, decode_line, encode_command
 from host.core import journal
 from host.sim.board_scenario import from_transcript
 from host.sim.broker import Broker
@@ -242,6 +242,9 @@ def test_flickboard_sim_rp2_plays_a_scenario_behind_its_port(rp2_build: Path, tm
         assert not (control / "h1.at").exists(), "the timeline waits for a program on the port"
         usb = _Usb(port)
         try:
+            # As a bridge does on opening a port: a ping, so the board sends again what nobody acknowledged. Its
+            # hello may have gone out before the port was open, and bytes for a closed USB port are lost.
+            usb.port.write((encode_command({"c": "ping"}) + "\n").encode())
             hello = usb.until("hello")
             assert hello["b"] == "demo" and hello["s"] == 1
             deadline = time.monotonic() + 60
