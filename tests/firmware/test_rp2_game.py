@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -233,9 +234,13 @@ def test_flickboard_sim_rp2_plays_a_scenario_behind_its_port(rp2_build: Path, tm
     path = tmp_path / "scenario.json"
     path.write_text(json.dumps(scenario))
     control = tmp_path / "control"
-    env = _env(rp2_build)
+    env = _env(rp2_build, PYTHONFAULTHANDLER="1")
     cmd = [FLICKBOARD, "sim", "--rp2", str(path), "--board", "demo", "--control", str(control)]
     proc, line = _start(cmd, env, "emulated Pico demo on ")
+    output: list[str] = []  # what it says from now on, read as it comes: a pipe nobody reads stops its writer
+    assert proc.stdout is not None
+    reader = threading.Thread(target=lambda: output.extend(proc.stdout or ()), daemon=True)
+    reader.start()
     try:
         port = line.split(" on ", 1)[1].split(" (", 1)[0]
         time.sleep(1.0)
@@ -260,7 +265,14 @@ def test_flickboard_sim_rp2_plays_a_scenario_behind_its_port(rp2_build: Path, tm
             assert passed["n"] == "hole" and abs(passed["dur_us"] - 900) <= 5
         finally:
             usb.port.close()
-        assert proc.wait(120) == 0
+        try:
+            assert proc.wait(120) == 0, "".join(output)
+        except subprocess.TimeoutExpired:  # say where it was: its threads' stacks (faulthandler) and its last words
+            proc.send_signal(signal.SIGABRT)
+            proc.wait(30)
+            reader.join(10)
+            said = "".join(output)[-6000:]
+            raise AssertionError(f"flickboard sim --rp2 still ran 120 s after its scenario's end:\n{said}") from None
     finally:
         if proc.poll() is None:
             proc.kill()
