@@ -1,6 +1,5 @@
 """`flickboard web` (host/displays/web.py, host/displays/webui/), all real parts: Mosquitto, a bridge in-process with
-its MQTT link, the web server on a free port, and a headless Chromium driven over the DevTools protocol
-(tests/support/web_cdp.py).
+its MQTT link, the web server on a free port, and a headless Chromium driven by Playwright (tests/support/web_rig.py).
 
 The HTTP API is tested first without a browser (paths, checks on entries, the event stream, a broker restart, the
 command itself); then the pages in the browser: the TV follows the game and says when the board or the scorer is
@@ -26,8 +25,18 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
-from web_cdp import Chromium, Page, png_colours, read_png
-from web_rig import BOARD, QUEBEC_MID_GAME, Rig, mid_game, other_game, screenshots, tv_screenshot
+from web_rig import (
+    BOARD,
+    QUEBEC_MID_GAME,
+    Chromium,
+    Page,
+    Rig,
+    check_png,
+    mid_game,
+    other_game,
+    screenshots,
+    tv_screenshot,
+)
 
 from host.config import parse_mqtt_url
 from host.displays.web import WebConfig, start_web
@@ -48,8 +57,8 @@ def rig(broker: Broker, tmp_path: Path) -> Iterator[Rig]:
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
-    with Chromium(tmp_path_factory.mktemp("chromium")) as b:
+def browser() -> Iterator[Chromium]:
+    with Chromium() as b:
         yield b
 
 
@@ -101,7 +110,7 @@ class Events:
     def next(self) -> tuple[str, Any]:
         event, data = "message", []
         while True:
-            raw = self.resp.fp.readline()
+            raw = self.resp.readline()  # the body's lines, the HTTP/1.1 chunks taken off
             if not raw:
                 raise EOFError("the stream ended")
             line = raw.decode().rstrip("\n")
@@ -130,12 +139,6 @@ class Events:
     def close(self) -> None:
         self.resp.close()  # the response holds the socket too
         self.conn.close()
-
-
-def check_png(data: bytes, width: int, height: int | None = None) -> None:
-    w, h, rows = read_png(data)
-    assert w == width and (height is None or h == height), (w, h)
-    assert png_colours(rows, len(rows[0]) // w) > 8, "the screenshot is (nearly) one flat colour"
 
 
 # ---------------------------------------------------------------- the HTTP API, no browser
@@ -380,8 +383,7 @@ def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path:
 
 
 def open_page(browser: Chromium, rig: Rig, kind: str, width: int, height: int) -> Page:
-    page = browser.page()
-    page.viewport(width, height, mobile=kind == "enter")
+    page = browser.page(width, height, mobile=kind == "enter")
     if kind == "enter":  # the scorer's phone opens the operator's link once: it keeps the key
         page.goto(f"{rig.url}/scorer?key={rig.web.key}")
     page.goto(f"{rig.url}/{kind}/{BOARD}")

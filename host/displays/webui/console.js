@@ -1,0 +1,2 @@
+// Console: placeholder, replaced by the operator's console script.
+"use strict";
