@@ -9,7 +9,8 @@ weights are built so that, in this order:
 2. the bye goes to the lowest-ranked entrant who has not had one;
 3. the sum over the pairs of (difference in wins)² is as small as it can be: pairs stay within their score group,
    and a group with an odd count sends one entrant down to the nearest group;
-4. within a score group the top half meets the bottom half (1st against the first of the lower half, and so on).
+4. within a score group the top half meets the bottom half (1st against the first of the lower half, and so on),
+   and an entrant sent down is the lowest of its group, meeting the highest of the group below.
 Each level weighs more than everything the levels below it can add up to, so it is a strict priority.
 """
 
@@ -46,8 +47,8 @@ def pair(
         group_size[wins[e]] = group_size.get(wins[e], 0) + 1
         group_start.setdefault(wins[e], i)
     top = max(wins[e] for e in ranked) - min(wins[e] for e in ranked) + 1
-    c_half = 1
-    c_score = n * n + 1  # more than all the half-group terms together
+    c_small = 1
+    c_score = n * n + 1  # more than all the within-group terms together (at most 2n a pair)
     c_bye = c_score * n * top * top + 1  # more than all the score terms together
     base = c_bye * (n + 1) + 1  # every weight stays positive
     graph = nx.Graph()
@@ -57,12 +58,11 @@ def pair(
             if frozenset((a, b)) in met:
                 continue
             d = wins[a] - wins[b]
-            half = 0
-            if d == 0:
-                g = group_size[wins[a]]
-                ia, ib = pos[a] - group_start[wins[a]], pos[b] - group_start[wins[b]]
-                half = abs(abs(ib - ia) - g // 2)
-            graph.add_edge(a, b, weight=base - c_score * d * d - c_half * half)
+            ia, ib = pos[a] - group_start[wins[a]], pos[b] - group_start[wins[b]]
+            # same group: top half against bottom half; a floater: the lowest of its group against the highest below
+            same = abs(abs(ib - ia) - group_size[wins[a]] // 2)
+            small = same if d == 0 else (group_size[wins[a]] - 1 - ia) + ib
+            graph.add_edge(a, b, weight=base - c_score * d * d - c_small * small)
     bye: str | None = None
     if n % 2:
         eligible = [e for e in ranked if e not in had_bye]
