@@ -29,7 +29,8 @@ Acts ("act": ...) and their fields:
 - `withdraw` / `disqualify`: entrant, reason. Their unplayed matches are lost by walkover; they are not paired again.
 - `stage`: name, format (round-robin | swiss | single-elimination | double-elimination | pools), options
   ({"rounds": N} Swiss, {"reset": bool} double elimination, {"pools": N} pools), game, rules, match (a game's match
-  format: "games:8" for Pichenotte, the target for Québec and Flicochet), tiebreaks (the chain, see standings.py),
+  format: "games:8" for Pichenotte, the target for Québec and Flicochet), tiebreaks (the chain, see standings.py;
+  null: the format's usual one),
   intake (null: every active entrant; {"from": STAGE, "top": N}: the first N of a finished stage, or of each pool),
   entrants (the seeding order, from `proposals.seeding`).
 - `pair`: stage, round, pairs [[a, b], ...], bye (a Swiss round, from `proposals.next_round`). Round robins and

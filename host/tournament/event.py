@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from host.tournament import brackets, roundrobin
-from host.tournament.standings import TIEBREAKS, Played, Shootout, Table, table
+from host.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS, Played, Shootout, Table, table
 from rules import games
 
 FORMATS = ("round-robin", "swiss", "single-elimination", "double-elimination", "pools")
@@ -275,8 +275,8 @@ class Event:
             raise ActError("a stage's options must be an object")
         options = self._options(str(fmt), options)
         chain = act.get("tiebreaks")
-        if chain is None:
-            chain = []
+        if chain is None:  # the usual chain of the format; an empty list is no tie-break at all
+            chain = list(SWISS_CHAIN if fmt == "swiss" else DEFAULT_CHAIN)
         if type(chain) is not list or any(k not in TIEBREAKS for k in chain) or len(set(chain)) != len(chain):
             raise ActError(f"the tie-breaks are a list of different ones of {', '.join(TIEBREAKS)}")
         entrants = act.get("entrants")

@@ -204,3 +204,26 @@ def test_doubles_teams_play_the_doubles_format(director: Make) -> None:
     d.add_entrant("Solo")
     with pytest.raises(ActError, match="all singles or all doubles"):
         d.start_stage("rr2", "round-robin")
+
+
+def test_a_tie_across_the_cut_waits_for_a_twenties_shootout(director: Make) -> None:
+    # A beat B, B beat C, C beat A, all 200-100: level on wins, the mini-league, twenties, points and difference.
+    # Two go on: the stage refuses to guess until a shoot-out (001 R-1-B) is entered like a match.
+    d = director("A", "B", "C")
+    d.start_stage("rr", "round-robin")
+    st = d.event.stages["rr"]
+    for m in list(st.matches.values()):
+        w = {frozenset("AB"): "A", frozenset("BC"): "B", frozenset("AC"): "C"}[frozenset(m.sides)]
+        play(d, m.id, w, (200, 100))
+    assert d.event.table(st).unresolved == [["A", "B", "C"]]
+    with pytest.raises(ActError, match="shoot-out"):
+        d.start_stage("final", "single-elimination", intake={"from": "rr", "top": 2})
+    d.shootout("rr", ["A", "B", "C"], [4, 6, 2])
+    rows = d.event.table(st).rows
+    assert [(r.entrant, r.rank, r.decided_by) for r in rows] == [
+        ("B", 1, "shootout"),
+        ("A", 2, "shootout"),
+        ("C", 3, None),
+    ]
+    d.start_stage("final", "single-elimination", intake={"from": "rr", "top": 2})
+    assert d.event.stages["final"].entrants == ["B", "A"]
