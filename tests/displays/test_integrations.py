@@ -290,7 +290,10 @@ SENSOR_KEYS = [
     "shot_kind",
     "state",
 ]
-DIAGNOSTIC_KEYS = ["board", "events_missing", "events_behind", "board_messages", "boot", "link", "queued", "refused"]
+DIAGNOSTIC_KEYS = [
+    *("board", "events_missing", "only_repeats", "events_behind", "board_messages", "boot", "link", "queued"),
+    "refused",
+]
 TRIGGER_KEYS = ["twenty", "ditch", "game_over", "match_over", "manche_over", "round_over"]
 BUTTON_KEYS = ["confirm", "undo", "reviewed"]
 BRIDGE_AVAILABLE = {
@@ -418,6 +421,7 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
         assert values(last, DIAGNOSTIC_KEYS) == {
             **dict.fromkeys(("events_missing", "events_behind", "board_messages", "boot", "link"), "None"),
             "board": "OFF",
+            "only_repeats": "OFF",
             "queued": "0",
             "refused": "0",
         }
@@ -464,6 +468,7 @@ def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp
         assert got == {
             "board": "ON",
             "events_missing": "OFF",
+            "only_repeats": "OFF",
             "events_behind": "0",
             "board_messages": "2",
             "boot": "7",
@@ -475,7 +480,12 @@ def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp
         behind["board_link"].update(high_water=5, missing=[[3, 5]], in_sync=False)
         got = {k: render(cmps[k]["value_template"], json.dumps(behind).encode()) for k in DIAGNOSTIC_KEYS}
         assert (got["events_missing"], got["events_behind"]) == ("ON", "3")
-        assert cmps["events_missing"]["device_class"] == "problem"
+        assert cmps["events_missing"]["device_class"] == cmps["only_repeats"]["device_class"] == "problem"
+        repeats = json.loads(doc)
+        repeats["board_link"]["only_duplicates"] = {"since": "2026-11-24T03:00:00.000000Z", "count": 4}
+        assert render(cmps["only_repeats"]["value_template"], json.dumps(repeats).encode()) == "ON"
+        del repeats["board_link"]["only_duplicates"]  # a bridge of an earlier version: unknown
+        assert render(cmps["only_repeats"]["value_template"], json.dumps(repeats).encode()) == "None"
     finally:
         runner.stop()
         running.stop()
