@@ -446,7 +446,7 @@ class Event:
             raise ActError("a round's pairs are a list of [entrant, entrant]")
         playing = [e for e in st.entrants if self.entrants[e].active]
         named = [x for p in pairs for x in p] + ([bye] if bye is not None else [])
-        if sorted(map(str, named)) != sorted(playing):
+        if any(type(x) is not str for x in named) or sorted(named) != sorted(playing):
             raise ActError(f"round {r} must pair every active entrant of stage {st.name} once")
         if (bye is not None) != (len(playing) % 2 == 1):
             raise ActError("a bye is given exactly when the count of entrants still playing is odd")

@@ -4,6 +4,7 @@ similar games run (issue 21)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import pytest
@@ -227,3 +228,35 @@ def test_a_tie_across_the_cut_waits_for_a_twenties_shootout(director: Make) -> N
     ]
     d.start_stage("final", "single-elimination", intake={"from": "rr", "top": 2})
     assert d.event.stages["final"].entrants == ["B", "A"]
+
+
+@pytest.mark.parametrize("fmt", ["single-elimination", "double-elimination"])
+def test_every_bracket_size_from_2_to_17_plays_out(director: Make, fmt: str) -> None:
+    """Random results (seeded) through brackets of every size, byes included: one champion; in single elimination
+    everyone else lost once; in double elimination (with the reset) everyone else lost exactly twice and the
+    champion at most once; no match is left undecided and nobody plays twice in a round."""
+    rng = random.Random(fmt)
+    for n in range(2, 18):
+        d = director(*[f"E{i:02d}" for i in range(n)], path=f"{fmt}-{n}.jsonl")
+        d.start_stage("b", fmt)
+        st = d.event.stages["b"]
+        while not st.complete:
+            ready = [m for m in st.matches.values() if m.state == "ready"]
+            assert ready, f"{n} entrants: the bracket is stuck"
+            for m in ready:
+                play(d, m.id, rng.choice(m.sides))
+        champion = d.event.champion(st)
+        losses: dict[str, int] = dict.fromkeys(st.entrants, 0)
+        for m in st.matches.values():
+            if m.state == "done":
+                losses[m.loser] += 1
+        assert champion is not None
+        want = 1 if fmt == "single-elimination" else 2
+        assert all(v == want for e, v in losses.items() if e != champion), (n, losses)
+        assert losses[champion] == (0 if fmt == "single-elimination" else losses[champion]) <= 1
+        rounds: dict[int, list[str]] = {}
+        for m in st.matches.values():
+            if m.state == "done":
+                rounds.setdefault(m.round, []).extend(m.sides)
+        assert all(len(v) == len(set(v)) for v in rounds.values())
+        assert sorted(p for p, _ in d.event.placings(st))[0] == 1
