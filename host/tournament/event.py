@@ -689,7 +689,7 @@ class Event:
 
     def placings(self, st: Stage) -> list[tuple[int | None, str]]:
         """(place, entrant) of an elimination stage: the champion 1st, then by the round each was knocked out in
-        (the same round: the same place); None for those still in it."""
+        (the same round: the same place, behind everyone still in); None for those still in it."""
         key: dict[str, int] = {}
         for m in st.matches.values():
             if not m.decided or m.loser in (PENDING, EMPTY):
@@ -702,10 +702,11 @@ class Event:
         champ = self.champion(st)
         if champ is not None:
             key[champ] = 1 << 30
+        still_in = sum(1 for e in st.entrants if e not in key and self.entrants[e].active)
         out: list[tuple[int | None, str]] = []
         for e in st.entrants:
             k = key.get(e)
-            out.append((None if k is None else 1 + sum(1 for v in key.values() if v > k), e))
+            out.append((None if k is None else 1 + still_in + sum(1 for v in key.values() if v > k), e))
         out.sort(key=lambda p: (p[0] is None, p[0] or 0, st.entrants.index(p[1])))
         return out
 

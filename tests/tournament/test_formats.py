@@ -88,9 +88,12 @@ def test_single_elimination_byes_to_the_top_seeds(director: Make) -> None:
     play(d, "ko/W1-2", "E")
     play(d, "ko/W1-4", "C")
     assert sides(d, "ko/W2-1") == ["A", "E"] and sides(d, "ko/W2-2") == ["B", "C"]
+    # While it is played, those knocked out rank behind everyone still in: D and F share 5th of 6.
+    assert ev.placings(ev.stages["ko"])[:2] == [(5, "D"), (5, "F")]
     play(d, "ko/W2-1", "A")
     play(d, "ko/W2-2", "C")
     assert ev.champion(ev.stages["ko"]) is None
+    assert ev.placings(ev.stages["ko"]) == [(3, "B"), (3, "E"), (5, "D"), (5, "F"), (None, "A"), (None, "C")]
     play(d, "ko/W3-1", "A")
     st = ev.stages["ko"]
     assert st.complete and ev.champion(st) == "A"
