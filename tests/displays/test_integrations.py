@@ -787,6 +787,7 @@ def test_commands_are_off_by_default(broker: Broker, tmp_path: Path, caplog: pyt
     off = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant"))
     ha = next(i for i in off.integrations if isinstance(i, HomeAssistant))
     assert ha.buttons is False and "confirm" not in ha.config("t1")["cmps"]
+    assert "flickboard/+/result" not in off.topics()  # nothing to answer: the answers are not read either
     on = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant", "--ha-commands"))
     ha = next(i for i in on.integrations if isinstance(i, HomeAssistant))
     assert ha.buttons is True
