@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from host.tournament import ActError, Director, PairingError, read
-from host.tournament.proposals import next_round, seeding
+from host.tournament.proposals import next_match, next_round, seeding
 from host.tournament.swiss import pair
 
 Make = Callable[..., Director]
@@ -128,7 +128,7 @@ def test_a_withdrawn_entrant_is_not_paired_and_loses_its_match_by_walkover(direc
 PROPOSE = """
 import json, sys
 from host.tournament import read
-from host.tournament.proposals import next_round, seeding
+from host.tournament.proposals import next_match, next_round, seeding
 ev = read(sys.argv[1])
 print(json.dumps([next_round(ev, "s"), seeding(ev, "next")]))
 """
@@ -152,3 +152,21 @@ def test_the_proposals_do_not_depend_on_the_process(director: Make) -> None:
     assert len(outs) == 1
     here = json.loads(outs.pop())
     assert here == json.loads(json.dumps([next_round(d.event, "s"), seeding(d.event, "next")]))
+
+
+def test_the_next_free_board_takes_the_longest_waiting_entrants(director: Make) -> None:
+    d = director(*"ABCDEFGH")
+    d.start_stage("s", "swiss", options={"rounds": 2})
+    d.pair_round("s")
+    assert next_match(d.event) == "s/R1-1"  # everyone has waited since the start: the first of the draw
+    d.assign("s/R1-1", "table-1")
+    assert next_match(d.event) == "s/R1-2"
+    for m in ("s/R1-2", "s/R1-3", "s/R1-4", "s/R1-1"):  # R1-1 (A-E) finishes last
+        win(d, m, d.event.matches[m].sides[0])
+    d.pair_round("s")
+    order = []
+    while (m := next_match(d.event)) is not None:
+        order.append(d.event.matches[m].sides)
+        d.assign(m, f"table-{len(order)}")
+    # A and E finished last, so their matches go to a board after the others'.
+    assert len(order) == 4 and not {"A", "E"} & set(order[0] + order[1])
