@@ -288,24 +288,31 @@ def load_key(env: dict[str, str], key_file: str | None) -> tuple[str, str]:
 # ---------------------------------------------------------------- the broker side
 
 
-RESYNC = ("resync", "")  # a page fell behind: its backlog was dropped, it is sent the status and latest scoreboard
+RESYNC = b"\0resync"  # in a page's queue: it fell behind, its backlog was dropped; send the status and scoreboard
+PING = b": ping\n\n"  # a comment, on a quiet stream (proxies and browsers close idle ones)
+
+
+def sse(event: str, data: str) -> bytes:
+    """One Server-Sent Event, as it goes on the wire (made once per update, whatever the number of pages)."""
+    return f"event: {event}\ndata: {data}\n\n".encode()
 
 
 class Stream:
-    """The events waiting for one open event stream, in the server's event loop: (event name, one-line JSON data).
-    The hub hands them over from paho's thread with `loop.call_soon_threadsafe`; everything here runs in the loop."""
+    """What waits to be sent on one open event stream, in the server's event loop: whole events, as bytes. The hub
+    hands them over from paho's thread with `loop.call_soon_threadsafe`; everything here runs in the loop."""
 
     def __init__(self, board: str) -> None:
         self.board = board
-        self.queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue(MAX_QUEUED)
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED)
         self.closed = False
         self.resyncs = 0  # times this page fell MAX_QUEUED events behind
+        self.sent_at = time.monotonic()  # when something last went out (the pinger's clock)
 
-    def push(self, event: str, data: str) -> None:
+    def push(self, chunk: bytes) -> None:
         if self.closed:
             return
         try:
-            self.queue.put_nowait((event, data))
+            self.queue.put_nowait(chunk)
         except asyncio.QueueFull:  # a page that cannot keep up: not a backlog, the latest scoreboard when it can
             self._drain()
             self.resyncs += 1
@@ -359,6 +366,7 @@ class Hub:
         self.loop: asyncio.AbstractEventLoop | None = None  # the HTTP server's: the streams live there
         self.streams: set[Stream] = set()  # the open event streams (changed in the loop only)
         self.by_board: dict[str, set[Stream]] = {}
+        self._pinger: asyncio.Task[None] | None = None  # the loop's one task that pings quiet streams
         self.pending: dict[str, _Answer] = {}
         self._last_problem = ""
         self._closing = False
@@ -415,6 +423,8 @@ class Hub:
             loop.call_soon_threadsafe(fn, *args)
 
     def _close_streams(self) -> None:
+        if self._pinger is not None:
+            self._pinger.cancel()
         for s in list(self.streams):
             s.close()
 
@@ -527,18 +537,27 @@ class Hub:
             return {"broker": self.connected, "bridge": self.bridge}
 
     def _fan(self, board: str, event: str, data: str) -> None:
-        self._in_loop(self._fan_here, board, event, data)
+        self._in_loop(self._fan_here, board, sse(event, data))
 
-    def _fan_here(self, board: str, event: str, data: str) -> None:
+    def _fan_here(self, board: str, chunk: bytes) -> None:
         for s in list(self.by_board.get(board, ())):
-            s.push(event, data)
+            s.push(chunk)
 
     def _fan_status(self) -> None:
-        self._in_loop(self._fan_status_here, json.dumps(self.status()))
+        self._in_loop(self._fan_status_here, sse("status", json.dumps(self.status())))
 
-    def _fan_status_here(self, data: str) -> None:
+    def _fan_status_here(self, chunk: bytes) -> None:
         for s in list(self.streams):
-            s.push("status", data)
+            s.push(chunk)
+
+    async def _ping(self) -> None:
+        """Every second, a `: ping` to each stream quiet for PING_EVERY (one task for all, not a timer per page)."""
+        while True:
+            await asyncio.sleep(1.0)
+            quiet = time.monotonic() - PING_EVERY
+            for s in list(self.streams):
+                if s.sent_at <= quiet and s.queue.empty():
+                    s.push(PING)
 
     @property
     def closing(self) -> bool:
@@ -555,6 +574,8 @@ class Hub:
         stops. In the loop."""
         if len(self.streams) >= MAX_STREAMS or self._closing:
             return None
+        if self._pinger is None or self._pinger.done():
+            self._pinger = asyncio.get_running_loop().create_task(self._ping())
         s = Stream(board)
         self.streams.add(s)
         self.by_board.setdefault(board, set()).add(s)
@@ -780,7 +801,7 @@ def _client(request: Request) -> str:
 
 class _EventStream(Response):
     """`text/event-stream` for one page: `retry`, `status` and the latest `scoreboard` at once, then what the hub
-    hands to its queue, and a `: ping` comment after PING_EVERY of quiet. Ends when the page goes (its connection
+    hands to its queue (the hub's `: ping` too, after PING_EVERY of quiet). Ends when the page goes (its connection
     closes: noticed at once) or the server stops."""
 
     def __init__(self, hub: Hub, stream: Stream, first: str) -> None:
@@ -801,23 +822,11 @@ class _EventStream(Response):
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             await send({"type": "http.response.body", "body": self.first.encode(), "more_body": True})
-            loop = asyncio.get_running_loop()
-            quiet_since = loop.time()
-            while True:
-                try:
-                    async with asyncio.timeout(max(0.0, PING_EVERY - (loop.time() - quiet_since))):
-                        item = await stream.queue.get()
-                except TimeoutError:
-                    chunk = ": ping\n\n"
-                else:
-                    if item is None:  # closed: the page went, or the server stops
-                        break
-                    if item is RESYNC:
-                        chunk = self.hub.stream_start(stream.board)
-                    else:
-                        chunk = f"event: {item[0]}\ndata: {item[1]}\n\n"
-                await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
-                quiet_since = loop.time()
+            while (chunk := await stream.queue.get()) is not None:  # None: the page went, or the server stops
+                if chunk == RESYNC:
+                    chunk = self.hub.stream_start(stream.board).encode()
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                stream.sent_at = time.monotonic()
             if not watcher.done():
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
