@@ -331,7 +331,9 @@ class Event:
     def _game(act: dict[str, Any], entrants: list[Entrant]) -> tuple[str, str, str | None]:
         """The stage's game, rule set and match format, checked by setting up one match of it."""
         try:
-            game = games.game_name(act.get("game") if type(act.get("game")) is str else None)
+            if act.get("game") is not None and type(act.get("game")) is not str:
+                raise ActError("a stage's game is a text (pichenotte, quebec, flicochet)")
+            game = games.game_name(act.get("game"))
             cls = games.get(game)
             rules = act.get("rules") or cls.default_rules
             match = act.get("match")
@@ -583,7 +585,7 @@ class Event:
     def _shootout(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         st = self._stage_of(act.get("stage"))
         who, twenties = act.get("entrants"), act.get("twenties")
-        if type(who) is not list or len(who) < 2 or len(set(map(str, who))) != len(who):
+        if type(who) is not list or any(type(e) is not str for e in who) or len(who) < 2 or len(set(who)) != len(who):
             raise ActError("a shoot-out is between two or more different entrants")
         if any(e not in st.entrants for e in who):
             raise ActError(f"everyone in a shoot-out of stage {st.name} is an entrant of it")
