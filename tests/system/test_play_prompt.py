@@ -1,8 +1,8 @@
 """`flickboard play`'s prompt on a real terminal: prompt_toolkit, with Tab completing the notation of the match's game
-and its player and side names, and a history. The completer alone; a PromptSession fed keys through prompt_toolkit's
-pipe input; and the real program on a pseudo-terminal that says it is an xterm, typing a partial word and Tab. On a
-dumb terminal, or without prompt_toolkit, it is readline (tests/system/test_play_pty.py); from a pipe, plain lines
-(tests/system/test_cli.py)."""
+and its player and side names, and a history; and `flickboard enter`'s, typing entries for a running bridge. The
+completer alone; a PromptSession fed keys through prompt_toolkit's pipe input; and the real programs on a
+pseudo-terminal that says it is an xterm, typing a partial word and Tab. On a dumb terminal, or without
+prompt_toolkit, it is readline (tests/system/test_play_pty.py); from a pipe, plain lines (tests/system/test_cli.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from host.cli.play import completion_words, completions, notation_completer, prompt_session
+from host.sim.broker import Broker
 from rules import games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -204,3 +205,75 @@ def test_without_prompt_toolkit_it_is_readline(tmp_path: Path) -> None:
         t.close()
     lines = (tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()[1:]
     assert [json.loads(line)["in"] for line in lines] == ["choose leave"]
+
+
+def _bridge(broker: Broker, journals: Path) -> subprocess.Popen[str]:
+    url = f"mqtt://{broker.host}:{broker.port}"
+    args = ["bridge", "--mqtt", url, "--boards", "t1", "--journals", str(journals), "--players", "Ana", "Kim"]
+    bridge = subprocess.Popen([FLICKBOARD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert bridge.stdout is not None and "flickboard bridge: mqtt" in bridge.stdout.readline()
+    return bridge
+
+
+def _stop(bridge: subprocess.Popen[str]) -> None:
+    bridge.send_signal(signal.SIGTERM)
+    bridge.wait(20)
+    err = bridge.stderr.read() if bridge.stderr else ""
+    assert "Traceback" not in err, err
+    for f in (bridge.stdout, bridge.stderr):
+        if f is not None:
+            f.close()
+
+
+def test_enter_at_a_terminal_completes_the_boards_game(broker: Broker, tmp_path: Path) -> None:
+    """`flickboard enter` without an entry, at a terminal: the words of the board's game (from its retained
+    scoreboard), its players' names and the bridge's own words complete; each entry is answered."""
+    bridge = _bridge(broker, tmp_path / "journals")
+    url = f"mqtt://{broker.host}:{broker.port}"
+    t = Xterm(tmp_path, [FLICKBOARD, "enter", "--mqtt", url, "--board", "t1"])
+    try:
+        t.expect(b"entries for board t1: one per line")
+        t.expect(b"\x1b[?2004h")
+        t.type("shot z")
+        t.type("\t")
+        t.expect(b"one")
+        t.type("\r")
+        t.expect(b"[1] shot zone")
+        t.expect(b"\x1b[?2004h")
+        t.type("shot Ki")
+        t.type("\t")
+        t.expect(b"m")
+        t.type(" hi\t\r")
+        t.expect(b"[2] shot Kim hit")
+        t.expect(b"\x1b[?2004h")
+        t.type("revi\t\r")  # the bridge's own word: nothing to review
+        t.expect(b"refused: ")
+        t.expect(b"\x1b[?2004h")
+        t.type("\x04")
+        assert t.proc.wait(10) == 1  # one entry was refused
+    finally:
+        t.close()
+        _stop(bridge)
+    lines = next((tmp_path / "journals" / "t1").glob("*.jsonl")).read_text(encoding="utf-8").splitlines()[1:]
+    assert [json.loads(line)["in"] for line in lines] == ["shot zone", "shot Kim hit", "reviewed"]
+
+
+def test_enter_reads_entries_from_a_pipe(broker: Broker, tmp_path: Path) -> None:
+    bridge = _bridge(broker, tmp_path / "journals")
+    url = f"mqtt://{broker.host}:{broker.port}"
+    try:
+        p = subprocess.run(
+            [FLICKBOARD, "enter", "--mqtt", url, "--board", "t1"],
+            input="shot zone\n# a comment\n\nhit\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.splitlines() == ["[1] shot zone", "[2] hit"]
+        empty = subprocess.run(
+            [FLICKBOARD, "enter", "--mqtt", url, "--board", "t1"], input="", capture_output=True, text=True, timeout=60
+        )
+        assert empty.returncode == 2 and "give the entry to send" in empty.stderr
+    finally:
+        _stop(bridge)
