@@ -15,7 +15,8 @@ Public API (everything else is internal):
         d.result("swiss/R1-1", "Ana", points=[310, 250], twenties=[6, 4], twenties_confirmed=True,
                  source="board", evidence={"journal": "journals/table-1/....jsonl"})
         d.start_stage("final", "single-elimination", intake={"from": "swiss", "top": 8})
-        d.event            # the fold: Event (entrants, stages, matches); d.event.table(stage) the standings
+        d.event            # the fold: Event (entrants, stages, matches); d.event.table(stage) the standings,
+                           # d.event.placings(stage) a bracket's, d.event.final_standings() the whole event's
     proposals.next_match(d.event)   # the match the next free board should take (longest-waiting first)
     read(path)             # the same Event from the file, without the lock (a live director may be writing)
     dumps(event)           # the whole event as canonical JSON bytes (identical for identical journals)

@@ -691,7 +691,7 @@ class Event:
 
     def placings(self, st: Stage) -> list[tuple[int | None, str]]:
         """(place, entrant) of an elimination stage: the champion 1st, then by the round each was knocked out in
-        (the same round: the same place, behind everyone still in); None for those still in it."""
+        (the same round: the same place, behind everyone still in); None for those still in it, listed first."""
         key: dict[str, int] = {}
         for m in st.matches.values():
             if not m.decided or m.loser in (PENDING, EMPTY):
@@ -709,7 +709,38 @@ class Event:
         for e in st.entrants:
             k = key.get(e)
             out.append((None if k is None else 1 + still_in + sum(1 for v in key.values() if v > k), e))
-        out.sort(key=lambda p: (p[0] is None, p[0] or 0, st.entrants.index(p[1])))
+        out.sort(key=lambda p: (p[0] is not None, p[0] or 0, st.entrants.index(p[1])))  # those still in first
+        return out
+
+    def ranking(self, st: Stage) -> list[tuple[int | None, str]]:
+        """(place, entrant) within one stage: a bracket's placings; a table's ranks (level entrants share one); pools
+        by their place in the pool first (every pool's winner, then the runners-up, ...), each place ordered by
+        wins, point difference, points, then pool order, as `intake` seeds them."""
+        if st.format in BRACKETS:
+            return self.placings(st)
+        if st.format != "pools":
+            return [(r.rank, r.entrant) for r in self.table(st).rows]
+        rows = []
+        for gi in range(len(st.pools)):
+            for place, r in enumerate(self.table(st, gi).rows):
+                rows.append((place, -r.wins, -r.diff, -r.points_for, gi, r.entrant))
+        rows.sort()
+        return [(i + 1, row[-1]) for i, row in enumerate(rows)]
+
+    def final_standings(self) -> list[tuple[int | None, str, str]]:
+        """(place, entrant, stage) for the whole event: the last stage's ranking, then those who did not reach it by
+        their ranking in the stage before, and so on (entrants who played no stage are left out). A place is None
+        while the stage that gives it is still being played."""
+        out: list[tuple[int | None, str, str]] = []
+        placed: set[str] = set()
+        for st in reversed(self.stages.values()):
+            ranking = [(p, e) for p, e in self.ranking(st) if e not in placed]
+            still_in = sum(1 for p, _ in ranking if p is None)
+            offset = len(out)
+            for p, e in ranking:
+                better = None if p is None else still_in + sum(1 for q, _ in ranking if q is not None and q < p)
+                out.append((None if better is None else offset + 1 + better, e, st.name))
+            placed |= set(st.entrants)
         return out
 
 

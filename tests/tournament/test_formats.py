@@ -89,11 +89,11 @@ def test_single_elimination_byes_to_the_top_seeds(director: Make) -> None:
     play(d, "ko/W1-4", "C")
     assert sides(d, "ko/W2-1") == ["A", "E"] and sides(d, "ko/W2-2") == ["B", "C"]
     # While it is played, those knocked out rank behind everyone still in: D and F share 5th of 6.
-    assert ev.placings(ev.stages["ko"])[:2] == [(5, "D"), (5, "F")]
+    assert ev.placings(ev.stages["ko"])[-2:] == [(5, "D"), (5, "F")]
     play(d, "ko/W2-1", "A")
     play(d, "ko/W2-2", "C")
     assert ev.champion(ev.stages["ko"]) is None
-    assert ev.placings(ev.stages["ko"]) == [(3, "B"), (3, "E"), (5, "D"), (5, "F"), (None, "A"), (None, "C")]
+    assert ev.placings(ev.stages["ko"]) == [(None, "A"), (None, "C"), (3, "B"), (3, "E"), (5, "D"), (5, "F")]
     play(d, "ko/W3-1", "A")
     st = ev.stages["ko"]
     assert st.complete and ev.champion(st) == "A"
@@ -263,3 +263,27 @@ def test_every_bracket_size_from_2_to_17_plays_out(director: Make, fmt: str) -> 
                 rounds.setdefault(m.round, []).extend(m.sides)
         assert all(len(v) == len(set(v)) for v in rounds.values())
         assert sorted(p for p, _ in d.event.placings(st))[0] == 1
+
+
+def test_final_standings_follow_the_stages_back(director: Make) -> None:
+    # Pools of A D E H and B C F G (higher seed always wins), the top 2 of each into a bracket: A beats C, D beats B
+    # (an upset), A beats D. Then the others by their pool place: E and F (3rd), H and G (4th).
+    d = director(*"ABCDEFGH")
+    d.start_stage("pools", "pools", options={"pools": 2})
+    for m in list(d.event.stages["pools"].matches.values()):
+        play(d, m.id, min(m.sides))
+    d.start_stage("final", "single-elimination", intake={"from": "pools", "top": 2})
+    play(d, "final/W1-1", "A")
+    play(d, "final/W1-2", "D")
+    assert d.event.final_standings()[:2] == [(None, "A", "final"), (None, "D", "final")]
+    play(d, "final/W2-1", "A")
+    assert d.event.final_standings() == [
+        (1, "A", "final"),
+        (2, "D", "final"),
+        (3, "B", "final"),
+        (3, "C", "final"),
+        (5, "E", "pools"),
+        (6, "F", "pools"),
+        (7, "H", "pools"),
+        (8, "G", "pools"),
+    ]
