@@ -295,10 +295,8 @@ class Event:
         if fmt == "pools" and len(entrants) < 2 * options["pools"]:
             raise ActError(f"{options['pools']} pools need at least {2 * options['pools']} entrants")
         game, rules, match = self._game(act, [self.entrants[e] for e in entrants])
-        stage = Stage(
-            name, str(fmt), options, game, rules, match, tuple(chain), list(entrants),
-            dict(intake) if intake else None, n,
-        )  # fmt: skip
+        order = list(entrants)
+        stage = Stage(name, str(fmt), options, game, rules, match, tuple(chain), order, dict(intake or {}) or None, n)
 
         def do() -> None:
             self.stages[name] = stage
@@ -320,8 +318,9 @@ class Event:
         if fmt == "double-elimination":
             reset = options.get("reset", True)
             if type(reset) is not bool:
-                raise ActError("reset (a second grand final when the losers bracket's champion wins the first) is "
-                               "true or false")  # fmt: skip
+                raise ActError(
+                    "reset (a second grand final if the losers bracket's champion wins the first) is true or false"
+                )
             return {"reset": reset}
         if fmt == "pools":
             return {"pools": _int(options.get("pools"), "the number of pools", 2)}
