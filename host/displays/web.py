@@ -1327,8 +1327,9 @@ class WebApp:
         except WebError:
             self.sock.close()
             raise
-        for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
-            logging.getLogger(name).propagate = name == "uvicorn.error" or name == "uvicorn.access"
+        for name in ("uvicorn.error", "uvicorn.access", "uvicorn.asgi"):  # all to "uvicorn", and no further
+            logging.getLogger(name).propagate = True
+        logging.getLogger("uvicorn").propagate = False
         logging.getLogger("uvicorn").addHandler(self.log)
         self._thread.start()
         deadline = time.monotonic() + 15
