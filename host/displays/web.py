@@ -40,6 +40,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import errno
 import hmac
 import html
 import ipaddress
@@ -1317,6 +1318,12 @@ class WebApp:
         if isinstance(err, ConnectionError | TimeoutError | asyncio.CancelledError):
             return
         detail = f"{type(err).__name__}: {err}" if err is not None else str(context.get("message", "?"))
+        if isinstance(err, OSError) and err.errno in (errno.EMFILE, errno.ENFILE):  # asyncio retries every second
+            self.refusals.add(
+                "out of open files",
+                f"a connection could not be accepted: {detail} (raise the open-file limit: ulimit -n, LimitNOFILE=)",
+            )
+            return
         self.say(printable(f"HTTP server: {detail}"))
 
     def start(self) -> None:
