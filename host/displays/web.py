@@ -71,6 +71,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from host import lifecycle
 from host.config import (
@@ -107,6 +108,7 @@ MAX_BODY = 4096  # bytes of a POST body; a valid request is well under MAX_INPUT
 MAX_DOC = MAX_DOCUMENT  # bytes of a scoreboard or moment payload we keep; a real scoreboard is a few kB
 MAX_STREAMS = 10_000  # live pages at once (a TV per board and a phone per player: a big hall is a few hundred)
 MAX_QUEUED = 256  # events waiting for a slow page; beyond, its backlog is dropped and it gets the latest scoreboard
+REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a request's head, or its body, before it is dropped
 LISTEN_BACKLOG = 2048  # connections waiting to be accepted (a hall's pages reconnecting at once after a restart)
 PING_EVERY = 15.0  # seconds between SSE comments on a quiet stream (proxies and browsers close idle ones)
 ANSWER_TIMEOUT = 10.0
@@ -942,9 +944,10 @@ class _Site:
             length = int(request.headers.get("content-length") or 0)
             if 0 < length <= 16 * MAX_BODY:
                 request.scope["flickboard.body_read"] = True
-                with contextlib.suppress(ClientDisconnect):
-                    async for _ in request.stream():
-                        pass
+                with contextlib.suppress(ClientDisconnect, TimeoutError):
+                    async with asyncio.timeout(REQUEST_TIMEOUT):
+                        async for _ in request.stream():
+                            pass
 
     async def origin_ok(self, request: Request) -> Response | None:
         """A request that changes something comes from this server's own page: its Origin is this server."""
@@ -1169,10 +1172,53 @@ class _Site:
             return _json(413, _error(f"request of {length} bytes, longer than {MAX_BODY}"))
         ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
         request.scope["flickboard.body_read"] = True
-        body = await request.body()
+        try:
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                body = await request.body()
+        except TimeoutError:
+            return _json(408, _error(f"the request's body did not come within {REQUEST_TIMEOUT:g} s"))
         if ctype != "application/json":
             return _json(415, _error('send JSON (Content-Type: application/json): {"line": "..."}'))
         return body
+
+
+class _Protocol(HttpToolsProtocol):
+    """uvicorn's HTTP protocol, with a deadline on a request's head: a client that connects and sends nothing, or
+    its headers a byte at a time, is dropped after REQUEST_TIMEOUT (as the stdlib server's 30 s did), so silent
+    connections cannot hold the server's file descriptors. An open event stream sends, it does not wait: no
+    deadline then."""
+
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._head_timer is None:
+            self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._head_timer = self.loop.call_later(REQUEST_TIMEOUT, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _too_slow(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
 
 
 class _SayLog(logging.Handler):
@@ -1243,7 +1289,7 @@ class WebApp:
         self.site = _Site(self)
         config = uvicorn.Config(
             self.site,
-            http="httptools",
+            http=_Protocol,
             ws="none",
             lifespan="off",
             log_config=None,

@@ -758,3 +758,24 @@ def test_a_page_that_falls_behind_gets_the_latest_scoreboard_not_a_backlog() -> 
         items, resyncs = pool.submit(asyncio.run, behind()).result(10)
     last = web.MAX_QUEUED
     assert items == [web.RESYNC, doc(last + 1), doc(last + 2), None] and resyncs == 1, items[:4]
+
+
+def test_a_silent_client_is_dropped_but_a_live_page_is_not(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection that never finishes its request (a slow-headers attack) is closed after REQUEST_TIMEOUT (made
+    short here), as the stdlib server's 30 s socket timeout did; an open event stream is not."""
+    rig.synced()
+    monkeypatch.setattr(web, "REQUEST_TIMEOUT", 0.5)
+    page = open_streams(rig.web.port, 1)[0]
+    silent = socket.create_connection(("127.0.0.1", rig.web.port), timeout=5)
+    slow = socket.create_connection(("127.0.0.1", rig.web.port), timeout=5)
+    try:
+        read_until(page, b"event: scoreboard\n")
+        slow.sendall(f"GET /api/boards HTTP/1.1\r\nHost: 127.0.0.1:{rig.web.port}\r\n".encode())  # never ends
+        started = time.monotonic()
+        assert silent.recv(100) == b"" and slow.recv(100) == b""  # closed by the server
+        assert time.monotonic() - started < 4
+        assert rig.bridge.submit(BOARD, "shot zone").accepted
+        read_until(page, b'"entries":1')  # the page, open for longer than that, still gets its updates
+    finally:
+        for s in (page, silent, slow):
+            s.close()
