@@ -87,6 +87,14 @@ MAX_UNLISTED = 256  # boards on the broker not on the list, shown in the health 
 # (`board_link.only_duplicates`), since a screen would otherwise show it online while nothing it sends counts.
 ONLY_DUPLICATES_AFTER = 30.0  # s
 ONLY_DUPLICATES_MIN = 3  # duplicates
+# A board's heartbeat (every 10 s by default) is shown on its scoreboard (`board_link.heartbeat`), but republishes
+# the scoreboard only when it says something new: the outbox depth, the drops or the reconnects changed, the Wi-Fi
+# signal moved by HEARTBEAT_RSSI_STEP dB or more (or came or went), the board's link view changed (a high-water mark
+# above what was received), or HEARTBEAT_EVERY has passed since the board's last scoreboard. So a quiet board's
+# scoreboard goes out every 30 s, not at every heartbeat, and the uptime it shows is at most that old.
+HEARTBEAT_EVERY = 30.0  # s
+HEARTBEAT_RSSI_STEP = 5  # dB
+HEARTBEAT_KEYS = ("up", "heap", "q", "drop", "rc", "rssi")  # the heartbeat's fields shown (docs/protocol.md)
 
 Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
 
@@ -191,6 +199,12 @@ class BoardGame:
         self.dups_since: str | None = None
         self.dups = 0
         self.only_duplicates = False  # said: ONLY_DUPLICATES_AFTER and ONLY_DUPLICATES_MIN reached
+        # Its latest heartbeat as shown on the scoreboard (`at` and HEARTBEAT_KEYS), and the boot that sent it.
+        self.heartbeat: dict[str, Any] | None = None
+        self.heartbeat_boot: int | None = None
+        # What its last published scoreboard showed: the link view and when (bridge clock), for HEARTBEAT_EVERY.
+        self.shown_link: dict[str, Any] | None = None
+        self.shown_at = 0.0
 
 
 class Bridge:
@@ -606,6 +620,9 @@ class Bridge:
                 if bg.beat_at is not None:
                     bg.beat = self.clock() - bg.beat_at
                 bg.beat_at = self.clock()
+                if verdict.status == "new" and verdict.conflict is None:  # not a boot since replaced
+                    bg.heartbeat = {"at": _now(), **{k: msg.fields[k] for k in HEARTBEAT_KEYS}}
+                    bg.heartbeat_boot = msg.boot
             if msg.reliable:
                 self._count_duplicates(bg, msg, verdict.status == "duplicate")
             if verdict.new and (msg.reliable or msg.kind == "gap"):
@@ -625,11 +642,27 @@ class Bridge:
                 if verdict.status == "duplicate" and msg.reliable and not self._same_content(bg, msg):
                     return  # other content that could not be journaled: not acked, so it comes again
                 self._ack(bg, force=True, boot=msg.boot)  # it resends because our ack got lost: say it again
-            else:
+            elif msg.kind != "heartbeat" or self._heartbeat_news(bg):
                 self._publish_board(bg)  # a heartbeat or reply: the link view may have changed
             if verdict.should_ping and self.clock() - bg.pinged >= PING_EVERY:
                 bg.pinged = self.clock()
                 send({"c": "ping"})
+
+    def _heartbeat_news(self, bg: BoardGame) -> bool:
+        """Whether the board's new heartbeat is worth a scoreboard (HEARTBEAT_EVERY, HEARTBEAT_RSSI_STEP)."""
+        view = self.link_view(bg.board)
+        shown = bg.shown_link
+        if shown is None or self.clock() - bg.shown_at >= HEARTBEAT_EVERY:
+            return True
+        new, old = view.pop("heartbeat"), shown.get("heartbeat")
+        if view != {k: v for k, v in shown.items() if k != "heartbeat"}:
+            return True  # the link itself changed (a high-water mark above what was received)
+        if new is None or old is None:
+            return new is not old
+        if any(new[k] != old[k] for k in ("q", "drop", "rc")):
+            return True
+        a, b = new["rssi"], old["rssi"]
+        return (a is None) != (b is None) or (a is not None and abs(a - b) >= HEARTBEAT_RSSI_STEP)
 
     def _count_duplicates(self, bg: BoardGame, msg: BoardMessage, duplicate: bool) -> None:
         """Every event is a duplicate for a while (ONLY_DUPLICATES_AFTER): say it on the scoreboard, in the log (once)
@@ -950,6 +983,8 @@ class Bridge:
                 missing=st["missing"],
             )
         view["only_duplicates"] = {"since": bg.dups_since, "count": bg.dups} if bg.only_duplicates else None
+        current = st is not None and bg.heartbeat_boot == st["boot"]  # a heartbeat of an earlier boot is not shown
+        view["heartbeat"] = dict(bg.heartbeat) if current and bg.heartbeat is not None else None
         return view
 
     def scoreboard(self, board: str) -> dict[str, Any]:
@@ -974,7 +1009,9 @@ class Bridge:
 
     def _publish_doc(self, bg: BoardGame) -> None:
         if self.publish is not None:
-            doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now(), self.bridge_id)
+            link = self.link_view(bg.board)
+            doc = scoreboard_doc(bg.board, bg.session, link, _now(), self.bridge_id)
+            bg.shown_link, bg.shown_at = link, self.clock()
             self.publish(board_topic(bg.board, SCOREBOARD), _dumps(doc).encode(), 1, True)
 
     def health(self) -> dict[str, Any]:

@@ -86,6 +86,7 @@ def _drive(tmp: Path) -> Run:
 
     bridge.link_state("serial", "/dev/ttyX", True, "opened")
     feed(enc.hello(0, "1.0", "pico_w", [{"name": "hole", "kind": "beam"}], "power"))
+    feed(enc.heartbeat(500, 5000, 81234, 0, 0, 0, -58))  # board_link.heartbeat
     ev("shot_start", "baseline", q=1, seg=1)  # Ana's free shot
     ev("pass", "hole", dur_us=900)  # a provisional twenty
     entry("confirm")
@@ -189,7 +190,7 @@ def test_every_scoreboard_key_is_documented(run: Run) -> None:
     found = set().union(*(keys(d) for d in docs))
     for part in ("board_link", "open_shot", "waiting", "review", "notes", "score", "current", "games", "questions"):
         assert part in found
-    assert {"boot", "in_sync", "provisional_twenties", "decided_by_shootout", "purpose"} <= found
+    assert {"boot", "in_sync", "provisional_twenties", "decided_by_shootout", "purpose", "heartbeat", "rssi"} <= found
     assert not undocumented(found), "add these scoreboard keys to docs/mqtt.md"
 
 
