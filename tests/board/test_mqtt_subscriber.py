@@ -28,7 +28,17 @@ from host.config import parse_mqtt_url
 from host.displays.integrations.homeassistant import HomeAssistant
 from host.displays.integrations.runner import IntegrationRunner
 from host.displays.web import Hub, WebConfig
-from host.mqtt import BRIDGE_STATUS, RAW, RESULT, SCOREBOARD, STATUS, Subscriber, board_topic, client
+from host.mqtt import (
+    BRIDGE_STATUS,
+    EVERY_BRIDGE_STATUS,
+    RAW,
+    RESULT,
+    SCOREBOARD,
+    STATUS,
+    Subscriber,
+    board_topic,
+    client,
+)
 from host.sim.broker import Broker, mosquitto
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
@@ -77,7 +87,7 @@ class Started:
             self.runner = IntegrationRunner(url, client_id="sub-integrations")
             self.runner.start()
             self.subscriber = self.runner.subscriber
-            self.topic, self.heard = BRIDGE_STATUS, lambda: self.runner.boards.bridge_online is True
+            self.topic, self.heard = BRIDGE_STATUS, lambda: self.runner.boards.watch.online(None) is True
             self.stop = self.runner.stop
         else:
             raise AssertionError(name)
@@ -98,7 +108,7 @@ def test_each_client_subscribes_again_after_a_broker_restart(name: str, broker: 
 
 # ---------------------------------------------------------------- a broker that refuses subscriptions
 
-ALLOWED = ("flickboard/+/scoreboard", "flickboard/+/events", "flickboard/+/status", BRIDGE_STATUS)
+ALLOWED = ("flickboard/+/scoreboard", "flickboard/+/events", "flickboard/+/status", BRIDGE_STATUS, EVERY_BRIDGE_STATUS)
 
 
 @pytest.fixture

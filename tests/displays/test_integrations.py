@@ -227,10 +227,10 @@ class Template:
             return value
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
             return not self._node(n.operand, env)
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):  # numbers only: Jinja would fail on anything else
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub | ast.FloorDiv):  # numbers only, as in Jinja
             left, right = self._node(n.left, env), self._node(n.right, env)
             assert all(type(x) in (int, float) for x in (left, right)), (left, right, self.text)
-            return left - right
+            return left - right if isinstance(n.op, ast.Sub) else left // right
         raise AssertionError(f"unsupported expression {ast.dump(n)} in {self.text}")
 
 
@@ -275,7 +275,8 @@ def test_the_template_renderer_is_strict() -> None:
 COMMON_KEYS = {"p", "name", "unique_id", "default_entity_id", "availability"}
 ALLOWED = {  # the configuration variables each platform documents (only those we may use), plus the platform `p`
     "sensor": COMMON_KEYS
-    | {"state_topic", "value_template", "unit_of_measurement", "state_class", "icon", "entity_category"},
+    | {"state_topic", "value_template", "unit_of_measurement", "state_class", "icon", "entity_category"}
+    | {"device_class"},
     "binary_sensor": COMMON_KEYS | {"state_topic", "value_template", "device_class", "entity_category"},
     "event": COMMON_KEYS | {"state_topic", "value_template", "event_types", "icon"},
     "button": COMMON_KEYS | {"command_topic", "payload_press", "availability_mode", "icon"},
@@ -290,17 +291,23 @@ SENSOR_KEYS = [
     "shot_kind",
     "state",
 ]
+HEARTBEAT_KEYS = ["signal", "uptime", "outbox", "drops", "reconnects"]  # from board_link.heartbeat
 DIAGNOSTIC_KEYS = [
     *("board", "events_missing", "only_repeats", "events_behind", "board_messages", "boot", "link", "queued"),
     "refused",
+    *HEARTBEAT_KEYS,
 ]
 TRIGGER_KEYS = ["twenty", "ditch", "game_over", "match_over", "manche_over", "round_over"]
 BUTTON_KEYS = ["confirm", "undo", "reviewed"]
-BRIDGE_AVAILABLE = {
-    "topic": "flickboard/bridge/status",
-    "payload_available": "online",
-    "payload_not_available": "offline",
-}
+
+
+def bridge_available(bridge: str | None) -> dict[str, str]:
+    """A component's availability on the status of the bridge that keeps the board (None: no scoreboard names one
+    yet: the deprecated shared status)."""
+    topic = "flickboard/bridge/status" if bridge is None else f"flickboard/bridge/{bridge}/status"
+    return {"topic": topic, "payload_available": "online", "payload_not_available": "offline"}
+
+
 LEGACY_COMPONENTS = {
     **{k: "sensor" for k in SENSOR_KEYS},
     "board": "binary_sensor",
@@ -331,7 +338,7 @@ def wait_device(
     return json.loads([p for p in spy.on(topic, since) if p][-1])
 
 
-def check_device_config(config: dict[str, Any], board: str) -> None:
+def check_device_config(config: dict[str, Any], board: str, bridge: str | None) -> None:
     """Device-based discovery (https://www.home-assistant.io/integrations/mqtt/#device-discovery-payload): `dev` and
     `o` at the top, the components under `cmps`, each with its platform `p`, every entity with a `unique_id`."""
     assert set(config) == {"dev", "o", "qos", "cmps"}, set(config)
@@ -348,7 +355,7 @@ def check_device_config(config: dict[str, Any], board: str) -> None:
             continue
         assert c["unique_id"] == f"flickboard_{board}_{key}", c
         assert c["default_entity_id"] == f"{platform}.flickboard_{board.replace('-', '_')}_{key}", c
-        assert c["availability"][0] == BRIDGE_AVAILABLE, c
+        assert c["availability"][0] == bridge_available(bridge), c
         if platform == "button":
             assert c["command_topic"] == f"homeassistant/flickboard/{board}/command" and c["payload_press"] == key
             assert c["availability_mode"] == "all"
@@ -375,7 +382,7 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
     runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))  # started after the bridge: late
     try:
         config = wait_device(spy, "homeassistant", "t1")
-        check_device_config(config, "t1")
+        check_device_config(config, "t1", running.bridge.bridge_id)
         late = Spy(broker, ["homeassistant/#"])  # retained: a Home Assistant starting now gets it
         late.wait(lambda t, p: t == device_topic("homeassistant", "t1") and json.loads(p) == config)
         assert not any(p for t, p, _ in late.msgs if t != device_topic("homeassistant", "t1")), late.msgs
@@ -420,8 +427,10 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
         assert (end["points_1"], end["points_2"], end["last_game_2"], end["games_won_2"]) == ("0", "20", "20", "1.0")
         assert (end["state"], end["shooter"], end["twenties_2"]) == ("over: Ben wins", "None", "None")
         # no board ever connected: the link is unknown, the diagnostics say so
+        assert json.loads(last)["board_link"]["heartbeat"] is None
         assert values(last, DIAGNOSTIC_KEYS) == {
             **dict.fromkeys(("events_missing", "events_behind", "board_messages", "boot", "link"), "None"),
+            **dict.fromkeys(HEARTBEAT_KEYS, "None"),
             "board": "OFF",
             "only_repeats": "OFF",
             "queued": "0",
@@ -455,7 +464,9 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
 def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp_path: Path) -> None:
     """A board (lines from the firmware's own encoder) on the in-process bridge: the diagnostic entities read its
     link from the scoreboard's `board_link` (docs/mqtt.md, board_link): connected, boot, messages of this boot, the
-    port, nothing missing; and a board behind (a hole in its seqs) turns the problem sensor on."""
+    port, nothing missing; the board's own numbers from its heartbeat (docs/protocol.md: `rssi` dBm, `up` ms shown in
+    seconds, `q`, `drop`, `rc`), unknown where the heartbeat has none; and a board behind (a hole in its seqs) turns
+    the problem sensor on."""
     spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
     running = bridge_for(broker, tmp_path)
     runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))
@@ -464,10 +475,16 @@ def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp
         board = FirmwareBoard(running)
         board.hello()
         board.ev("shot_start", "baseline", q=1, seg=1)
-        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["board_link"].get("processed") == 2)
+        board.feed(board.enc.heartbeat(3_723_456_000, 3_723_456, 81234, 1, 2, 3, -67))  # as firmware/fb/app.py does
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and bool(json.loads(p)["board_link"].get("heartbeat")))
         doc = json.dumps(docs(spy)[-1]).encode()
         got = {k: render(cmps[k]["value_template"], doc) for k in DIAGNOSTIC_KEYS}
         assert got == {
+            "signal": "-67",
+            "uptime": "3723",
+            "outbox": "1",
+            "drops": "2",
+            "reconnects": "3",
             "board": "ON",
             "events_missing": "OFF",
             "only_repeats": "OFF",
@@ -488,6 +505,20 @@ def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp
         assert render(cmps["only_repeats"]["value_template"], json.dumps(repeats).encode()) == "ON"
         del repeats["board_link"]["only_duplicates"]  # a bridge of an earlier version: unknown
         assert render(cmps["only_repeats"]["value_template"], json.dumps(repeats).encode()) == "None"
+        assert (cmps["signal"]["device_class"], cmps["signal"]["unit_of_measurement"]) == ("signal_strength", "dBm")
+        assert (cmps["uptime"]["device_class"], cmps["uptime"]["unit_of_measurement"]) == ("duration", "s")
+        assert cmps["drops"]["state_class"] == cmps["reconnects"]["state_class"] == "total_increasing"  # per boot
+        assert cmps["outbox"]["state_class"] == cmps["signal"]["state_class"] == "measurement"
+
+        mark = spy.mark()
+        board.feed(board.enc.heartbeat(3_733_456_000, 3_733_456, 81234, 1, 2, 3, None))  # Wi-Fi gone: news at once
+        _, usb, _ = spy.wait(lambda t, _p: t == "flickboard/t1/scoreboard", since=mark)
+        assert json.loads(usb)["board_link"]["heartbeat"]["rssi"] is None
+        assert render(cmps["signal"]["value_template"], usb) == "None"  # unknown, not 0
+        assert render(cmps["uptime"]["value_template"], usb) == "3733"
+        older = json.loads(usb)
+        del older["board_link"]["heartbeat"]  # a bridge of an earlier version: every one unknown
+        assert {render(cmps[k]["value_template"], json.dumps(older).encode()) for k in HEARTBEAT_KEYS} == {"None"}
     finally:
         runner.stop()
         running.stop()
@@ -596,7 +627,7 @@ def test_home_assistant_reannounces_on_its_birth_message_and_on_new_sides(broker
         mark = spy.mark()
         spy.publish("flickboard/wifi-2/status", "online", retain=True)
         wifi = wait_device(spy, "ha-test", "wifi-2", since=mark)
-        check_device_config(wifi, "wifi-2")
+        check_device_config(wifi, "wifi-2", None)  # no scoreboard names its bridge yet
         points = wifi["cmps"]["points_1"]
         assert points["name"] == "Side 1 points" and points["default_entity_id"] == "sensor.flickboard_wifi_2_points_1"
         assert points["unique_id"] == "flickboard_wifi-2_points_1"
@@ -605,6 +636,35 @@ def test_home_assistant_reannounces_on_its_birth_message_and_on_new_sides(broker
         running.stop()
         spy.publish("flickboard/wifi-2/status", b"", retain=True)
         spy.close()
+
+
+def test_the_device_follows_the_bridge_its_scoreboard_names(broker: Broker) -> None:
+    """Availability is the status topic of the bridge that keeps the board (the scoreboard's `bridge`): the device
+    config is published again when another bridge keeps it, and a scoreboard of a bridge older than per-bridge topics
+    (no `bridge`) falls back to the shared `flickboard/bridge/status`."""
+    spy = Spy(broker, ["homeassistant/#"])
+    doc = sample_doc()
+    spy.publish("flickboard/table-3/scoreboard", json.dumps(doc), retain=True)
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))
+    ha = runner.integrations[0]
+    try:
+        check_device_config(wait_device(spy, "homeassistant", "table-3"), "table-3", "flickboard-bridge")
+        done = ha.announcements  # type: ignore[attr-defined]
+        spy.publish("flickboard/table-3/scoreboard", json.dumps({**doc, "updated": "later"}), retain=True)
+        time.sleep(0.3)
+        assert ha.announcements == done  # type: ignore[attr-defined]  # the same bridge: nothing to announce
+        mark = spy.mark()
+        spy.publish("flickboard/table-3/scoreboard", json.dumps({**doc, "bridge": "annex"}), retain=True)
+        check_device_config(wait_device(spy, "homeassistant", "table-3", since=mark), "table-3", "annex")
+        mark = spy.mark()
+        older = {k: v for k, v in doc.items() if k != "bridge"}
+        spy.publish("flickboard/table-3/scoreboard", json.dumps(older), retain=True)
+        check_device_config(wait_device(spy, "homeassistant", "table-3", since=mark), "table-3", None)
+    finally:
+        runner.stop()
+        spy.publish("flickboard/table-3/scoreboard", b"", retain=True)
+        spy.close()
+    assert runner.bad == 0 and runner.failures == 0
 
 
 def test_the_offline_birth_message_does_not_reannounce(broker: Broker) -> None:
@@ -694,13 +754,13 @@ def test_home_assistant_buttons_enter_through_the_bridge(
         spy.wait(lambda *_: commands.counts["ignored"] == 1)
         spy.publish(press_topic, b"", retain=True)
         config = wait_device(spy, "homeassistant", "t1", buttons=True)
-        check_device_config(config, "t1")
+        check_device_config(config, "t1", running.bridge.bridge_id)
         cmps = config["cmps"]
         assert {k for k, c in cmps.items() if c["p"] == "button"} == set(BUTTON_KEYS)
         confirm_when = cmps["confirm"]["availability"][1]
         review_when = cmps["reviewed"]["availability"][1]
         assert confirm_when["topic"] == review_when["topic"] == "flickboard/t1/scoreboard"
-        assert cmps["undo"]["availability"] == [BRIDGE_AVAILABLE]
+        assert cmps["undo"]["availability"] == [bridge_available(running.bridge.bridge_id)]
         before = json.dumps(docs(spy)[-1]).encode()
         assert render(confirm_when["value_template"], before) == "offline"
         assert render(review_when["value_template"], before) == "offline"
@@ -861,20 +921,26 @@ def test_awtrix_app_shows_the_score_and_twenties_notify(broker: Broker, tmp_path
 
 
 def test_awtrix_app_is_kept_alive_only_while_the_bridge_is_online(broker: Broker) -> None:
-    """Sent again every third of its lifetime while the bridge says `online`, so a quiet game keeps its app; not
-    while it says `offline`, so the clock drops the stale score when the lifetime runs out. (A fake clock drives
-    the timer: the lifetime is the AWTRIX "lifetime" key, in seconds.)"""
+    """Sent again every third of its lifetime while the bridge that keeps the board says `online` on its own status
+    topic, so a quiet game keeps its app; not while it says `offline`, so the clock drops the stale score when the
+    lifetime runs out. Another bridge's board is kept alive meanwhile. (A fake clock drives the timer: the lifetime
+    is the AWTRIX "lifetime" key, in seconds.)"""
     now = [1000.0]
     spy = Spy(broker, ["clock2/#"])
-    sample = json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
-    spy.publish("flickboard/bridge/status", "online", retain=True)
+    sample = sample_doc()  # kept by bridge flickboard-bridge
+    assert sample["bridge"] == "flickboard-bridge"
+    annex = {**sample, "board": "table-4", "bridge": "annex"}
+    spy.publish("flickboard/bridge/flickboard-bridge/status", "online", retain=True)
+    spy.publish("flickboard/bridge/annex/status", "online", retain=True)
     spy.publish("flickboard/table-3/scoreboard", json.dumps(sample), retain=True)
+    spy.publish("flickboard/table-4/scoreboard", json.dumps(annex), retain=True)
     runner = runner_for(
         broker, lambda r: Awtrix(r.publish, r.boards, "clock2", lifetime=30, clock=lambda: now[0]), clock=lambda: now[0]
     )
-    app_topic = "clock2/custom/flickboard_table-3"
+    app_topic, other = "clock2/custom/flickboard_table-3", "clock2/custom/flickboard_table-4"
     try:
         spy.wait(lambda t, _p: t == app_topic)
+        spy.wait(lambda *_: runner.boards.bridge_online("table-3") is True and runner.boards.bridge_online("table-4"))
         assert check_app(json.loads(spy.on(app_topic)[-1])) == "0:0"
         count = len(spy.on(app_topic))
         now[0] += 9  # under a third of 30 s
@@ -882,16 +948,24 @@ def test_awtrix_app_is_kept_alive_only_while_the_bridge_is_online(broker: Broker
         assert len(spy.on(app_topic)) == count
         now[0] += 2
         spy.wait(lambda _t, _p: len(spy.on(app_topic)) > count)
-        spy.publish("flickboard/bridge/status", "offline", retain=True)
-        spy.wait(lambda _t, _p: runner.boards.bridge_online is False)
-        count = len(spy.on(app_topic))
+        spy.publish("flickboard/bridge/flickboard-bridge/status", "offline", retain=True)  # its last will, say
+        spy.wait(lambda _t, _p: runner.boards.bridge_online("table-3") is False)
+        assert runner.boards.bridge_online("table-4") is True
+        count, others = len(spy.on(app_topic)), len(spy.on(other))
         now[0] += 100
+        spy.wait(lambda _t, _p: len(spy.on(other)) > others)  # the annex's board: still kept alive
         time.sleep(0.4)
         assert len(spy.on(app_topic)) == count
-        spy.publish("flickboard/bridge/status", "online", retain=True)  # back: the app at once
+        spy.publish("flickboard/bridge/status", "online", retain=True)  # the shared status no longer speaks for it
+        time.sleep(0.4)
+        assert len(spy.on(app_topic)) == count and runner.boards.bridge_online("table-3") is False
+        spy.publish("flickboard/bridge/flickboard-bridge/status", "online", retain=True)  # back: the app at once
         spy.wait(lambda _t, _p: len(spy.on(app_topic)) > count)
     finally:
         runner.stop()
+        for topic in ("flickboard/table-4/scoreboard", "flickboard/bridge/annex/status", "flickboard/bridge/status"):
+            spy.publish(topic, b"", retain=True)
+        spy.publish("flickboard/bridge/flickboard-bridge/status", b"", retain=True)
         spy.close()
 
 
@@ -919,15 +993,17 @@ def test_a_press_nobody_answers_or_with_the_bridge_offline_is_counted(
         lines = [r.getMessage() for r in caplog.records if "no answer" in r.getMessage()]
         assert len(lines) == 1 and req["id"] in lines[0]
 
-        spy.publish("flickboard/bridge/status", "offline", retain=True)
-        spy.wait(lambda *_: runner.boards.bridge_online is False)
+        spy.publish("flickboard/bridge/flickboard-bridge/status", "offline", retain=True)  # the board's own bridge
+        spy.wait(lambda *_: runner.boards.bridge_online("t1") is False)
         spy.publish("homeassistant/flickboard/t1/command", "undo")
         spy.wait(lambda *_: commands.counts["ignored"] == 1)
         assert len(spy.on("flickboard/t1/input")) == 1 and commands.counts["sent"] == 1
+        ignored = [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()]
+        assert len(ignored) == 1 and "its bridge flickboard-bridge is offline" in ignored[0], ignored
     finally:
         runner.stop()
         spy.publish("flickboard/t1/scoreboard", b"", retain=True)
-        spy.publish("flickboard/bridge/status", b"", retain=True)
+        spy.publish("flickboard/bridge/flickboard-bridge/status", b"", retain=True)
         spy.close()
 
 

@@ -144,3 +144,129 @@ def test_the_own_topics_are_retained_for_a_late_display(broker: Broker, tmp_path
         for f in (bridge.stdout, bridge.stderr):
             if f is not None:
                 f.close()
+
+
+class HomeAssistantView:
+    """What Home Assistant makes of `flickboard integrations --homeassistant`: the latest message on every topic it
+    would read, each board's device config, and whether an entity is available as Home Assistant decides it
+    (https://www.home-assistant.io/integrations/mqtt/#availability: each item's topic's latest payload against its
+    `payload_available`; with `availability_mode` `all`, every item; a topic never heard: unavailable)."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.latest: dict[str, bytes] = {}
+        self.inputs: list[tuple[str, bytes]] = []
+        self.cond = threading.Condition()
+        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"ha-{uuid.uuid4().hex[:6]}")
+        topics = ["homeassistant/#", "flickboard/#"]
+        self.c.on_connect = lambda c, *_: c.subscribe([(t, 1) for t in topics])
+        self.c.on_message = self._message
+        self.c.connect(broker.host, broker.port)
+        self.c.loop_start()
+
+    def _message(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        with self.cond:
+            self.latest[msg.topic] = bytes(msg.payload)
+            if msg.topic.endswith("/input"):
+                self.inputs.append((msg.topic, bytes(msg.payload)))
+            self.cond.notify_all()
+
+    def config(self, board: str) -> dict[str, Any] | None:
+        raw = self.latest.get(f"homeassistant/device/flickboard_{board}/config")
+        return json.loads(raw) if raw else None
+
+    def available(self, board: str, key: str) -> bool:
+        config = self.config(board)
+        assert config is not None, board
+        items = config["cmps"][key]["availability"]
+        assert config["cmps"][key].get("availability_mode", "all") == "all" or len(items) == 1
+        for item in items:
+            payload = self.latest.get(item["topic"])
+            if payload is None or "value_template" in item:  # the buttons' second item: the scoreboard's state
+                if payload is None:
+                    return False
+                continue
+            if payload.decode() != item["payload_available"]:
+                return False
+        return True
+
+    def wait(self, pred: Any, timeout: float = 20) -> bool:
+        with self.cond:
+            return self.cond.wait_for(pred, timeout)
+
+    def press(self, board: str, button: str) -> None:
+        self.c.publish(f"homeassistant/flickboard/{board}/command", button, qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.c.disconnect()
+        self.c.loop_stop()
+
+
+def test_home_assistant_follows_the_bridge_that_keeps_each_board(broker: Broker, tmp_path: Path) -> None:
+    """`flickboard integrations --homeassistant --ha-commands` with two bridges on one broker, each keeping its board:
+    each board's Home Assistant device is available from its own bridge's status topic (the one its scoreboard names).
+    One bridge is killed: the broker says its last will on its own topic, that board's entities go unavailable and a
+    press for it is ignored (one log line, nothing sent), while the other board stays available and its presses go
+    through to its bridge."""
+    url = f"mqtt://{broker.host}:{broker.port}"
+    ha = HomeAssistantView(broker)
+    hall = _bridge(url, "hall-1", tmp_path / "a", "--client-id", "bridge-hall", "--bridge-id", "hall")
+    annex = _bridge(url, "annex-1", tmp_path / "b", "--client-id", "bridge-annex", "--bridge-id", "annex")
+    log = (tmp_path / "integrations.log").open("w")
+    integrations = subprocess.Popen(
+        [FLICKBOARD, "integrations", "--mqtt", url, "--homeassistant", "--ha-commands", "--client-id", "ha-int"],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+    )
+    procs = [hall, annex, integrations]
+
+    def said() -> str:
+        return (tmp_path / "integrations.log").read_text()
+
+    try:
+        for p in (hall, annex):
+            assert p.stdout is not None and "flickboard bridge: mqtt" in p.stdout.readline()
+        for board, bridge in (("hall-1", "hall"), ("annex-1", "annex")):
+            assert ha.wait(lambda b=board: ha.config(b) is not None and ha.available(b, "points_1")), board
+            config = ha.config(board)
+            assert config is not None
+            topic = f"flickboard/bridge/{bridge}/status"
+            assert {c["availability"][0]["topic"] for c in config["cmps"].values() if "availability" in c} == {topic}
+            assert ha.available(board, "undo") and ha.available(board, "board")
+
+        annex.send_signal(signal.SIGKILL)  # no clean stop: only its last will speaks
+        annex.wait(10)
+        assert ha.wait(lambda: ha.latest.get("flickboard/bridge/annex/status") == b"offline", 20)
+        assert not ha.available("annex-1", "points_1") and not ha.available("annex-1", "undo")
+        assert ha.available("hall-1", "points_1") and ha.available("hall-1", "undo")
+        assert ha.latest.get("flickboard/bridge/status") == b"online"  # the shared status still says online
+
+        deadline = time.monotonic() + 20
+        while "bridge annex is offline" not in said():  # the integrations heard it too
+            assert time.monotonic() < deadline, said()
+            time.sleep(0.1)
+        ha.press("annex-1", "undo")
+        while "ignored: its bridge annex is offline" not in said():
+            assert time.monotonic() < deadline, said()
+            time.sleep(0.1)
+        ha.press("hall-1", "undo")  # the other board: sent, and its bridge answers
+        assert ha.wait(lambda: any(t == "flickboard/hall-1/input" for t, _ in ha.inputs))
+        assert ha.wait(lambda: "flickboard/hall-1/result" in ha.latest)
+        assert not any(t == "flickboard/annex-1/input" for t, _ in ha.inputs)
+
+        integrations.send_signal(signal.SIGTERM)
+        out, _ = integrations.communicate(timeout=10)
+        assert integrations.returncode == 0, said()
+        assert "0 unreadable messages, 0 failures" in out and "unanswered" in out and "1 ignored" in out, out
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait(10)
+            if p.stdout is not None:
+                p.stdout.close()
+            if p.stderr is not None:
+                p.stderr.close()
+        ha.close()
+        log.close()
+    assert "Traceback" not in said()

@@ -4,8 +4,9 @@ a round's end and the game's end; their progress bar is the leader's way to the 
 
 The app is `<prefix>/custom/flickboard_<board>`: the match points of each side in its colour, a progress bar
 of the game's shots in the colour of the side to shoot, and a `lifetime`, so the clock drops the app when
-updates stop. It is sent on every scoreboard and again every third of the lifetime while the bridge is
-online; when the bridge (or this process) stops, the score is stale and the app goes away on its own. The app
+updates stop. It is sent on every scoreboard and again every third of the lifetime while the bridge that keeps
+the board is online (its own status); when that bridge (or this process) stops, the score is stale and the app goes
+away on its own. The app
 is never deleted with an empty payload: AWTRIX deletes every app whose name starts with the one given, so
 deleting `flickboard_t1` would delete `flickboard_t10` too.
 
@@ -60,7 +61,7 @@ class Awtrix(Integration):
         self.lifetime = lifetime
         self.clock = clock
         self.sent_at: dict[str, float] = {}  # board -> when its app was last sent
-        self.paused = False  # the bridge said offline: the score is stale, the app is not kept alive
+        self.paused: set[str] = set()  # boards whose bridge says offline: the score is stale, the app not kept alive
         self.commands = commands  # buttons on: where a long press goes
         self.board = board  # ... for this board (the one the clock's buttons score)
         self.hold = hold
@@ -102,6 +103,7 @@ class Awtrix(Integration):
 
     def on_removed(self, board: str) -> None:
         self.sent_at.pop(board, None)  # no longer kept alive: the clock drops the app when its lifetime runs out
+        self.paused.discard(board)
 
     def app_topic(self, board: str) -> str:
         return f"{self.prefix}/custom/{app_name(board)}"
@@ -158,17 +160,16 @@ class Awtrix(Integration):
     def on_scoreboard(self, board: str, doc: dict[str, Any]) -> None:
         self.send_app(board)
 
-    def on_bridge(self, online: bool) -> None:
-        if online and self.paused:  # back after an offline spell: show the score again at once
-            for board in self.boards.docs:
-                self.send_app(board)
-        self.paused = not online
+    def on_bridge(self, board: str, online: bool | None) -> None:
+        if online is False:
+            self.paused.add(board)
+        elif board in self.paused:  # back after an offline spell: show the score again at once
+            self.paused.discard(board)
+            self.send_app(board)
 
     def tick(self, now: float) -> None:
-        if self.paused:
-            return  # the score is stale: let the lifetime take the app away
         for board, at in list(self.sent_at.items()):
-            if now - at >= self.lifetime / 3:
+            if board not in self.paused and now - at >= self.lifetime / 3:  # stale: the lifetime takes the app away
                 self.send_app(board)
 
     # ---------------------------------------------------------------- notifications

@@ -9,9 +9,9 @@ the game's state); this module only sends the one line a button stands for and s
 
 Every press ends in one of: `entered` (the bridge took it), `refused` (the bridge said why: logged in one line),
 `unanswered` (no answer in `timeout` seconds: the bridge is down or does not follow the board), or `ignored`
-(commands are off, the board is unknown, the bridge says it is offline, the command is not one of ours: nothing
-was sent; a request sent while the bridge is down would wait in its session and count much later). Each is counted
-and logged in one line; the counts are printed when the command stops.
+(commands are off, the board is unknown, the bridge that keeps the board says it is offline, the command is not one
+of ours: nothing was sent; a request sent while the bridge is down would wait in its session and count much later).
+Each is counted and logged in one line; the counts are printed when the command stops.
 """
 
 from __future__ import annotations
@@ -82,8 +82,9 @@ class Commands(Integration):
         if board not in self.boards.docs or (self.only is not None and board not in self.only):
             self.ignore(source, board, command, "no scoreboard of that board is followed here")
             return None
-        if self.boards.bridge_online is False:  # the request would wait for the bridge and count much later
-            self.ignore(source, board, command, "the bridge is offline")
+        if self.boards.bridge_online(board) is False:  # the request would wait for the bridge and count much later
+            owner = self.boards.owner(board)
+            self.ignore(source, board, command, f"its bridge{f' {owner}' if owner else ''} is offline")
             return None
         rid = f"{source}-{uuid.uuid4().hex[:12]}"
         self.send(board_topic(board, INPUT), {"id": rid, "line": line})

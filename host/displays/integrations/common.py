@@ -11,6 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from host.core.scoreboard import MOMENTS_FORMAT, SCOREBOARD_FORMAT, SCOREBOARD_VERSION
+from host.mqtt import BridgeWatch
 
 # (topic, payload, retain); always QoS 1. The runner's publish: thread-safe, queued by paho while offline.
 Publish = Callable[[str, bytes, bool], None]
@@ -104,15 +105,28 @@ def read_moment(payload: bytes) -> dict[str, Any]:
 
 @dataclass
 class Boards:
-    """What the runner knows: each board's latest readable scoreboard and its own status, and the bridge's
-    status (None: not seen yet)."""
+    """What the runner knows: each board's latest readable scoreboard and its own status, and every bridge's status
+    (`watch`, fed every message of `BridgeWatch.TOPICS`)."""
 
     docs: dict[str, dict[str, Any]] = field(default_factory=dict)
     online: dict[str, bool] = field(default_factory=dict)
-    bridge_online: bool | None = None
+    watch: BridgeWatch = field(default_factory=BridgeWatch)
 
     def known(self) -> list[str]:
         return sorted(set(self.docs) | set(self.online))
+
+    def owner(self, board: str) -> str | None:
+        """The id of the bridge that keeps the board's latest scoreboard (None: no scoreboard yet, or one from a
+        bridge older than per-bridge topics)."""
+        doc = self.docs.get(board)
+        owner = None if doc is None else doc.get("bridge")
+        return owner if isinstance(owner, str) else None
+
+    def bridge_online(self, board: str) -> bool | None:
+        """Whether the bridge that keeps the board is online: its own status (BridgeWatch.owner_online of the
+        board's latest scoreboard); None: no scoreboard yet, or that bridge's status not heard."""
+        doc = self.docs.get(board)
+        return None if doc is None else self.watch.owner_online(doc)
 
     def sides(self, board: str) -> list[str] | None:
         doc = self.docs.get(board)
@@ -172,8 +186,9 @@ class Integration:
     def on_moment(self, board: str, moment: dict[str, Any]) -> None:
         """A readable scoring moment."""
 
-    def on_bridge(self, online: bool) -> None:
-        """The bridge's status changed."""
+    def on_bridge(self, board: str, online: bool | None) -> None:
+        """Whether the bridge that keeps the board is online changed (its own status, or the board now names another
+        bridge); None: not known (a display shows it as live)."""
 
     def on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
         """A message on one of `topics()` (wildcards allowed); `retained`: the broker's kept copy."""

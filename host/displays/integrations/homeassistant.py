@@ -15,8 +15,12 @@ With commands on (`--ha-commands`), three buttons (confirm the twenty, undo, rev
 `<prefix>/flickboard/<board>/command`; each press becomes a manual entry through the bridge (commands.py). With
 commands off there are no buttons, and a press that comes anyway is ignored, counted and logged.
 
-Every entity is available while the bridge says `online` on `flickboard/bridge/status`: when the bridge stops,
-the retained scoreboard is no longer live. Whether the board itself is up is the "Board" connectivity sensor,
+Every entity is available while the bridge that keeps the board says `online` on its own status topic,
+`flickboard/bridge/<bridge>/status` (its last will says `offline`): when that bridge stops or is killed, the board's
+retained scoreboard is no longer live, and only the boards of that bridge go unavailable. The bridge is the one the
+board's latest scoreboard names (`bridge`); the config is published again when that changes. Until a scoreboard
+names one (a board seen only through its own status, or kept by a bridge older than per-bridge topics) it is the
+deprecated shared `flickboard/bridge/status`. Whether the board itself is up is the "Board" connectivity sensor,
 from the scoreboard's `board_link.online`, which the bridge takes from a Wi-Fi board's retained
 `flickboard/<board>/status` and from the port for a USB board (which publishes no status topic of its own).
 Topics, payloads and the reasons: docs/integrations.md.
@@ -28,10 +32,10 @@ import logging
 import re
 from typing import Any
 
-from host.config import is_board_id
+from host.config import is_board_id, is_bridge_id
 from host.displays.integrations.commands import LINES, Commands
 from host.displays.integrations.common import Boards, Integration, Publish, version
-from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, board_topic
+from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, STATUS, board_topic, bridge_topic
 
 log = logging.getLogger("flickboard.integrations")
 
@@ -53,6 +57,8 @@ TRIGGERS = {
 
 _CURRENT = "value_json.score.current"
 _LINK = "value_json.board_link"
+_HB = f"{_LINK}.heartbeat"
+_HAS_HB = f"{_HB} is defined and {_HB}"  # null before the board's first heartbeat; absent from older bridges
 ORIGIN = "flickboard"
 SIDE_SENSORS = ("points", "games_won", "last_game", "twenties")
 # What earlier versions published, one topic per entity (`<prefix>/<component>/flickboard_<board>/<key>/config`):
@@ -135,7 +141,7 @@ class HomeAssistant(Integration):
         self.prefix = prefix
         self.commands = commands  # where presses go (and are counted when ignored)
         self.buttons = buttons and commands is not None  # --ha-commands: announce the buttons, act on presses
-        self.announced: dict[str, list[str]] = {}  # board -> the side names its config carries
+        self.announced: dict[str, tuple[list[str], str]] = {}  # board -> the side names and bridge its config has
         self.cleared: set[str] = set()  # boards whose per-entity configs of earlier versions were cleared this run
         self.announcements = 0  # whole announcements of one board (for tests and the log)
         self.retractions = 0
@@ -166,7 +172,7 @@ class HomeAssistant(Integration):
         self.announce(board)
 
     def on_scoreboard(self, board: str, doc: dict[str, Any]) -> None:
-        if self.announced.get(board) != self.boards.sides(board):
+        if self.announced.get(board) != self._announced_as(board):  # new side names, or another bridge keeps it
             self.announce(board)
 
     def on_removed(self, board: str) -> None:
@@ -199,7 +205,7 @@ class HomeAssistant(Integration):
                 self._publish(topic, b"", True)
             self.cleared.add(board)
         self.send(self.device_topic(board), self.config(board), retain=True)
-        self.announced[board] = self.boards.sides(board) or []
+        self.announced[board] = self._announced_as(board)
         self.announcements += 1
 
     def retract(self, board: str) -> None:
@@ -214,6 +220,15 @@ class HomeAssistant(Integration):
         self.cleared.add(board)
         self.retractions += 1
         log.info("homeassistant: board %s retracted (%s cleared)", board, self.device_topic(board))
+
+    def _announced_as(self, board: str) -> tuple[list[str], str]:
+        return self.boards.sides(board) or [], self.bridge_status_topic(board)
+
+    def bridge_status_topic(self, board: str) -> str:
+        """The status topic of the bridge that keeps the board (its latest scoreboard's `bridge`); the deprecated
+        shared one while no scoreboard names a bridge."""
+        owner = self.boards.owner(board)
+        return bridge_topic(owner, STATUS) if owner is not None and is_bridge_id(owner) else BRIDGE_STATUS
 
     # ---------------------------------------------------------------- the config
 
@@ -235,7 +250,8 @@ class HomeAssistant(Integration):
         each with its platform `p`; every entity with a `unique_id`)."""
         sides = self.boards.sides(board) or ["Side 1", "Side 2"]
         scoreboard = board_topic(board, SCOREBOARD)
-        bridge = {"topic": BRIDGE_STATUS, "payload_available": "online", "payload_not_available": "offline"}
+        status = self.bridge_status_topic(board)
+        bridge = {"topic": status, "payload_available": "online", "payload_not_available": "offline"}
         cmps: dict[str, dict[str, Any]] = {}
 
         def entity(platform: str, key: str, name: str, **fields: Any) -> None:
@@ -349,6 +365,48 @@ class HomeAssistant(Integration):
         )
         diagnostic("boot", "Board boot", _first((f"{_LINK}.boot is defined", f"{_LINK}.boot")), icon="mdi:restart")
         diagnostic("link", "Board link", _first((f"{_LINK}.via", f"{_LINK}.via")), icon="mdi:usb")
+        # The board's own numbers, from its latest heartbeat (board_link.heartbeat; docs/protocol.md, heartbeat).
+        diagnostic(
+            "signal",
+            "Board Wi-Fi signal",
+            _first((_HAS_HB, f"{_HB}.rssi")),  # None (unknown): a USB board, or Wi-Fi not associated
+            device_class="signal_strength",
+            unit_of_measurement="dBm",
+            state_class="measurement",
+        )
+        diagnostic(  # seconds since the board started; at most HEARTBEAT_EVERY (30 s) old
+            "uptime",
+            "Board uptime",
+            _first((_HAS_HB, f"{_HB}.up // 1000")),
+            device_class="duration",
+            unit_of_measurement="s",
+            icon="mdi:timer-outline",
+        )
+        diagnostic(
+            "outbox",
+            "Board outbox",
+            _first((_HAS_HB, f"{_HB}.q")),
+            unit_of_measurement="messages",
+            state_class="measurement",
+            icon="mdi:tray-arrow-up",
+        )
+        # counters since the board's boot: they start again at 0 when it restarts, total_increasing
+        diagnostic(
+            "drops",
+            "Board messages dropped",
+            _first((_HAS_HB, f"{_HB}.drop")),
+            unit_of_measurement="messages",
+            state_class="total_increasing",
+            icon="mdi:delete-alert",
+        )
+        diagnostic(
+            "reconnects",
+            "Board reconnects",
+            _first((_HAS_HB, f"{_HB}.rc")),
+            unit_of_measurement="reconnects",
+            state_class="total_increasing",
+            icon="mdi:wifi-refresh",
+        )
         diagnostic(
             "queued",
             "Sensor events waiting",

@@ -8,13 +8,17 @@ integrations given on the command line (Home Assistant, AWTRIX 3, WLED; docs/int
     runner.stop()         # lets each integration undo what is temporary (a WLED flash), then disconnects
 
 It subscribes at QoS 1 to `flickboard/<board>/scoreboard`, `…/events` and `…/status` (`+` for every board,
-or each board of `--board`), to `flickboard/bridge/status`, and to each integration's own topics (Home
-Assistant's `<prefix>/status`), again on every connect. The client id is fixed (one runner per id) and the
-session is clean: the scoreboards are retained, so a reconnect brings the current state anyway, and moments
-kept by the broker while this process was down would only flash old twenties (docs/mqtt.md asks sound and
-light boxes for a clean session). A message it cannot read (a garbled scoreboard, a moment of another format,
-an unknown status) is counted in `bad` and logged in one line; an integration that fails on a message is
-counted in `failures` and logged in one line. Neither stops it.
+or each board of `--board`), to every bridge's status (`BridgeWatch.TOPICS`: `flickboard/bridge/+/status`, and the
+deprecated shared `flickboard/bridge/status` for the scoreboards of older bridges), and to each integration's own
+topics (Home Assistant's `<prefix>/status`), again on every connect. A board's scores are live while the bridge its
+latest scoreboard names (`bridge`) says `online`: when that bridge stops (a clean stop, or killed: its last will),
+only its own boards are stale, and each integration hears it per board (`on_bridge`).
+
+The client id is fixed (one runner per id) and the session is clean: the scoreboards are retained, so a reconnect
+brings the current state anyway, and moments kept by the broker while this process was down would only flash old
+twenties (docs/mqtt.md asks sound and light boxes for a clean session). A message it cannot read (a garbled
+scoreboard, a moment of another format, an unknown status) is counted in `bad` and logged in one line; an
+integration that fails on a message is counted in `failures` and logged in one line. Neither stops it.
 """
 
 from __future__ import annotations
@@ -38,15 +42,16 @@ from host.displays.integrations.commands import Commands
 from host.displays.integrations.common import BadDocument, Boards, Integration, read_moment, read_scoreboard
 from host.errors import UserError
 from host.mqtt import (
-    BRIDGE_STATUS,
     EVENTS,
     MAX_DOCUMENT,
     SCOREBOARD,
     STATUS,
+    BridgeWatch,
     PayloadGuard,
     Subscriber,
     board_topic,
     board_topics,
+    parse_bridge_topic,
     split_board_topic,
 )
 from host.mqtt import client as mqtt_client
@@ -88,6 +93,7 @@ class IntegrationRunner:
         self._ticker: threading.Thread | None = None
         self._started = False
         self._last: mqtt.MQTTMessageInfo | None = None
+        self._live: dict[str, bool | None] = {}  # board -> whether its bridge was online, as last told
 
         c = mqtt_client(url, client_id, ca_file, ca_required=True)
         c.on_message = self._on_message
@@ -159,7 +165,7 @@ class IntegrationRunner:
 
     def topics(self) -> list[str]:
         mine = board_topics(self.only, KINDS)
-        return [*mine, BRIDGE_STATUS, *(t for i in self.integrations for t in i.topics())]
+        return [*mine, *BridgeWatch.TOPICS, *(t for i in self.integrations for t in i.topics())]
 
     def _refused(self, rc: ReasonCode) -> None:
         if self.connects == 0 and rc.value in (4, 5, 134, 135):  # bad user name or password / not authorised
@@ -199,13 +205,8 @@ class IntegrationRunner:
             log.error("integrations: %s: %s: %s", msg.topic, type(e).__name__, e, exc_info=log.isEnabledFor(10))
 
     def _dispatch(self, topic: str, payload: bytes, retained: bool = False) -> None:
-        if topic == BRIDGE_STATUS:
-            online = self._status(topic, payload)
-            if online is not None and online != self.boards.bridge_online:
-                self.boards.bridge_online = online
-                log.info("the bridge is %s", "online" if online else "offline")
-                for integ in self.integrations:
-                    self._call(integ, "on_bridge", online)
+        if topic in BridgeWatch.TOPICS or parse_bridge_topic(topic) is not None:
+            self._bridge_status(topic, payload)
             return
         split = split_board_topic(topic)
         if split is not None and split[1] in KINDS:
@@ -229,6 +230,35 @@ class IntegrationRunner:
             if any(mqtt.topic_matches_sub(sub, topic) for sub in integ.topics()):
                 self._call(integ, "on_message", topic, payload, retained)
 
+    def _bridge_status(self, topic: str, payload: bytes) -> None:
+        """A bridge's status (its own, or the deprecated shared one): said once per change, and each board kept by
+        that bridge follows it."""
+        parsed = parse_bridge_topic(topic)
+        if parsed is not None and parsed[1] != STATUS:
+            return  # a health document: not subscribed to, but a wildcard of an integration may bring one
+        bridge = None if parsed is None else parsed[0]
+        self._status(topic, payload)  # an unknown payload is counted and logged; BridgeWatch ignores it
+        before = self.boards.watch.online(bridge)
+        if not self.boards.watch.feed(topic, payload):
+            return
+        now = self.boards.watch.online(bridge)
+        if now is not None and now != before:
+            name = f"bridge {bridge}" if bridge is not None else "the shared bridge status (flickboard/bridge/status)"
+            kept = [b for b, doc in self.boards.docs.items() if doc.get("bridge") == bridge]
+            which = f" (boards {', '.join(sorted(kept))})" if kept else ""
+            log.info("%s is %s%s", name, "online" if now else "offline", which)
+        self._follow_bridges()
+
+    def _follow_bridges(self) -> None:
+        """Tell the integrations of every board whose bridge's state changed (its status, or a scoreboard that names
+        another bridge)."""
+        for board in sorted(self.boards.docs):
+            now = self.boards.bridge_online(board)
+            if board not in self._live or self._live[board] != now:
+                self._live[board] = now
+                for integ in self.integrations:
+                    self._call(integ, "on_bridge", board, now)
+
     def _scoreboard(self, board: str, payload: bytes) -> None:
         if not payload:
             # Someone cleared the retained scoreboard (an empty retained message; a broker delivers it live only,
@@ -237,6 +267,7 @@ class IntegrationRunner:
                 return
             self.boards.docs.pop(board, None)
             self.boards.online.pop(board, None)
+            self._live.pop(board, None)
             log.info("board %s: its retained scoreboard was cleared: removed", board)
             for integ in self.integrations:
                 self._call(integ, "on_removed", board)
@@ -255,6 +286,7 @@ class IntegrationRunner:
                 self._call(integ, "on_board", board)
         for integ in self.integrations:
             self._call(integ, "on_scoreboard", board, doc)
+        self._follow_bridges()
 
     def _moment(self, board: str, payload: bytes) -> None:
         try:
