@@ -100,9 +100,9 @@ def open_checks(game: Pichenotte, shot: OpenShot, ev: ShotEvidence) -> list[str]
         if u.kind == "ditch":
             seen = ev.ditch_passes
             out.append(
-                f"{seen} puck(s) went into the ditch during {u.shooter}'s shot but {seen - u.unaccounted} are accounted "
-                "for: enter whose ('ditch' for the shooting puck, 'SIDE:ditch' for another), or 'reviewed' if the "
-                "sensor was wrong"
+                f"{seen} puck(s) went into the ditch during {u.shooter}'s shot but {seen - u.unaccounted} are "
+                "accounted for: enter whose ('ditch' for the shooting puck, 'SIDE:ditch' for another), or 'reviewed' "
+                "if the sensor was wrong"
             )
         else:
             out.append(
