@@ -70,7 +70,7 @@ def asks(session: Session) -> list[dict[str, Any]]:
                 out.append({**measuring, "lines": list(q.answers)})
                 continue
             side = names[q.side] if isinstance(q.side, int) else None
-            choices = [_choice(PLAIN_ANSWERS.get(a, a), a) for a in q.answers]
+            choices = [_choice(_plain_answer(a), a) for a in q.answers]
             out.append(_ask(q.kind, _cap(q.text), _other_spectator(q.kind, q.text), choices, side))
     if fold.review:
         choices = [_choice("Checked: go on", "reviewed")]
@@ -94,6 +94,17 @@ def asks(session: Session) -> list[dict[str, Any]]:
             )
         )
     return out
+
+
+def _plain_answer(line: str) -> str:
+    """An engine's answer line in words: `shot c5@2` (Québec, naming a pocketed piece) is "c5 in pocket 2"."""
+    if line in PLAIN_ANSWERS:
+        return PLAIN_ANSWERS[line]
+    words = line.split()
+    if len(words) == 2 and words[0] == "shot" and "@" in words[1]:
+        piece, pocket = words[1].split("@", 1)
+        return f"{piece} in pocket {pocket}"
+    return line
 
 
 def _other_spectator(kind: str, text: str) -> str:
@@ -180,7 +191,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
             "zone": "did the free shot reach the zone?",
             "choice": f"{side} chooses what happens to the shooting puck",
         }.get(q.kind, "waiting for the scorer")
-        choices = [_choice(PLAIN_ANSWERS.get(a, a), a) for a in q.answers]
+        choices = [_choice(_plain_answer(a), a) for a in q.answers]
         out.append(_ask(q.kind, _cap(q.text), spectator, choices, side))
     so = st.shootout
     if so is not None and not st.over:
