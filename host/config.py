@@ -13,9 +13,12 @@ Every setting has one name used everywhere: the TOML key, the `cli` mapping key,
 | CA file     | `ca_file`       | `FLICKBOARD_CA_FILE`   | none                  |
 | password    | `password_file` | `FLICKBOARD_PASSWORD_FILE` | none (in the URL)  |
 | client id   | `client_id`     | `FLICKBOARD_CLIENT_ID` | `flickboard-bridge`   |
+| bridge id   | `bridge_id`     | `FLICKBOARD_BRIDGE_ID` | from the client id    |
 
 (`client_id` names the persistent session; on the secured broker of docs/security.md the user name is the
-client id, so there the user names it.)
+client id, so there the user names it. `bridge_id` names the bridge's own topics, `flickboard/bridge/<id>/status`
+and `…/health`, and is in each of its scoreboards: by default the client id with every character that a board id
+may not have turned into `-`, cut to 32, since the client id is already fixed and unique per bridge on a broker.)
 
 | keepalive s | `keepalive`     | `FLICKBOARD_KEEPALIVE` | 30                    |
 | log level   | `log_level`     | `FLICKBOARD_LOG_LEVEL` | `INFO`                |
@@ -83,6 +86,26 @@ def is_board_id(board: object) -> bool:
     return board_problem(board) is None
 
 
+def bridge_id_problem(bridge: object) -> str | None:
+    """Why `bridge` cannot name a bridge (its topics `flickboard/bridge/<id>/…`), in one line; None when it can.
+    The same characters as a board id."""
+    if not isinstance(bridge, str) or not BOARD_ID.match(bridge):
+        text = bridge if isinstance(bridge, str) else type(bridge).__name__
+        return f"bad bridge id {text[:40]!r} ({BOARD_ID_RULE})"
+    return None
+
+
+def is_bridge_id(bridge: object) -> bool:
+    return bridge_id_problem(bridge) is None
+
+
+def default_bridge_id(client_id: str) -> str:
+    """The bridge id of a bridge that names none: its MQTT client id (fixed, and unique per bridge on a broker)
+    with every character a bridge id may not have turned into `-`, cut to 32."""
+    text = re.sub(r"[^A-Za-z0-9_-]", "-", client_id)[:32]
+    return text or "flickboard-bridge"
+
+
 SYSTEM_CA = "system"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 KEYS = (
@@ -92,6 +115,7 @@ KEYS = (
     "ca_file",
     "password_file",
     "client_id",
+    "bridge_id",
     "keepalive",
     "log_level",
     "journals",
@@ -106,6 +130,7 @@ DEFAULTS: dict[str, Any] = {
     "ca_file": None,
     "password_file": None,
     "client_id": "flickboard-bridge",
+    "bridge_id": None,  # from the client id
     "keepalive": 30,
     "log_level": "INFO",
     "journals": "journals",
@@ -194,6 +219,7 @@ class BridgeConfig:
     ca_file: str | None = None  # a path, or SYSTEM_CA
     password_file: str | None = None  # where the broker password came from (it is in `mqtt`, masked)
     client_id: str = "flickboard-bridge"
+    bridge_id: str = "flickboard-bridge"  # its own topics flickboard/bridge/<id>/...; load_config derives it
     keepalive: int = 30
     log_level: str = "INFO"
     journals: str = "journals"  # one folder per board, one journal per match
@@ -254,6 +280,12 @@ def _normalise(key: str, value: Any, source: str) -> Any:
         text = _as_str(value, source).strip()
         if not 1 <= len(text) <= 64 or not text.isprintable():
             raise ConfigError(f"{source}: client id must be 1-64 printable characters")
+        return text
+    if key == "bridge_id":
+        text = _as_str(value, source).strip()
+        problem = bridge_id_problem(text)
+        if problem:
+            raise ConfigError(f"{source}: {problem}")
         return text
     if key == "keepalive":
         n = _as_int(value, source)
@@ -332,6 +364,8 @@ def load_config(
             sources[key] = source
     if values["password_file"] is not None:
         values["mqtt"] = _with_password_file(values["mqtt"], values["password_file"], sources)
+    if values["bridge_id"] is None:
+        values["bridge_id"] = default_bridge_id(values["client_id"])
     cfg = BridgeConfig(**values)
     _check_tls(cfg, sources)
     return cfg

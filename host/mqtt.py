@@ -11,8 +11,14 @@ across reconnects and says when it is ready.
     flickboard/<board>/result      the answer to an entry                                     bridge -> scorer
     flickboard/<board>/scoreboard  the retained scoreboard document                           bridge -> displays
     flickboard/<board>/events      the scoring moments, one per message                       bridge -> displays
-    flickboard/bridge/status       the bridge's retained online/offline (its last will)       bridge -> all
-    flickboard/bridge/health       the bridge's retained health document                      bridge -> operators
+    flickboard/bridge/<id>/status  each bridge's retained online/offline (its last will)      bridge -> all
+    flickboard/bridge/<id>/health  each bridge's retained health document                     bridge -> operators
+    flickboard/bridge/status       deprecated: the shared status of one-bridge days           bridge -> all
+    flickboard/bridge/health       deprecated: the shared health document                     bridge -> operators
+
+A scoreboard names the bridge that keeps it (`"bridge": "<id>"`); a display follows every bridge's status
+(`EVERY_BRIDGE_STATUS`) with a `BridgeWatch` and asks it whether that bridge is online, so one bridge stopping
+marks only its own boards' scores stale.
 """
 
 from __future__ import annotations
@@ -28,11 +34,21 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersi
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from host.config import RESERVED_BOARDS, SYSTEM_CA, MqttUrl, is_board_id
+from host.config import RESERVED_BOARDS, SYSTEM_CA, MqttUrl, is_board_id, is_bridge_id
 
 ROOT = "flickboard"
-BRIDGE_STATUS = f"{ROOT}/bridge/status"
-BRIDGE_HEALTH = f"{ROOT}/bridge/health"
+BRIDGE = "bridge"  # the level under ROOT that holds the bridges' own topics (a reserved board id)
+HEALTH = "health"
+# Deprecated: the one status and health topic every bridge shared. With two bridges on a broker the last will of one
+# said "offline" for the boards of both. The bridge still says `online` on connect and `offline` on a clean stop
+# here (not as its last will), for the displays that have not switched to BridgeWatch yet (the web page, the
+# integrations); remove once they have.
+BRIDGE_STATUS = f"{ROOT}/{BRIDGE}/status"
+BRIDGE_HEALTH = f"{ROOT}/{BRIDGE}/health"
+BRIDGE_KINDS = ("status", HEALTH)
+DEFAULT_BRIDGE_ID = "flickboard-bridge"  # the default client id's (host/config.py derives it)
+EVERY_BRIDGE = "+"
+EVERY_BRIDGE_STATUS = f"{ROOT}/{BRIDGE}/{EVERY_BRIDGE}/status"  # what a display subscribes to (BridgeWatch.TOPICS)
 
 STATUS = "status"
 RAW = "raw"
@@ -79,6 +95,89 @@ def parse_board_topic(topic: str) -> tuple[str, str] | None:
     if split is None or split[1] not in BOARD_KINDS or not is_board_id(split[0]):
         return None
     return split
+
+
+def bridge_topic(bridge_id: str, kind: str) -> str:
+    """`flickboard/bridge/<id>/<kind>`: a bridge's own `status` (its last will) or `health`; `bridge_id` may be
+    `EVERY_BRIDGE` (a subscription)."""
+    if kind not in BRIDGE_KINDS:
+        raise ValueError(f"no bridge topic {kind!r}")
+    if bridge_id != EVERY_BRIDGE and not is_bridge_id(bridge_id):
+        raise ValueError(f"bad bridge id {bridge_id[:40]!r}")
+    return f"{ROOT}/{BRIDGE}/{bridge_id}/{kind}"
+
+
+def parse_bridge_topic(topic: str) -> tuple[str, str] | None:
+    """(bridge id, kind) of `flickboard/bridge/<id>/<kind>` with a valid id and a known kind; None otherwise."""
+    parts = topic.split("/")
+    if len(parts) != 4 or parts[0] != ROOT or parts[1] != BRIDGE or parts[3] not in BRIDGE_KINDS:
+        return None
+    return (parts[2], parts[3]) if is_bridge_id(parts[2]) else None
+
+
+class BridgeWatch:
+    """Which bridges are online, for a display: feed it every message of `TOPICS` (each bridge's retained status,
+    and the deprecated shared one) and ask whether the bridge that keeps a scoreboard is online.
+
+        watch = BridgeWatch()
+        subscribe to [..., *BridgeWatch.TOPICS]
+        on_message: if watch.feed(topic, payload): return        # a bridge's status: taken
+        watch.owner_online(doc)                                   # True, False, or None (not known)
+
+    `owner_online(doc)` reads the document's `bridge` (docs/mqtt.md): that bridge's own status. A document without
+    one comes from a bridge older than per-bridge topics: the shared status answers for it. A bridge whose status has
+    not been heard (nor a retained one found) is not known: None, which a display shows as neither live nor stale.
+    Thread-safe (paho's network thread feeds it, a display's thread asks)."""
+
+    TOPICS = (EVERY_BRIDGE_STATUS, BRIDGE_STATUS)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._online: dict[str, bool] = {}
+        self._shared: bool | None = None
+
+    def feed(self, topic: str, payload: bytes) -> bool:
+        """Take one message: True when it was a bridge's status (whatever it said), False for any other topic.
+        `online`/`offline` set the bridge's state; an empty payload (a retained status cleared) forgets it; any
+        other payload is ignored."""
+        if topic == BRIDGE_STATUS:
+            bridge = None
+        else:
+            parsed = parse_bridge_topic(topic)
+            if parsed is None or parsed[1] != "status":
+                return False
+            bridge = parsed[0]
+        said = bytes(payload).strip()
+        state = {b"online": True, b"offline": False}.get(said)
+        with self._lock:
+            if bridge is None:
+                if state is not None or not said:
+                    self._shared = state
+            elif state is not None:
+                self._online[bridge] = state
+            elif not said:
+                self._online.pop(bridge, None)
+        return True
+
+    def online(self, bridge_id: str | None) -> bool | None:
+        """The bridge's own status (None: not heard); `bridge_id` None: the deprecated shared status."""
+        with self._lock:
+            return self._shared if bridge_id is None else self._online.get(bridge_id)
+
+    def owner_online(self, doc: Any) -> bool | None:
+        """Whether the bridge that keeps the scoreboard `doc` is online (see the class docstring)."""
+        if not isinstance(doc, dict):
+            return None
+        owner = doc.get("bridge")
+        if owner is None:
+            return self.online(None)
+        return self.online(owner) if is_bridge_id(owner) else None
+
+    @property
+    def bridges(self) -> dict[str, bool]:
+        """Every bridge heard of: id -> online."""
+        with self._lock:
+            return dict(self._online)
 
 
 def client(

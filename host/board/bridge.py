@@ -46,7 +46,18 @@ from host.core.journal import HeaderDamaged, JournalError, salvage
 from host.core.scoreboard import moments, scoreboard_doc
 from host.core.session import Outcome, Session, now_stamp
 from host.jsontext import canonical, compact
-from host.mqtt import BRIDGE_HEALTH, EVENTS, INPUT, RAW, RESULT, SCOREBOARD, board_topic
+from host.mqtt import (
+    BRIDGE_HEALTH,
+    DEFAULT_BRIDGE_ID,
+    EVENTS,
+    HEALTH,
+    INPUT,
+    RAW,
+    RESULT,
+    SCOREBOARD,
+    board_topic,
+    bridge_topic,
+)
 from rules import games
 from rules.base import near_miss
 from rules.games import AnyGame
@@ -70,6 +81,12 @@ MAX_OPEN = 128  # boards' journals open at once (two files each): the least rece
 IDLE_CLOSE = 900.0  # s: a journal with no message and no entry this long is closed (boards not on the list)
 MAX_SAID = 1024  # boards whose refusal is logged and listed; beyond, only counted
 MAX_UNLISTED = 256  # boards on the broker not on the list, shown in the health document; beyond, only counted
+# A board that keeps sending while every event it sends is a duplicate (a simulated or re-flashed board reusing a boot
+# id and its sequence numbers): once its duplicates have gone on this long (from the first to the latest, bridge
+# clock) and number at least ONLY_DUPLICATES_MIN, with no new event between, its scoreboard says so
+# (`board_link.only_duplicates`), since a screen would otherwise show it online while nothing it sends counts.
+ONLY_DUPLICATES_AFTER = 30.0  # s
+ONLY_DUPLICATES_MIN = 3  # duplicates
 
 Publish = Callable[[str, bytes, int, bool], None]  # topic, payload, qos, retain
 
@@ -169,6 +186,11 @@ class BoardGame:
         self.digests: dict[int, _Digests] = {}  # boot -> the content checks of its journaled events
         self.two_boots: set[tuple[int, int]] = set()  # (retired boot, current boot) already held in this journal
         self.other_content: set[tuple[int, int, int]] = set()  # (boot, seq, digest) already held in this journal
+        # Duplicates since the last new event: when the first came (bridge clock, and UTC for people), how many.
+        self.dups_at = 0.0
+        self.dups_since: str | None = None
+        self.dups = 0
+        self.only_duplicates = False  # said: ONLY_DUPLICATES_AFTER and ONLY_DUPLICATES_MIN reached
 
 
 class Bridge:
@@ -179,8 +201,11 @@ class Bridge:
         boards: Iterable[str] | None = None,
         publish: Publish | None = None,
         clock: Callable[[], float] = time.monotonic,
+        bridge_id: str = DEFAULT_BRIDGE_ID,
     ) -> None:
         self.journals = Path(journals)
+        self.bridge_id = bridge_id
+        self.health_topic = bridge_topic(bridge_id, HEALTH)  # raises ValueError for a bad id
         self.setup = setup
         setup.game()  # refuse a bad set-up now, not at the first event
         self.boards = tuple(boards) if boards is not None else None
@@ -209,6 +234,7 @@ class Bridge:
         }
         # New boards taken without a list, board messages refused for want of admission, journals closed when idle.
         self.admission = {"new_boards": 0, "refused": 0, "closed_idle": 0, "unlisted_not_shown": 0}
+        self.only_duplicates = 0  # times a board was found sending only duplicates (ONLY_DUPLICATES_AFTER)
         self._said: set[str] = set()
         self._health_dirty = True
         self._batch: _Batch | None = None
@@ -580,6 +606,8 @@ class Bridge:
                 if bg.beat_at is not None:
                     bg.beat = self.clock() - bg.beat_at
                 bg.beat_at = self.clock()
+            if msg.reliable:
+                self._count_duplicates(bg, msg, verdict.status == "duplicate")
             if verdict.new and (msg.reliable or msg.kind == "gap"):
                 if verdict.reboot is not None:
                     self._close_boot(bg, verdict)
@@ -602,6 +630,36 @@ class Bridge:
             if verdict.should_ping and self.clock() - bg.pinged >= PING_EVERY:
                 bg.pinged = self.clock()
                 send({"c": "ping"})
+
+    def _count_duplicates(self, bg: BoardGame, msg: BoardMessage, duplicate: bool) -> None:
+        """Every event is a duplicate for a while (ONLY_DUPLICATES_AFTER): say it on the scoreboard, in the log (once)
+        and in the health document; the first event that is not a duplicate clears it."""
+        if not duplicate:
+            if bg.only_duplicates:
+                log.info("board %s: a new event (seq %d of boot %d) counts again after %d repeats", bg.board,
+                         msg.seq, msg.boot, bg.dups)  # fmt: skip
+                self._publish_board(bg)
+            bg.dups, bg.dups_since, bg.only_duplicates = 0, None, False
+            return
+        if bg.dups == 0:
+            bg.dups_at, bg.dups_since = self.clock(), _now()
+        bg.dups += 1
+        if bg.only_duplicates:
+            self._publish_board(bg)  # the count on the scoreboard
+        elif bg.dups >= ONLY_DUPLICATES_MIN and self.clock() - bg.dups_at >= ONLY_DUPLICATES_AFTER:
+            bg.only_duplicates = True
+            self.only_duplicates += 1
+            self._health_dirty = True
+            log.warning(
+                "board %s: its last %d events (for %.0f s) were all repeats of events already counted: nothing it "
+                "sends counts; restart the board or check its boot id (now boot %d, seq %d)",
+                bg.board,
+                bg.dups,
+                self.clock() - bg.dups_at,
+                msg.boot,
+                msg.seq,
+            )
+            self._publish_board(bg)
 
     def _next_seq(self, bg: BoardGame, boot: int) -> int:
         ack = self.tracker.ack_for(bg.board, boot)
@@ -891,12 +949,13 @@ class Bridge:
                 in_sync=st["processed"] >= st["high_water"] and not st["missing"],
                 missing=st["missing"],
             )
+        view["only_duplicates"] = {"since": bg.dups_since, "count": bg.dups} if bg.only_duplicates else None
         return view
 
     def scoreboard(self, board: str) -> dict[str, Any]:
         with self.lock:
             bg = self.game(board)
-            return scoreboard_doc(board, bg.session, self.link_view(board), _now())
+            return scoreboard_doc(board, bg.session, self.link_view(board), _now(), self.bridge_id)
 
     def _publish_board(self, bg: BoardGame, out: Outcome | None = None) -> None:
         """The board's scoreboard, and the scoring moments of `out`; in a batch, once it is durable (one
@@ -915,7 +974,7 @@ class Bridge:
 
     def _publish_doc(self, bg: BoardGame) -> None:
         if self.publish is not None:
-            doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now())
+            doc = scoreboard_doc(bg.board, bg.session, self.link_view(bg.board), _now(), self.bridge_id)
             self.publish(board_topic(bg.board, SCOREBOARD), _dumps(doc).encode(), 1, True)
 
     def health(self) -> dict[str, Any]:
@@ -926,6 +985,7 @@ class Bridge:
             return {
                 "format": HEALTH_FORMAT,
                 "version": 1,
+                "bridge": self.bridge_id,
                 "updated": _now(),
                 "started": self.started,
                 "protocol": self.tracker.status(),
@@ -935,6 +995,10 @@ class Bridge:
                 "links": links,
                 "holds": dict(self.holds),
                 "admission": dict(self.admission),
+                "only_duplicates": {
+                    "boards": sorted(b for b, bg in self.games.items() if bg.only_duplicates),
+                    "times": self.only_duplicates,
+                },
                 "boards": {
                     b: {
                         "journal": bg.session.journal.path,
@@ -947,6 +1011,7 @@ class Bridge:
                         ],
                         "online": bg.online,
                         "via": bg.via,
+                        "only_duplicates": bg.only_duplicates,
                     }
                     for b, bg in sorted(self.games.items())
                 },
@@ -986,7 +1051,9 @@ class Bridge:
                 return
             self._health_dirty = False
             doc = self.health()
-        self.publish(BRIDGE_HEALTH, json.dumps(doc).encode(), 1, True)
+        body = json.dumps(doc).encode()
+        self.publish(self.health_topic, body, 1, True)
+        self.publish(BRIDGE_HEALTH, body, 1, True)  # deprecated: the shared topic (host/mqtt.py)
 
 
 def _board_record(r: dict[str, Any], board: str) -> bool:

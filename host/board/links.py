@@ -25,6 +25,10 @@ MQTT — one connection for many boards, paho's network thread (`loop_start`):
     link.send_command("b1", line); link.publish(topic, payload, qos=1, retain=True)
     link.stop()           # publishes the retained `offline` itself (the last will covers crashes)
 
+The link's status is its bridge's own, `flickboard/bridge/<bridge_id>/status` (`online` on every connect, `offline`
+as its last will and on a clean stop); it also says `online`/`offline` on the deprecated shared
+`flickboard/bridge/status` for the displays that still read it (not as a last will: a connection has one).
+
 `on_payload(board, payload)` gets the bare JSON of every board message on `flickboard/<board>/raw` (QoS 1;
 docs/protocol.md, "MQTT topics") from paho's thread. `flickboard/<board>/events` is the bridge's own stream
 of scoring moments and is not read back.
@@ -61,6 +65,7 @@ from host.core.entries import MAX_INPUT
 from host.mqtt import (
     BRIDGE_STATUS,
     CMD,
+    DEFAULT_BRIDGE_ID,
     EVERY_BOARD,
     INPUT,
     RAW,
@@ -69,6 +74,7 @@ from host.mqtt import (
     Subscriber,
     board_topic,
     board_topics,
+    bridge_topic,
     split_board_topic,
 )
 from host.mqtt import client as mqtt_client
@@ -413,7 +419,7 @@ class MqttLink:
         keepalive: int = 30,
         reconnect_min: int = 1,
         reconnect_max: int = 30,
-        status_topic: str = BRIDGE_STATUS,
+        bridge_id: str = DEFAULT_BRIDGE_ID,
         batch: Batch | None = None,
     ) -> None:
         self.url = url if isinstance(url, MqttUrl) else parse_mqtt_url(url)
@@ -432,7 +438,8 @@ class MqttLink:
         self.on_unlisted = on_unlisted
         self.unlisted = 0
         self.keepalive = keepalive
-        self.status_topic = status_topic
+        self.bridge_id = bridge_id
+        self.status_topic = bridge_topic(bridge_id, STATUS)  # raises ValueError for a bad id
         self.payloads = 0
         self.ignored = 0
         self.refused: dict[str, int] = {}  # reason -> messages refused before they reached the bridge
@@ -448,7 +455,7 @@ class MqttLink:
             ca_file,
             ca_required=True,
             persistent=True,
-            will=status_topic,
+            will=self.status_topic,
             reconnect=(reconnect_min, reconnect_max),
         )
         c.on_message = self._on_message
@@ -478,6 +485,7 @@ class MqttLink:
         if self.inbox is not None:  # what has arrived is handled (and acked) before the link goes
             self.inbox.stop(timeout)
         if self.subscriber.connected:
+            self.client.publish(BRIDGE_STATUS, b"offline", qos=1, retain=True)  # deprecated (host/mqtt.py)
             info = self.client.publish(self.status_topic, b"offline", qos=1, retain=True)
             with contextlib.suppress(Exception):
                 info.wait_for_publish(timeout)
@@ -549,6 +557,7 @@ class MqttLink:
 
     def _up(self, client: mqtt.Client, session_present: bool) -> None:
         client.publish(self.status_topic, b"online", qos=1, retain=True)
+        client.publish(BRIDGE_STATUS, b"online", qos=1, retain=True)  # deprecated (host/mqtt.py)
         self._state(True, "session resumed" if session_present else "new session")
 
     def _down(self, reason_code: ReasonCode) -> None:

@@ -23,9 +23,18 @@ from host.board.bridge import Bridge, BridgeError, GameSetup
 from host.board.links import REFUSALS, LinkState, MqttLink, NoBoardFound, SerialLink
 from host.config import BridgeConfig, ConfigError, MqttUrl, broker_of, load_config
 from host.core.scoreboard import final_line, text_view
-from host.displays.terminal import big_view
+from host.displays.terminal import big_view, link_lines
 from host.errors import UserError
-from host.mqtt import BRIDGE_STATUS, INPUT, MAX_DOCUMENT, RESULT, SCOREBOARD, PayloadGuard, Subscriber, board_topic
+from host.mqtt import (
+    INPUT,
+    MAX_DOCUMENT,
+    RESULT,
+    SCOREBOARD,
+    BridgeWatch,
+    PayloadGuard,
+    Subscriber,
+    board_topic,
+)
 from host.mqtt import client as mqtt_client
 
 log = logging.getLogger("flickboard.bridge")
@@ -39,6 +48,7 @@ def _config(args: Any) -> BridgeConfig:
         "ca_file": args.ca_file,
         "password_file": args.password_file,
         "client_id": args.client_id,
+        "bridge_id": getattr(args, "bridge_id", None),
         "keepalive": args.keepalive,
         "log_level": args.log_level,
         "journals": args.journals,
@@ -82,7 +92,9 @@ def start_bridge(cfg: BridgeConfig) -> Running:
             link.publish(topic, payload, qos=qos, retain=retain)
 
     try:
-        bridge = Bridge(cfg.journals, GameSetup(cfg.rules, cfg.players, cfg.match), cfg.boards, publish)
+        bridge = Bridge(
+            cfg.journals, GameSetup(cfg.rules, cfg.players, cfg.match), cfg.boards, publish, bridge_id=cfg.bridge_id
+        )
     except BridgeError as e:
         raise UserError(str(e)) from None
 
@@ -104,6 +116,7 @@ def start_bridge(cfg: BridgeConfig) -> Running:
                 on_unlisted=bridge.unlisted_board,
                 keepalive=cfg.keepalive,
                 batch=bridge.batch,
+                bridge_id=cfg.bridge_id,
             )
         except (ValueError, OSError) as e:
             bridge.close()
@@ -148,7 +161,12 @@ def run_bridge(args: Any, out: TextIO) -> int:
         running = start_bridge(cfg)
         try:
             bridge = running.bridge
-            print(f"flickboard bridge: {', '.join(running.links)}; journals in {cfg.journals}/", file=out, flush=True)
+            ident = f"; bridge id {cfg.bridge_id}" if cfg.mqtt is not None else ""
+            print(
+                f"flickboard bridge: {', '.join(running.links)}; journals in {cfg.journals}/{ident}",
+                file=out,
+                flush=True,
+            )
             for b, bg in sorted(bridge.games.items()):
                 print(f"  board {b}: {bg.session.journal.path}", file=out, flush=True)
                 for n, why in bg.session.fold.review:  # a hold found at start: said before anything else
@@ -221,7 +239,9 @@ def _read_entries(bridge: Bridge, out: TextIO, stop: threading.Event) -> None:
 
 
 class _Client:
-    """A short-lived MQTT client for `enter` and `scoreboard`: connect, subscribe, wait for messages."""
+    """A short-lived MQTT client for `enter` and `scoreboard`: connect, subscribe, wait for messages. It follows
+    every bridge's status too (`bridges`, a BridgeWatch), so it can tell whether the bridge keeping a board is online;
+    those messages are kept as well (a change wakes `wait_for`)."""
 
     def __init__(
         self,
@@ -231,6 +251,10 @@ class _Client:
         route: Callable[[str, bytes], bool] | None = None,
     ) -> None:
         """`route(topic, payload)`: sees every message first; True means it took it (it is not kept)."""
+        self.bridges = BridgeWatch()
+        # the bridges' statuses first: the broker sends the retained messages in this order, so `scoreboard --once`
+        # knows whether the scoreboard's bridge is online when the scoreboard comes
+        topics = [*BridgeWatch.TOPICS, *topics]
         self.messages: list[tuple[str, bytes]] = []
         self.cond = threading.Condition()
         self.error: str | None = None
@@ -246,6 +270,8 @@ class _Client:
             self.answered.set()
 
         def subscribed(refused_topics: list[str]) -> None:
+            # the bridges' statuses only add to what is shown: a broker that refuses them refuses nothing asked for
+            refused_topics = [t for t in refused_topics if t not in BridgeWatch.TOPICS]
             if refused_topics:
                 self.error = f"the broker refused the subscription to {', '.join(refused_topics)} (docs/security.md)"
             self.answered.set()
@@ -261,6 +287,7 @@ class _Client:
                         file=sys.stderr,
                     )
                 return
+            self.bridges.feed(msg.topic, bytes(msg.payload))
             if route is not None and route(msg.topic, bytes(msg.payload)):
                 return
             with self.cond:
@@ -329,7 +356,7 @@ def run_enter(args: Any, out: TextIO) -> int:
             raise UserError("give the entry to send, e.g. flickboard enter --board sim1 hit")
         req = {"id": rid, "line": line}
     result_topic = board_topic(args.board, RESULT)
-    with _Client(url, ca_file, [result_topic]) as c:
+    with _Client(url, ca_file, [result_topic, board_topic(args.board, SCOREBOARD)]) as c:
         c.client.publish(board_topic(args.board, INPUT), json.dumps(req), qos=1)
 
         def mine(_t: str, payload: bytes) -> bool:
@@ -339,12 +366,35 @@ def run_enter(args: Any, out: TextIO) -> int:
             return False
 
         got = c.wait_for(mine, args.timeout)
+        owner = _owner(c, args.board)
     if got is None:
+        if owner is not None and owner[1] is False:
+            raise UserError(
+                f"no answer within {args.timeout:g} s: the bridge {owner[0]!r} that keeps board {args.board} is "
+                "offline; the entry waits on the broker and is entered when it comes back"
+            )
         raise UserError(f"no answer from a bridge for board {args.board} within {args.timeout:g} s: is it running?")
     res = json.loads(got[1])
     mark = f"[{res['entry']}] " if res.get("entry") else ""
     print(f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}", file=out)
     return 0 if res["ok"] else 1
+
+
+def _owner(c: _Client, board: str) -> tuple[str | None, bool | None] | None:
+    """(the id of the bridge that keeps the board's retained scoreboard, whether it is online); None without one."""
+    topic = board_topic(board, SCOREBOARD)
+    with c.cond:
+        docs = [p for t, p in c.messages if t == topic]
+    if not docs:
+        return None
+    try:
+        doc = json.loads(docs[-1])
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    owner = doc.get("bridge")
+    return (owner if isinstance(owner, str) else None), c.bridges.owner_online(doc)
 
 
 def _newer_than(c: _Client, seen: int) -> Callable[[str, bytes], bool]:
@@ -361,7 +411,7 @@ def run_scoreboard(args: Any, out: TextIO) -> int:
         args.color == "auto" and out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     )
     big = not args.plain and (out.isatty() or args.color == "always" or args.big)
-    with _Client(url, ca_file, [topic, BRIDGE_STATUS]) as c:
+    with _Client(url, ca_file, [topic]) as c:
         while True:
             got = c.wait_for(_newer_than(c, seen), args.timeout if args.once else 3600)
             if got is None:
@@ -370,18 +420,17 @@ def run_scoreboard(args: Any, out: TextIO) -> int:
                 continue
             with c.cond:
                 boards = [p for t, p in c.messages if t == topic]
-                bridge = [p for t, p in c.messages if t == BRIDGE_STATUS]
                 seen = len(c.messages)
             if not boards:
                 continue
-            bridge_online = None if not bridge else bridge[-1].strip() == b"online"
             try:
                 doc = json.loads(boards[-1])
+                bridge_online = c.bridges.owner_online(doc)
                 if big:
                     width = shutil.get_terminal_size((100, 30)).columns
                     view = big_view(doc, width=width, color=color, bridge_online=bridge_online)
                 else:
-                    view = text_view(doc) + ("\n  the scorer (bridge) is offline" if bridge_online is False else "")
+                    view = "\n".join([text_view(doc), *(f"  {line}" for line in link_lines(doc, bridge_online))])
             except (ValueError, KeyError, TypeError, AttributeError, IndexError):
                 print("(a scoreboard message this version cannot read)", file=out, flush=True)
                 if args.once:

@@ -141,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument(
         "--client-id", help="MQTT client id (default: flickboard-bridge; the secured broker uses the user name)"
     )
+    br.add_argument(
+        "--bridge-id",
+        help="this bridge's name in its topics flickboard/bridge/ID/... and its scoreboards (default: from the client "
+        "id); give each bridge on a broker its own",
+    )
     br.add_argument("--keepalive", type=int, help="MQTT keepalive in seconds (default: 30)")
     br.add_argument("--journals", help="folder of the boards' journals (default: journals)")
     br.add_argument(

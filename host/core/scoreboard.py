@@ -42,8 +42,11 @@ def open_shot(session: Session) -> dict[str, Any] | None:
     }
 
 
-def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: str) -> dict[str, Any]:
-    """The retained `flickboard/<board>/scoreboard` document, version 1 (docs/mqtt.md)."""
+def scoreboard_doc(
+    board: str, session: Session, link: dict[str, Any], updated: str, bridge: str | None = None
+) -> dict[str, Any]:
+    """The retained `flickboard/<board>/scoreboard` document, version 1 (docs/mqtt.md); `bridge`: the id of the
+    bridge that keeps it (its status tells a display whether the score is live)."""
     fold = session.fold
     checks: list[str] = []
     if isinstance(session.game, Pichenotte):
@@ -69,6 +72,7 @@ def scoreboard_doc(board: str, session: Session, link: dict[str, Any], updated: 
         "notes": [{"entry": n, "text": t} for n, t in fold.notes],
         "sensor_events": fold.sensor_events,
         "board_link": link,
+        "bridge": bridge,
     }
     asked = asks(session)
     doc["asks"] = asked

@@ -8,6 +8,8 @@ Québec Pichenottes and Flicochet documents get their own middle part (host/core
 with each side's colour, dames left and compteuses; the round with the discs in hand, on the table and off, the
 jacks, penalties and round points. The big numbers are then the points towards the game's target.
 Pure: a function of the document; `flickboard scoreboard` (host/cli/bridge.py) redraws it on every update.
+`bridge_online` is whether the bridge that keeps this scoreboard is online (host.mqtt.BridgeWatch.owner_online);
+`link_lines(doc, bridge_online)` words the link's trouble in plain sentences for the plain text view too.
 """
 
 from __future__ import annotations
@@ -47,6 +49,35 @@ def big_number(n: int) -> list[str]:
         for i in range(5):
             rows[i] += glyph[i] + " "
     return [r.rstrip() for r in rows]
+
+
+def only_duplicates_text(doc: dict[str, Any]) -> str | None:
+    """The board keeps sending, but everything it sends was counted already (`board_link.only_duplicates`)."""
+    dup = (doc.get("board_link") or {}).get("only_duplicates")
+    if not isinstance(dup, dict):
+        return None
+    n = dup.get("count")
+    last = f"last {n} messages were" if isinstance(n, int) and n > 1 else "latest messages were"
+    since = dup.get("since")
+    when = f" (since {since[11:19]} UTC)" if isinstance(since, str) and len(since) >= 19 else ""
+    return (
+        f"the board's {last} all repeats of ones already counted{when}: nothing it sends counts now; restart the "
+        "board or check its boot id"
+    )
+
+
+def link_lines(doc: dict[str, Any], bridge_online: bool | None) -> list[str]:
+    """Plain sentences on what keeps this score from being live: the scorer (its bridge) offline, a board whose
+    messages are all repeats."""
+    lines = []
+    if bridge_online is False:
+        owner = doc.get("bridge")
+        who = f" {owner}" if isinstance(owner, str) else ""
+        lines.append(f"the scorer (bridge{who}) is offline: this score may be stale")
+    dup = only_duplicates_text(doc)
+    if dup:
+        lines.append(dup)
+    return lines
 
 
 def _paint(text: str, code: str, color: bool) -> str:
@@ -128,6 +159,9 @@ def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_o
     else:
         head = f"Flickboard · board {doc['board']} · {render_games.title(score)}"
     lines.append(head + ("   " + " ".join(status) if status else ""))
+    dup = only_duplicates_text(doc)
+    if dup:
+        lines.append(_paint(f"REPEATS ONLY: {dup}", WARN, color))
     lines.append("")
 
     points, label = _points(score) if game == "pichenotte" else _target_points(score)

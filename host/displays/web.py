@@ -4,10 +4,12 @@
     app = start_web(WebConfig(parse_mqtt_url(url)))    # in-process (tests); app.url, app.stop()
 
 One process, two sides. Its MQTT side (`Hub`) follows the broker like any display (docs/mqtt.md): the retained
-scoreboards, the moments, the results and the bridge's status, and it sends manual entries on
-`flickboard/<board>/input`. Its HTTP side (stdlib `ThreadingHTTPServer`) serves the pages in `host/displays/webui/` and
-pushes the live data to them with Server-Sent Events, so a browser needs one HTTP port and nothing else (the
-choice is explained in docs/displays.md):
+scoreboards, the moments, the results and the bridge's status and health, and it sends manual entries on
+`flickboard/<board>/input`; it is paho's network thread. Its HTTP side (Starlette, served by uvicorn in a thread of
+its own with its own asyncio loop) serves the pages in `host/displays/webui/` and pushes the live data to them with
+Server-Sent Events, so a browser needs one HTTP port and nothing else (the choice is explained in docs/displays.md).
+The hub hands each update to the loop (`loop.call_soon_threadsafe`), which puts it in every open page's bounded
+queue: an open page costs a queue and a coroutine, not a thread, so a hall's TVs and phones (up to MAX_STREAMS) fit:
 
 | path | what |
 |---|---|
@@ -20,6 +22,7 @@ choice is explained in docs/displays.md):
 | `POST /api/<board>/input` | `{"line": ...}` or `{"new": {...}}`: checked, sent with an id, the bridge's answer |
 | `/scorer?key=...`, `POST /api/key` | the scoring key, given once (operator's link, entry page's form): a cookie |
 | `GET /api/scorer` | JSON: whether this browser holds the scoring key |
+| `/console`, `GET /api/console` | the operator's console; its data (boards, the bridge's health) needs the key |
 
 Who may do what (docs/displays.md, "Who can score"): every request must name this server in its Host (not a name an
 attacker pointed at it: DNS rebinding); reading needs nothing; a POST must come from this server's own page (Origin)
@@ -34,16 +37,18 @@ Errors are one line: JSON `{"ok": false, "error": ...}` to the client, one line 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import collections
 import contextlib
 import hmac
 import html
 import ipaddress
 import json
+import logging
 import math
 import os
+import resource
 import secrets
-import select
 import socket
 import sys
 import threading
@@ -51,14 +56,20 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
+import uvicorn
 from paho.mqtt.reasoncodes import ReasonCode
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
 
 from host import lifecycle
 from host.config import (
@@ -71,6 +82,7 @@ from host.config import (
 )
 from host.core.entries import MAX_INPUT, RequestError, read_request
 from host.mqtt import (
+    BRIDGE_HEALTH,
     BRIDGE_STATUS,
     DISPLAY_KINDS,
     EVENTS,
@@ -92,13 +104,14 @@ __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_we
 
 MAX_BODY = 4096  # bytes of a POST body; a valid request is well under MAX_INPUT (2048) anyway
 MAX_DOC = MAX_DOCUMENT  # bytes of a scoreboard or moment payload we keep; a real scoreboard is a few kB
-MAX_STREAMS = 256  # open event streams (one per TV or phone page: a 40-board evening needs about 100)
-MAX_QUEUED = 256  # events waiting for a slow stream; beyond, the stream is closed and the browser reconnects
+MAX_STREAMS = 10_000  # live pages at once (a TV per board and a phone per player: a big hall is a few hundred)
+MAX_QUEUED = 256  # events waiting for a slow page; beyond, its backlog is dropped and it gets the latest scoreboard
+LISTEN_BACKLOG = 2048  # connections waiting to be accepted (a hall's pages reconnecting at once after a restart)
 PING_EVERY = 15.0  # seconds between SSE comments on a quiet stream (proxies and browsers close idle ones)
 ANSWER_TIMEOUT = 10.0
-PAGES = ("index.html", "tv.html", "enter.html")
+PAGES = ("index.html", "tv.html", "enter.html", "console.html")
 JS = "text/javascript"
-STATIC = {"app.css": "text/css", "common.js": JS, "tv.js": JS, "enter.js": JS}
+STATIC = {"app.css": "text/css", "common.js": JS, "tv.js": JS, "enter.js": JS, "console.js": JS}
 CLIENT_RATE = (3.0, 30.0)  # entries a second, and at once, from one client address
 BOARD_RATE = (2.0, 20.0)  # entries a second, and at once, for one board
 KEY_RATE = (1 / 12, 5.0)  # wrong scoring keys from one client address: 5 at once, then one every 12 s
@@ -275,48 +288,59 @@ def load_key(env: dict[str, str], key_file: str | None) -> tuple[str, str]:
 # ---------------------------------------------------------------- the broker side
 
 
+RESYNC = ("resync", "")  # a page fell behind: its backlog was dropped, it is sent the status and latest scoreboard
+
+
 class Stream:
-    """The events waiting for one open event stream: (event name, one-line JSON data)."""
+    """The events waiting for one open event stream, in the server's event loop: (event name, one-line JSON data).
+    The hub hands them over from paho's thread with `loop.call_soon_threadsafe`; everything here runs in the loop."""
 
     def __init__(self, board: str) -> None:
         self.board = board
-        self.cond = threading.Condition()
-        self.items: collections.deque[tuple[str, str]] = collections.deque()
+        self.queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue(MAX_QUEUED)
         self.closed = False
+        self.resyncs = 0  # times this page fell MAX_QUEUED events behind
 
     def push(self, event: str, data: str) -> None:
-        with self.cond:
-            if self.closed:
-                return
-            if len(self.items) >= MAX_QUEUED:  # a stuck reader: drop it, its browser reconnects and catches up
-                self.closed = True
-            else:
-                self.items.append((event, data))
-            self.cond.notify_all()
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait((event, data))
+        except asyncio.QueueFull:  # a page that cannot keep up: not a backlog, the latest scoreboard when it can
+            self._drain()
+            self.resyncs += 1
+            self.queue.put_nowait(RESYNC)
 
     def close(self) -> None:
-        with self.cond:
+        if not self.closed:
             self.closed = True
-            self.cond.notify_all()
+            self._drain()
+            self.queue.put_nowait(None)
 
-    def next(self, timeout: float) -> tuple[str, str] | None:
-        """The next event; None when nothing came within `timeout` or the stream is closed (see `closed`)."""
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while not self.items and not self.closed:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
-                self.cond.wait(left)
-            if self.closed:
-                return None
-            return self.items.popleft()
+    def _drain(self) -> None:
+        while not self.queue.empty():
+            self.queue.get_nowait()
 
 
 class _Answer:
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.event = threading.Event()
+        self.rid = f"web-{uuid.uuid4().hex[:16]}"
         self.result: dict[str, Any] | None = None
+        self.loop = loop  # an HTTP request waits in the server's loop: woken there
+        self.done: asyncio.Future[None] | None = loop.create_future() if loop is not None else None
+
+    def answer(self, doc: dict[str, Any]) -> None:
+        """The bridge's answer (paho's thread)."""
+        self.result = doc
+        self.event.set()
+        if self.loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                self.loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
+        if self.done is not None and not self.done.done():
+            self.done.set_result(None)
 
 
 class Hub:
@@ -331,7 +355,10 @@ class Hub:
         self.docs: dict[str, str] = {}  # board -> its latest scoreboard, one-line JSON
         self.seen: dict[str, dict[str, Any]] = {}  # board -> what the index page shows
         self.bridge: str | None = None  # "online" / "offline" / None: never said
-        self.streams: set[Stream] = set()
+        self.health: dict[str, Any] | None = None  # the bridge's latest retained health document
+        self.loop: asyncio.AbstractEventLoop | None = None  # the HTTP server's: the streams live there
+        self.streams: set[Stream] = set()  # the open event streams (changed in the loop only)
+        self.by_board: dict[str, set[Stream]] = {}
         self.pending: dict[str, _Answer] = {}
         self._last_problem = ""
         self._closing = False
@@ -363,7 +390,7 @@ class Hub:
         return self.subscriber.ready
 
     def topics(self) -> list[str]:
-        return [*board_topics(self.cfg.boards, DISPLAY_KINDS), BRIDGE_STATUS]
+        return [*board_topics(self.cfg.boards, DISPLAY_KINDS), BRIDGE_STATUS, BRIDGE_HEALTH]
 
     def start(self) -> None:
         try:
@@ -377,9 +404,18 @@ class Hub:
         with contextlib.suppress(Exception):
             self.client.disconnect()
         self.client.loop_stop()
-        with self.lock:
-            streams = list(self.streams)
-        for s in streams:
+        self._in_loop(self._close_streams)
+
+    def _in_loop(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run `fn(*args)` in the HTTP server's event loop (from paho's thread, or any other)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: no stream is left to tell
+            loop.call_soon_threadsafe(fn, *args)
+
+    def _close_streams(self) -> None:
+        for s in list(self.streams):
             s.close()
 
     def _problem(self, text: str) -> None:
@@ -439,6 +475,11 @@ class Hub:
                 self.bridge = text if text in ("online", "offline") else None
             self._fan_status()
             return
+        if topic == BRIDGE_HEALTH:
+            health = _json_object(payload) if payload else None
+            with self.lock:
+                self.health = health
+            return
         parsed = parse_board_topic(topic)
         if parsed is None:
             return
@@ -457,13 +498,8 @@ class Hub:
                 self.docs.pop(board, None)
                 self.seen.pop(board, None)
             return
-        if len(payload) > MAX_DOC:
-            return
-        try:
-            doc = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            return
-        if not isinstance(doc, dict):
+        doc = _json_object(payload)
+        if doc is None:
             return
         if kind == "scoreboard":
             if doc.get("format") != "flickboard-scoreboard" or doc.get("version") != 1:
@@ -482,8 +518,7 @@ class Hub:
             with self.lock:
                 slot = self.pending.get(rid) if isinstance(rid, str) else None
             if slot is not None:
-                slot.result = doc
-                slot.event.set()
+                slot.answer(doc)
 
     # -- fan-out to the event streams
 
@@ -492,30 +527,48 @@ class Hub:
             return {"broker": self.connected, "bridge": self.bridge}
 
     def _fan(self, board: str, event: str, data: str) -> None:
-        with self.lock:
-            targets = [s for s in self.streams if s.board == board]
-        for s in targets:
+        self._in_loop(self._fan_here, board, event, data)
+
+    def _fan_here(self, board: str, event: str, data: str) -> None:
+        for s in list(self.by_board.get(board, ())):
             s.push(event, data)
 
     def _fan_status(self) -> None:
-        data = json.dumps(self.status())
-        with self.lock:
-            targets = list(self.streams)
-        for s in targets:
+        self._in_loop(self._fan_status_here, json.dumps(self.status()))
+
+    def _fan_status_here(self, data: str) -> None:
+        for s in list(self.streams):
             s.push("status", data)
 
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    def stream_start(self, board: str) -> str:
+        """What a page's stream says first (and again after it fell behind): the status, the latest scoreboard."""
+        first = f"event: status\ndata: {json.dumps(self.status())}\n\n"
+        doc = self.scoreboard(board)
+        return first if doc is None else f"{first}event: scoreboard\ndata: {doc}\n\n"
+
     def open_stream(self, board: str) -> tuple[Stream, str | None] | None:
-        """A new stream for the board and its latest scoreboard; None when too many are open."""
-        with self.lock:
-            if len(self.streams) >= MAX_STREAMS:
-                return None
-            s = Stream(board)
-            self.streams.add(s)
-            return s, self.docs.get(board)
+        """A new stream for the board and its latest scoreboard; None when MAX_STREAMS are open or the server
+        stops. In the loop."""
+        if len(self.streams) >= MAX_STREAMS or self._closing:
+            return None
+        s = Stream(board)
+        self.streams.add(s)
+        self.by_board.setdefault(board, set()).add(s)
+        return s, self.scoreboard(board)
 
     def close_stream(self, s: Stream) -> None:
-        with self.lock:
-            self.streams.discard(s)
+        """In the loop."""
+        s.close()
+        self.streams.discard(s)
+        mine = self.by_board.get(s.board)
+        if mine is not None:
+            mine.discard(s)
+            if not mine:
+                del self.by_board[s.board]
 
     def scoreboard(self, board: str) -> str | None:
         with self.lock:
@@ -525,33 +578,80 @@ class Hub:
         with self.lock:
             return {b: dict(v) for b, v in sorted(self.seen.items())}
 
+    def bridge_health(self) -> dict[str, Any] | None:
+        with self.lock:
+            return self.health
+
     # -- manual entries
 
     def send(self, board: str, req: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """Publish a checked request with a fresh id and wait for the bridge's answer: (HTTP status, body)."""
-        rid = f"web-{uuid.uuid4().hex[:16]}"
-        payload = json.dumps({"id": rid, **req}).encode()
+        slot = _Answer()
+        refused = self._publish(board, req, slot)
+        if refused is not None:
+            return refused
+        try:
+            if not slot.event.wait(self.cfg.answer_timeout):
+                return self._no_answer(board)
+        finally:
+            with self.lock:
+                self.pending.pop(slot.rid, None)
+        return self._answered(slot)
+
+    async def send_async(self, board: str, req: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """`send` for the HTTP server's event loop: the wait for the answer holds no thread."""
+        slot = _Answer(asyncio.get_running_loop())
+        refused = self._publish(board, req, slot)
+        if refused is not None:
+            return refused
+        assert slot.done is not None
+        try:
+            async with asyncio.timeout(self.cfg.answer_timeout):
+                await slot.done
+        except TimeoutError:
+            return self._no_answer(board)
+        finally:
+            with self.lock:
+                self.pending.pop(slot.rid, None)
+        return self._answered(slot)
+
+    def _publish(self, board: str, req: dict[str, Any], slot: _Answer) -> tuple[int, dict[str, Any]] | None:
+        """Send the request with the slot's id; an answer when it could not be sent (nothing is left pending)."""
+        payload = json.dumps({"id": slot.rid, **req}).encode()
         if len(payload) > MAX_INPUT:
             return 400, _error(f"request of {len(payload)} bytes, longer than {MAX_INPUT}")
-        slot = _Answer()
         with self.lock:
             if not self.ready:
                 return 503, _error(self._not_ready())
-            self.pending[rid] = slot
-        try:
-            info = self.client.publish(board_topic(board, INPUT), payload, qos=1)
-            if info.rc != mqtt.MQTT_ERR_SUCCESS:
-                return 503, _error(f"the broker {self.cfg.mqtt} went away: nothing was sent, try again")
-            if not slot.event.wait(self.cfg.answer_timeout) or slot.result is None:
-                return 504, _error(
-                    f"no answer from a bridge for board {board} within {self.cfg.answer_timeout:g} s: is it running? "
-                    "(the entry may still arrive: check the scoreboard before sending it again)"
-                )
-        finally:
+            self.pending[slot.rid] = slot
+        info = self.client.publish(board_topic(board, INPUT), payload, qos=1)
+        if info.rc != mqtt.MQTT_ERR_SUCCESS:
             with self.lock:
-                self.pending.pop(rid, None)
-        res = slot.result
+                self.pending.pop(slot.rid, None)
+            return 503, _error(f"the broker {self.cfg.mqtt} went away: nothing was sent, try again")
+        return None
+
+    def _no_answer(self, board: str) -> tuple[int, dict[str, Any]]:
+        return 504, _error(
+            f"no answer from a bridge for board {board} within {self.cfg.answer_timeout:g} s: is it running? "
+            "(the entry may still arrive: check the scoreboard before sending it again)"
+        )
+
+    @staticmethod
+    def _answered(slot: _Answer) -> tuple[int, dict[str, Any]]:
+        res = slot.result or {}
         return 200, {k: res.get(k) for k in ("ok", "entry", "message", "board")}
+
+
+def _json_object(payload: bytes) -> dict[str, Any] | None:
+    """A message's JSON object; None when it is over MAX_DOC, not JSON, or not an object."""
+    if len(payload) > MAX_DOC:
+        return None
+    try:
+        doc = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 def _netloc(url: str) -> str | None:
@@ -629,6 +729,7 @@ def rules_info() -> dict[str, Any]:
 
 
 def _load_ui() -> dict[str, bytes]:
+    """Every page and static file, read once at start; a missing one is one sentence, not a traceback later."""
     files: dict[str, bytes] = {}
     base = resources.files("host.displays").joinpath("webui")
     for name in (*PAGES, *STATIC):
@@ -639,109 +740,206 @@ def _load_ui() -> dict[str, bytes]:
     return files
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    app: WebApp
+def _response(code: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> Response:
+    """A whole response with this server's headers (names as written here: the wire keeps them)."""
+    head = {
+        "Content-Type": ctype,
+        "Content-Length": str(len(body)),
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": CSP,
+        "Referrer-Policy": "no-referrer",
+        "Server": "flickboard-web",
+        **(extra or {}),
+    }
+    r = Response(body, status_code=code)
+    r.raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in head.items()]
+    return r
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        err = sys.exc_info()[1]
-        if isinstance(err, ConnectionError | TimeoutError):
-            return  # the browser went away: nothing to tell anyone
-        self.app.say(f"request from {client_address[0]} failed: {type(err).__name__}: {err}")
+
+def _json(code: int, doc: Any, extra: dict[str, str] | None = None) -> Response:
+    return _response(code, json.dumps(doc).encode(), "application/json", extra)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    server_version = "flickboard-web"
-    timeout = 30  # seconds of silence from a client before its connection is dropped
-    body_read = False  # a POST's body was read (a refusal reads it first otherwise)
+def _html(code: int, page: bytes | str, extra: dict[str, str] | None = None) -> Response:
+    body = page.encode() if isinstance(page, str) else page
+    return _response(code, body, "text/html; charset=utf-8", extra)
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # no line per request; errors are said once, by the app
 
-    # -- responses
+def _target(scope: Scope) -> str:
+    """The request's path and query as the client wrote them (for the operator's terminal: see `printable`)."""
+    raw = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "replace")
+    query = scope.get("query_string") or b""
+    text = raw.decode("latin-1")
+    return f"{text}?{query.decode('latin-1')}" if query else text
 
-    def _send(self, code: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Content-Security-Policy", CSP)
-        self.send_header("Referrer-Policy", "no-referrer")
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
 
-    def _json(self, code: int, doc: Any) -> None:
-        self._send(code, json.dumps(doc).encode(), "application/json")
+def _client(request: Request) -> str:
+    return request.client.host if request.client is not None else "?"
 
-    def _not_found(self, what: str = "no such page") -> None:
-        if self.path.startswith("/api/"):
-            self._json(404, _error(what))
-        else:
-            page = f"<!doctype html><title>Not found</title><p>{html.escape(what)}. <a href='/'>Boards</a></p>"
-            self._send(404, page.encode(), "text/html; charset=utf-8")
 
-    # -- routing
+class _EventStream(Response):
+    """`text/event-stream` for one page: `retry`, `status` and the latest `scoreboard` at once, then what the hub
+    hands to its queue, and a `: ping` comment after PING_EVERY of quiet. Ends when the page goes (its connection
+    closes: noticed at once) or the server stops."""
 
-    def do_GET(self) -> None:
-        self._guarded(self._get)
+    def __init__(self, hub: Hub, stream: Stream, first: str) -> None:
+        super().__init__(status_code=200)
+        self.hub, self.stream, self.first = hub, stream, first
+        head = {
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",  # behind nginx: do not buffer the stream
+            "Server": "flickboard-web",
+            "Connection": "close",
+        }
+        self.raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in head.items()]
 
-    def do_POST(self) -> None:
-        self._guarded(self._post)
-
-    def _guarded(self, fn: Callable[[list[str]], None]) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        stream = self.stream
+        watcher = asyncio.create_task(self._watch(receive))
         try:
-            path = urlsplit(self.path).path
-            parts = path.split("/")[1:] if path.startswith("/") else []
-            if self._host_ok():
-                fn(parts)
-        except (ConnectionError, TimeoutError):
-            self.close_connection = True
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            await send({"type": "http.response.body", "body": self.first.encode(), "more_body": True})
+            loop = asyncio.get_running_loop()
+            quiet_since = loop.time()
+            while True:
+                try:
+                    async with asyncio.timeout(max(0.0, PING_EVERY - (loop.time() - quiet_since))):
+                        item = await stream.queue.get()
+                except TimeoutError:
+                    chunk = ": ping\n\n"
+                else:
+                    if item is None:  # closed: the page went, or the server stops
+                        break
+                    if item is RESYNC:
+                        chunk = self.hub.stream_start(stream.board)
+                    else:
+                        chunk = f"event: {item[0]}\ndata: {item[1]}\n\n"
+                await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
+                quiet_since = loop.time()
+            if not watcher.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+            self.hub.close_stream(stream)
+
+    async def _watch(self, receive: Receive) -> None:
+        """The page never sends anything on its stream: the next message is its disconnection."""
+        with contextlib.suppress(Exception):
+            while (await receive())["type"] != "http.disconnect":
+                pass
+        self.stream.close()
+
+
+class _Site:
+    """The HTTP side: Starlette's routes, behind one guard that checks every request's Host first and turns any
+    failure into one line on the terminal and a one-line answer (never a traceback)."""
+
+    def __init__(self, web: WebApp) -> None:
+        self.web = web
+        get, post = ["GET"], ["POST"]
+        routes = [
+            Route("/", self.index, methods=get),
+            Route("/tv/{board}", self.page, methods=get),
+            Route("/enter/{board}", self.page, methods=get),
+            Route("/console", self.console, methods=get),
+            Route("/static/{name}", self.static, methods=get),
+            Route("/scorer", self.scorer_link, methods=get),
+            Route("/api/boards", self.api_boards, methods=get),
+            Route("/api/rules", self.api_rules, methods=get),
+            Route("/api/scorer", self.api_scorer, methods=get),
+            Route("/api/console", self.api_console, methods=get),
+            Route("/api/key", self.post_key, methods=post),
+            Route("/api/{board}/scoreboard", self.api_scoreboard, methods=get),
+            Route("/api/{board}/stream", self.api_stream, methods=get),
+            Route("/api/{board}/input", self.post_input, methods=post),
+        ]
+        handlers = {HTTPException: self._http_error, Exception: self._crashed}
+        self.app = Starlette(routes=routes, exception_handlers=handlers)
+        self.app.router.redirect_slashes = False  # `/tv/t1/` is no page, as it never was
+
+    # -- the guard, around everything
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        started = False
+        close = scope.get("method") == "POST"  # an entry's connection is not kept (as before: one per request)
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                if close and not any(k.lower() == b"connection" for k, _ in message.get("headers", [])):
+                    message = {**message, "headers": [*message.get("headers", []), (b"Connection", b"close")]}
+            await send(message)
+
+        try:
+            request = Request(scope, receive)
+            host = request.headers.get("host")
+            server = scope.get("server") or ("", 0)
+            problem = self.web.host_problem(host, str(server[0]))
+            if problem is not None:
+                refusal = await self.refuse(request, 421 if host else 400, "unknown Host", problem)
+                await refusal(scope, receive, sending)
+                return
+            await self.app(scope, receive, sending)
+        except (ClientDisconnect, ConnectionError, TimeoutError):
+            return  # the browser went away: nothing to tell anyone
         except Exception as e:
-            self.server.app.say(printable(f"{self.command} {self.path[:80]} failed: {type(e).__name__}: {e}"))
-            with contextlib.suppress(Exception):
-                self._json(500, _error("internal error in flickboard web; see its terminal"))
-            self.close_connection = True
+            what = f"{scope.get('method')} {_target(scope)[:80]} failed: {type(e).__name__}: {e}"
+            self.web.say(printable(what))
+            if not started:
+                with contextlib.suppress(Exception):
+                    await _json(500, _error("internal error in flickboard web; see its terminal"))(scope, receive, send)
+
+    async def _http_error(self, request: Request, exc: Exception) -> Response:
+        code = getattr(exc, "status_code", 404)
+        if code in (404, 405):  # no such path, or not with this method: no such page either way
+            return self.not_found(request)
+        return _json(code, _error(str(getattr(exc, "detail", "bad request"))))
+
+    async def _crashed(self, request: Request, exc: Exception) -> Response:
+        return _json(500, _error("internal error in flickboard web; see its terminal"))
+
+    def not_found(self, request: Request, what: str = "no such page") -> Response:
+        if request.url.path.startswith("/api/"):
+            return _json(404, _error(what))
+        return _html(404, f"<!doctype html><title>Not found</title><p>{html.escape(what)}. <a href='/'>Boards</a></p>")
 
     # -- who may ask
 
-    @property
-    def client(self) -> str:
-        return str(self.client_address[0])
-
-    def _refuse(self, code: int, kind: str, text: str, extra: dict[str, str] | None = None) -> None:
+    async def refuse(
+        self, request: Request, code: int, kind: str, text: str, extra: dict[str, str] | None = None
+    ) -> Response:
         """Refuse the request: counted, the first of its kind said on the terminal, one line to the client."""
-        self.server.app.refusals.add(kind, f"{self.command} {self.path[:60]} from {self.client}: {text}")
-        self.close_connection = True
-        if self.command == "POST" and not self.body_read:  # closing on unread bytes would reset the connection
-            with contextlib.suppress(ValueError):
-                length = int(self.headers.get("Content-Length") or 0)
-                if 0 < length <= 16 * MAX_BODY:
-                    self.rfile.read(length)
-        if self.path.startswith("/api/") or self.command != "GET":
-            self._send(code, json.dumps({**_error(text), "refused": kind}).encode(), "application/json", extra)
-        else:
-            said = html.escape(text, quote=False)
-            page = f"<!doctype html><title>Refused</title><p>{said}</p><p><a href='/'>Boards</a></p>"
-            self._send(code, page.encode(), "text/html; charset=utf-8", extra)
+        scope = request.scope
+        self.web.refusals.add(kind, f"{request.method} {_target(scope)[:60]} from {_client(request)}: {text}")
+        if request.method == "POST":  # closing on unread bytes would reset the connection
+            await self._drain(request)
+        headers = {**(extra or {}), "Connection": "close"}
+        if request.url.path.startswith("/api/") or request.method != "GET":
+            return _json(code, {**_error(text), "refused": kind}, headers)
+        said = html.escape(text, quote=False)
+        return _html(code, f"<!doctype html><title>Refused</title><p>{said}</p><p><a href='/'>Boards</a></p>", headers)
 
-    def _host_ok(self) -> bool:
-        """The Host is one this server answers for: not a name pointed at it by someone else (DNS rebinding)."""
-        host = self.headers.get("Host")
-        problem = self.server.app.host_problem(host, self.connection.getsockname()[0])
-        if problem is None:
-            return True
-        self._refuse(421 if host else 400, "unknown Host", problem)
-        return False
+    @staticmethod
+    async def _drain(request: Request) -> None:
+        if request.scope.get("flickboard.body_read"):
+            return
+        with contextlib.suppress(ValueError):
+            length = int(request.headers.get("content-length") or 0)
+            if 0 < length <= 16 * MAX_BODY:
+                request.scope["flickboard.body_read"] = True
+                with contextlib.suppress(ClientDisconnect):
+                    async for _ in request.stream():
+                        pass
 
-    def _origin_ok(self) -> bool:
+    async def origin_ok(self, request: Request) -> Response | None:
         """A request that changes something comes from this server's own page: its Origin is this server."""
-        origin = self.headers.get("Origin")
-        host = (self.headers.get("Host") or "").lower()
+        origin = request.headers.get("origin")
+        host = (request.headers.get("host") or "").lower()
         if origin is None:
             problem = "no Origin header: entries are taken from this server's own page (other programs: send Origin)"
         elif origin == "null":
@@ -749,227 +947,272 @@ class _Handler(BaseHTTPRequestHandler):
         elif _netloc(origin) != host:
             problem = f"entries from another site's page are refused (Origin {origin[:80]})"
         else:
-            return True
-        self._refuse(403, "foreign Origin", problem)
-        return False
+            return None
+        return await self.refuse(request, 403, "foreign Origin", problem)
 
-    def _given_key(self) -> str | None:
-        given = self.headers.get(KEY_HEADER)
+    @staticmethod
+    def given_key(request: Request) -> str | None:
+        given = request.headers.get(KEY_HEADER)
         if given is None:
-            for part in (self.headers.get("Cookie") or "").split(";"):
+            for part in (request.headers.get("cookie") or "").split(";"):
                 name, _, value = part.strip().partition("=")
                 if name == KEY_COOKIE:
                     given = value
         return given
 
-    def _key_ok(self, given: str | None) -> bool:
-        """The scoring key is the server's; refused (401, 403) or throttled (429) otherwise. A device that sent too
-        many wrong keys is refused for a while whatever it sends, so guessing goes no faster."""
-        app = self.server.app
+    async def key_ok(self, request: Request, given: str | None) -> Response | None:
+        """None when the scoring key is the server's; a refusal (401, 403) or throttled (429) otherwise. A device that
+        sent too many wrong keys is refused for a while whatever it sends, so guessing goes no faster."""
+        web, client = self.web, _client(request)
         if not given:
-            self._refuse(
-                401, "no scoring key", "to score, give this phone the scoring key: the organiser's screen shows it"
+            return await self.refuse(
+                request,
+                401,
+                "no scoring key",
+                "to score, give this phone the scoring key: the organiser's screen shows it",
             )
-            return False
-        wait = app.key_tries.wait(self.client)
+        wait = web.key_tries.wait(client)
         if wait > 0:
             secs = max(1, math.ceil(wait))
-            self._refuse(
+            return await self.refuse(
+                request,
                 429,
                 "wrong keys throttled",
                 f"too many wrong scoring keys from this device: try again in {secs} s",
                 {"Retry-After": str(secs)},
             )
-            return False
-        if app.key_matches(given):
-            return True
-        app.key_tries.take(self.client)
+        if web.key_matches(given):
+            return None
+        web.key_tries.take(client)
         # a cookie with an old key (the server restarted without --key-file) is cleared: the next page asks anew
-        forget = {} if self.headers.get(KEY_HEADER) else {"Set-Cookie": f"{KEY_COOKIE}=; Path=/; Max-Age=0"}
-        self._refuse(
-            403, "wrong scoring key", "wrong scoring key: ask the organiser for the one on their screen", forget
+        forget = {} if request.headers.get(KEY_HEADER) else {"Set-Cookie": f"{KEY_COOKIE}=; Path=/; Max-Age=0"}
+        return await self.refuse(
+            request,
+            403,
+            "wrong scoring key",
+            "wrong scoring key: ask the organiser for the one on their screen",
+            forget,
         )
-        return False
 
-    def _rate_ok(self, board: str) -> bool:
-        app = self.server.app
-        wait = app.client_rate.take(self.client)
+    async def rate_ok(self, request: Request, board: str) -> Response | None:
+        web = self.web
+        wait = web.client_rate.take(_client(request))
         who = "this device"
         if wait == 0:
-            wait = app.board_rate.take(board)
+            wait = web.board_rate.take(board)
             who = f"board {board}"
         if wait == 0:
-            return True
+            return None
         secs = max(1, math.ceil(wait))
-        self._refuse(
+        return await self.refuse(
+            request,
             429,
             "too many entries",
             f"too many entries for {who} at once: wait {secs} s and send it again (nothing was sent)",
             {"Retry-After": str(secs)},
         )
-        return False
 
-    def _set_key_cookie(self) -> dict[str, str]:
-        key = normal_key(self.server.app.key)
+    def key_cookie(self) -> dict[str, str]:
+        key = normal_key(self.web.key)
         return {"Set-Cookie": f"{KEY_COOKIE}={key}; Path=/; Max-Age={KEY_MAX_AGE}; HttpOnly; SameSite=Strict"}
 
-    def _board(self, board: str) -> bool:
-        """Whether the board may be shown: a valid id, followed by this server; answers 404 otherwise."""
-        boards = self.server.app.cfg.boards
+    def board_ok(self, request: Request, board: str) -> Response | None:
+        """None when the board may be shown: a valid id, followed by this server; a 404 otherwise."""
+        boards = self.web.cfg.boards
         if not is_board_id(board):
-            self._not_found(f"bad board id {board[:40]!r} (1-32 of A-Z a-z 0-9 _ -)")
-            return False
+            return self.not_found(request, f"bad board id {board[:40]!r} (1-32 of A-Z a-z 0-9 _ -)")
         if boards is not None and board not in boards:
-            self._not_found(f"board {board} is not one this server follows")
-            return False
-        return True
+            return self.not_found(request, f"board {board} is not one this server follows")
+        return None
 
-    def _get(self, parts: list[str]) -> None:
-        app = self.server.app
-        if parts in ([""], []):
-            self._send(200, app.index_page(), "text/html; charset=utf-8")
-        elif len(parts) == 2 and parts[0] in ("tv", "enter"):
-            if self._board(parts[1]):
-                self._send(200, app.ui[f"{parts[0]}.html"], "text/html; charset=utf-8")
-        elif len(parts) == 2 and parts[0] == "static" and parts[1] in STATIC:
-            self._send(200, app.ui[parts[1]], f"{STATIC[parts[1]]}; charset=utf-8")
-        elif parts == ["api", "boards"]:
-            self._json(200, {"boards": app.hub.boards(), **app.hub.status()})
-        elif parts == ["api", "rules"]:
-            self._json(200, rules_info())
-        elif parts == ["api", "scorer"]:  # whether this phone holds the key (a wrong one counts as a try)
-            given = self._given_key()
-            if not given or self._key_ok(given):
-                self._json(200, {"scorer": bool(given)})
-        elif parts == ["scorer"]:  # the operator's link: the key in the query, kept in a cookie, then the boards
-            given = parse_qs(urlsplit(self.path).query).get("key", [""])[0]
-            if self._key_ok(given):
-                self._send(303, b"", "text/plain", {"Location": "/", **self._set_key_cookie()})
-        elif len(parts) == 3 and parts[0] == "api" and parts[2] == "scoreboard":
-            if self._board(parts[1]):
-                doc = app.hub.scoreboard(parts[1])
-                if doc is None:
-                    self._json(404, _error(f"no scoreboard for board {parts[1]} yet: is a bridge following it?"))
-                else:
-                    self._send(200, doc.encode(), "application/json")
-        elif len(parts) == 3 and parts[0] == "api" and parts[2] == "stream":
-            if self._board(parts[1]):
-                self._stream(parts[1])
-        else:
-            self._not_found()
+    # -- reading
 
-    def _stream(self, board: str) -> None:
-        hub = self.server.app.hub
+    async def index(self, request: Request) -> Response:
+        return _html(200, self.web.index_page())
+
+    async def page(self, request: Request) -> Response:
+        board = request.path_params["board"]
+        kind = request.url.path.split("/")[1]  # tv or enter
+        return self.board_ok(request, board) or _html(200, self.web.ui[f"{kind}.html"])
+
+    async def console(self, request: Request) -> Response:
+        """The operator's console: the page itself is free (it has its own key form); its data needs the key."""
+        return _html(200, self.web.ui["console.html"])
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return self.not_found(request)
+        return _response(200, self.web.ui[name], f"{STATIC[name]}; charset=utf-8")
+
+    async def api_boards(self, request: Request) -> Response:
+        hub = self.web.hub
+        return _json(200, {"boards": hub.boards(), **hub.status()})
+
+    async def api_rules(self, request: Request) -> Response:
+        return _json(200, rules_info())
+
+    async def api_scorer(self, request: Request) -> Response:
+        """Whether this phone holds the key (a wrong one counts as a try)."""
+        given = self.given_key(request)
+        refused = await self.key_ok(request, given) if given else None
+        return refused or _json(200, {"scorer": bool(given)})
+
+    async def api_console(self, request: Request) -> Response:
+        """The console's data, for the scoring key only: every board, the bridge's health document, the links."""
+        refused = await self.key_ok(request, self.given_key(request))
+        if refused is not None:
+            return refused
+        hub = self.web.hub
+        status = hub.status()
+        doc = {"boards": hub.boards(), "broker": status["broker"], "bridge_status": status["bridge"]}
+        return _json(200, {**doc, "bridge": hub.bridge_health()})
+
+    async def scorer_link(self, request: Request) -> Response:
+        """The operator's link: the key in the query, kept in a cookie, then the boards."""
+        query = (request.scope.get("query_string") or b"").decode("latin-1")
+        refused = await self.key_ok(request, parse_qs(query).get("key", [""])[0])
+        return refused or _response(303, b"", "text/plain", {"Location": "/", **self.key_cookie()})
+
+    async def api_scoreboard(self, request: Request) -> Response:
+        board = request.path_params["board"]
+        bad = self.board_ok(request, board)
+        if bad is not None:
+            return bad
+        doc = self.web.hub.scoreboard(board)
+        if doc is None:
+            return _json(404, _error(f"no scoreboard for board {board} yet: is a bridge following it?"))
+        return _response(200, doc.encode(), "application/json")
+
+    async def api_stream(self, request: Request) -> Response:
+        board = request.path_params["board"]
+        bad = self.board_ok(request, board)
+        if bad is not None:
+            return bad
+        hub = self.web.hub
         opened = hub.open_stream(board)
         if opened is None:
-            self._json(503, _error(f"too many open pages (at most {MAX_STREAMS}); close one and reload"))
-            return
-        stream, doc = opened
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Accel-Buffering", "no")  # behind nginx: do not buffer the stream
-            self.end_headers()
-            self.close_connection = True
-            first = f"retry: 2000\n\nevent: status\ndata: {json.dumps(hub.status())}\n\n"
-            if doc is not None:
-                first += f"event: scoreboard\ndata: {doc}\n\n"
-            self.wfile.write(first.encode())
-            self.wfile.flush()
-            quiet_since = time.monotonic()
-            while True:
-                item = stream.next(1.0)
-                if item is None:
-                    if stream.closed or self._client_gone():
-                        break
-                    if time.monotonic() - quiet_since < PING_EVERY:
-                        continue
-                chunk = ": ping\n\n" if item is None else f"event: {item[0]}\ndata: {item[1]}\n\n"
-                self.wfile.write(chunk.encode())
-                self.wfile.flush()
-                quiet_since = time.monotonic()
-        finally:
-            hub.close_stream(stream)
+            if hub.closing:
+                return _json(503, _error("flickboard web is stopping"), {"Connection": "close"})
+            return await self.refuse(
+                request,
+                503,
+                "too many pages",
+                f"too many open pages (at most {MAX_STREAMS:,} live pages on this server); close one and reload",
+            )
+        stream, _doc = opened
+        return _EventStream(hub, stream, "retry: 2000\n\n" + hub.stream_start(board))
 
-    def _client_gone(self) -> bool:
-        """The browser closed the stream (it never sends anything on it, so readable means closed)."""
-        try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
-            return bool(readable) and not self.connection.recv(1, socket.MSG_PEEK)
-        except (OSError, ValueError):
-            return True
+    # -- entries
 
-    def _post(self, parts: list[str]) -> None:
-        is_key = parts == ["api", "key"]
-        if not is_key and not (len(parts) == 3 and parts[0] == "api" and parts[2] == "input"):
-            self._not_found()
-            return
-        self.close_connection = True
-        if not self._origin_ok():
-            return
-        if is_key:
-            self._post_key()
-            return
-        if not self._key_ok(self._given_key()) or not self._rate_ok(parts[1]) or not self._board(parts[1]):
-            return
-        body = self._body()
-        if body is None:
-            return
+    async def post_input(self, request: Request) -> Response:
+        board = request.path_params["board"]
+        refused = (
+            await self.origin_ok(request)
+            or await self.key_ok(request, self.given_key(request))
+            or await self.rate_ok(request, board)
+            or self.board_ok(request, board)
+        )
+        if refused is not None:
+            return refused
+        body = await self.body(request)
+        if isinstance(body, Response):
+            return body
         try:
-            request = read_request(body, with_id=False)
+            checked = read_request(body, with_id=False)
         except RequestError as e:
-            self._json(400, _error(str(e)))
-            return
-        req = {"line": request.line} if request.line is not None else {"new": request.new}
-        code, res = self.server.app.hub.send(parts[1], req)
-        self._json(code, res)
+            return _json(400, _error(str(e)))
+        req = {"line": checked.line} if checked.line is not None else {"new": checked.new}
+        code, res = await self.web.hub.send_async(board, req)
+        return _json(code, res)
 
-    def _post_key(self) -> None:
+    async def post_key(self, request: Request) -> Response:
         """`{"key": "..."}` from the entry page's form: the key kept in a cookie, or refused."""
-        body = self._body()
-        if body is None:
-            return
+        refused = await self.origin_ok(request)
+        if refused is not None:
+            return refused
+        body = await self.body(request)
+        if isinstance(body, Response):
+            return body
         try:
             doc = json.loads(body)
         except (UnicodeDecodeError, ValueError, RecursionError):
             doc = None
         given = doc.get("key") if isinstance(doc, dict) else None
         if not isinstance(given, str):
-            self._json(400, _error('send {"key": "..."}'))
-            return
-        if self._key_ok(given):
-            self._send(200, json.dumps({"ok": True}).encode(), "application/json", self._set_key_cookie())
+            return _json(400, _error('send {"key": "..."}'))
+        return await self.key_ok(request, given) or _json(200, {"ok": True}, self.key_cookie())
 
-    def _body(self) -> bytes | None:
-        """The POST body, JSON of at most MAX_BODY bytes; None when refused (answered)."""
-        length_text = self.headers.get("Content-Length")
+    async def body(self, request: Request) -> bytes | Response:
+        """The POST body, JSON of at most MAX_BODY bytes; or the refusal to answer."""
+        length_text = request.headers.get("content-length")
         if length_text is None:
-            self._json(411, _error("send the request with a Content-Length"))
-            return None
+            return _json(411, _error("send the request with a Content-Length"))
         try:
             length = int(length_text)
         except ValueError:
             length = -1
         if length < 0:
-            self._json(400, _error("bad Content-Length"))
-            return None
+            return _json(400, _error("bad Content-Length"))
         if length > MAX_BODY:
-            if length <= 16 * MAX_BODY:  # read it, so the client gets this answer rather than a reset connection
-                self.rfile.read(length)
-            self._json(413, _error(f"request of {length} bytes, longer than {MAX_BODY}"))
-            return None
-        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        body = self.rfile.read(length)
-        self.body_read = True
+            await self._drain(request)  # so the client gets this answer rather than a reset connection
+            return _json(413, _error(f"request of {length} bytes, longer than {MAX_BODY}"))
+        ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+        request.scope["flickboard.body_read"] = True
+        body = await request.body()
         if ctype != "application/json":
-            self._json(415, _error('send JSON (Content-Type: application/json): {"line": "..."}'))
-            return None
+            return _json(415, _error('send JSON (Content-Type: application/json): {"line": "..."}'))
         return body
 
 
+class _SayLog(logging.Handler):
+    """uvicorn's own log lines, as one line each on the operator's terminal (never a traceback): a malformed request
+    is a refusal like the others, counted; anything else is said."""
+
+    def __init__(self, web: WebApp) -> None:
+        super().__init__(logging.WARNING)
+        self.web = web
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                err = record.exc_info[1]
+                text += f" ({type(err).__name__}: {err})"
+            if "Invalid HTTP request" in text:
+                self.web.refusals.add("bad HTTP request", f"{text} (the HTTP parser refused it)")
+            else:
+                self.web.say(printable(f"HTTP server: {text}"))
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here (so a port in use is one line at start, and port 0 is known at once)."""
+    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    infos.sort(key=lambda i: i[0] != socket.AF_INET)  # IPv4 first, as the stdlib server did
+    family, kind, proto, _, addr = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(LISTEN_BACKLOG)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _raise_file_limit(wanted: int) -> None:
+    """One open page is one file descriptor: raise the soft limit towards `wanted` (never above the hard one)."""
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 class WebApp:
-    """A running `flickboard web`: the hub connected (in the background) and the HTTP server serving."""
+    """A running `flickboard web`: the hub connected (in the background) and uvicorn serving the Starlette site in
+    a thread of its own, with its own event loop."""
 
     def __init__(self, cfg: WebConfig, say: Callable[[str], None]) -> None:
         self.cfg = cfg
@@ -983,13 +1226,29 @@ class WebApp:
         self.names = _own_names(cfg)
         self.hub = Hub(cfg, say, self.refusals)
         try:
-            self.server = _Server((cfg.host, cfg.port), _Handler)
+            self.sock = _listen(cfg.host, cfg.port)
         except OSError as e:
             raise WebError(f"cannot listen on {cfg.host}:{cfg.port}: {e.strerror or e}") from None
-        self.server.app = self
-        self.port = int(self.server.server_address[1])
+        self.port = int(self.sock.getsockname()[1])
+        self.site = _Site(self)
+        config = uvicorn.Config(
+            self.site,
+            http="httptools",
+            ws="none",
+            lifespan="off",
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            proxy_headers=False,  # a client's X-Forwarded-For must not change its address (the rate limits)
+            server_header=False,
+            timeout_graceful_shutdown=2,
+            backlog=LISTEN_BACKLOG,
+        )
+        self.server = uvicorn.Server(config)
+        self.loop = asyncio.new_event_loop()
+        self.log = _SayLog(self)
         self._stopped = False
-        self._thread = threading.Thread(target=self.server.serve_forever, name="flickboard-web", daemon=True)
+        self._thread = threading.Thread(target=self._serve, name="flickboard-web", daemon=True)
 
     @property
     def url(self) -> str:
@@ -1031,21 +1290,56 @@ class WebApp:
             "(a name of your own: --allowed-host)"
         )
 
+    def _serve(self) -> None:
+        loop = self.loop
+        asyncio.set_event_loop(loop)
+        loop.set_exception_handler(self._loop_error)
+        try:
+            loop.run_until_complete(self.server.serve(sockets=[self.sock]))
+        except (Exception, SystemExit) as e:  # the thread's end: said in one line, whatever it was
+            self.say(printable(f"the HTTP server stopped: {type(e).__name__}: {e}"))
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        err = context.get("exception")
+        if isinstance(err, ConnectionError | TimeoutError | asyncio.CancelledError):
+            return
+        detail = f"{type(err).__name__}: {err}" if err is not None else str(context.get("message", "?"))
+        self.say(printable(f"HTTP server: {detail}"))
+
     def start(self) -> None:
+        _raise_file_limit(MAX_STREAMS + 1024)
+        self.hub.loop = self.loop
         try:
             self.hub.start()
         except WebError:
-            self.server.server_close()
+            self.sock.close()
             raise
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+            logging.getLogger(name).propagate = name == "uvicorn.error" or name == "uvicorn.access"
+        logging.getLogger("uvicorn").addHandler(self.log)
         self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise WebError(f"the HTTP server on {self.cfg.host}:{self.port} did not start")
+            time.sleep(0.01)
 
     def stop(self) -> None:
         if self._stopped:
             return
         self._stopped = True
-        self.hub.stop()  # closes the event streams, so their threads end
-        self.server.shutdown()
-        self.server.server_close()
+        self.hub.stop()  # closes the event streams, in the loop: their responses end
+        self.server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(10)
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        logging.getLogger("uvicorn").removeHandler(self.log)
         if self.refusals.counts:
             self.say(self.refusals.summary())
 

@@ -27,7 +27,7 @@ from serial.tools.list_ports_common import ListPortInfo
 
 from host.board.links import LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
 from host.board.protocol import ProtocolError, decode_line
-from host.mqtt import BRIDGE_STATUS
+from host.mqtt import BRIDGE_STATUS, STATUS, bridge_topic
 from host.sim.broker import Broker
 
 T = TypeVar("T")
@@ -405,7 +405,7 @@ def test_mqtt_listed_boards_only(broker: Broker) -> None:
 LINK_SCRIPT = """
 import sys, time
 from host.board.links import MqttLink
-link = MqttLink({url!r}, "bridge-killed", None, lambda board, payload: None, keepalive=30)
+link = MqttLink({url!r}, "bridge-killed", None, lambda board, payload: None, keepalive=30, bridge_id="killed")
 link.start()
 assert link.wait_ready(10)
 print("ready", flush=True)
@@ -418,14 +418,18 @@ def test_mqtt_last_will_when_the_bridge_process_dies(broker: Broker) -> None:
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready", proc.stderr
-        watcher = Peer(broker, [BRIDGE_STATUS])
-        assert watcher.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS, b"online", True)
+        own = bridge_topic("killed", STATUS)
+        watcher = Peer(broker, [own])
+        assert watcher.msgs.wait_for(lambda m: len(m) >= 1)[0] == (own, b"online", True)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
-        assert watcher.msgs.wait_for(lambda m: len(m) >= 2)[1][:2] == (BRIDGE_STATUS, b"offline")
+        assert watcher.msgs.wait_for(lambda m: len(m) >= 2)[1][:2] == (own, b"offline")  # its own last will
         watcher.close()
-        late = Peer(broker, [BRIDGE_STATUS])
-        assert late.msgs.wait_for(lambda m: len(m) >= 1)[0] == (BRIDGE_STATUS, b"offline", True)
+        late = Peer(broker, [own, BRIDGE_STATUS])
+        assert late.msgs.wait_for(lambda m: len(m) >= 2)
+        assert (own, b"offline", True) in late.msgs.items
+        # The deprecated shared status is not its will: another bridge's boards are not marked stale by this one.
+        assert (BRIDGE_STATUS, b"online", True) in late.msgs.items
         late.close()
     finally:
         if proc.poll() is None:

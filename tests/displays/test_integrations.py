@@ -29,6 +29,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from host.cli.bridge import Running, start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
 from host.displays.integrations.awtrix import Awtrix
+from host.displays.integrations.commands import Commands
 from host.displays.integrations.common import SIDE_COLORS, Integration, hex_color
 from host.displays.integrations.homeassistant import MOMENT_EVENTS, HomeAssistant
 from host.displays.integrations.runner import IntegrationRunner, build_runner, configure_parser
@@ -133,8 +134,9 @@ class Template:
     (https://www.home-assistant.io/docs/configuration/templating/#using-templates-with-the-mqtt-integration):
     `value` is the payload text, `value_json` the parsed JSON; `{{ expr }}` prints str(expr) (None -> "None");
     `{% if %}`, `{% elif %}`, `{% else %}`, `{% endif %}`. An expression is dotted keys, integer indexes (also
-    negative), string literals, lists of them and `in`. Anything else, a missing key or a key that Jinja would
-    read as a dict method (`.items`, `.keys`, ...) fails the test instead of rendering quietly."""
+    negative), string literals, lists of them, `in`, `and`, `or`, `not` and a difference of two numbers. Anything
+    else, a missing key or a key that Jinja would read as a dict method (`.items`, `.keys`, ...) fails the test
+    instead of rendering quietly."""
 
     TOKEN = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}", re.S)
 
@@ -217,6 +219,18 @@ class Template:
                 if not value:
                     return value
             return value
+        if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or):  # Jinja's `or`: the first truthy value, or the last
+            for v in n.values:
+                value = self._node(v, env)
+                if value:
+                    return value
+            return value
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            return not self._node(n.operand, env)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):  # numbers only: Jinja would fail on anything else
+            left, right = self._node(n.left, env), self._node(n.right, env)
+            assert all(type(x) in (int, float) for x in (left, right)), (left, right, self.text)
+            return left - right
         raise AssertionError(f"unsupported expression {ast.dump(n)} in {self.text}")
 
 
@@ -238,7 +252,18 @@ def test_the_template_renderer_is_strict() -> None:
     assert render("{{ value_json.n }}", doc) == "None"
     assert render("{% if value_json.a is defined and value_json.a.c is defined %}y{% else %}n{% endif %}", doc) == "n"
     assert render("{% if value_json.n and value_json.n.x is defined %}y{% else %}n{% endif %}", doc) == "n"
-    bad_ones = ("{{ value_json.c }}", "{{ value_json.a.items }}", "{{ value_json.a.b[2] }}", "{{ value_json.n.x }}")
+    assert (
+        render("{% if value_json.n or value_json.t %}{{ value_json.a.b[1] - value_json.a.b[0] }}{% endif %}", doc)
+        == "1"
+    )
+    assert render("{% if not value_json.n %}y{% endif %}", doc) == "y"
+    bad_ones = (
+        "{{ value_json.c }}",
+        "{{ value_json.a.items }}",
+        "{{ value_json.a.b[2] }}",
+        "{{ value_json.n.x }}",
+        "{{ value_json.t - value_json.a.b[0] }}",
+    )
     for bad in (*bad_ones, "{% if value_json.c.d is defined %}{% endif %}"):
         with pytest.raises(AssertionError):
             Template(bad).render(doc)
@@ -247,16 +272,17 @@ def test_the_template_renderer_is_strict() -> None:
 # ---------------------------------------------------------------- Home Assistant
 
 
-COMMON_KEYS = {"name", "unique_id", "default_entity_id", "qos", "availability", "device", "origin"}
-ALLOWED = {  # the configuration variables each component documents (only those we may use)
-    "sensor": COMMON_KEYS | {"state_topic", "value_template", "unit_of_measurement", "icon"},
+COMMON_KEYS = {"p", "name", "unique_id", "default_entity_id", "availability"}
+ALLOWED = {  # the configuration variables each platform documents (only those we may use), plus the platform `p`
+    "sensor": COMMON_KEYS
+    | {"state_topic", "value_template", "unit_of_measurement", "state_class", "icon", "entity_category"},
     "binary_sensor": COMMON_KEYS | {"state_topic", "value_template", "device_class", "entity_category"},
     "event": COMMON_KEYS | {"state_topic", "value_template", "event_types", "icon"},
-    "device_automation": {"automation_type", "topic", "value_template", "payload", "type", "subtype", "qos"}
-    | {"device", "origin"},
+    "button": COMMON_KEYS | {"command_topic", "payload_press", "availability_mode", "icon"},
+    "device_automation": {"p", "automation_type", "topic", "value_template", "payload", "type", "subtype"},
 }
-DEVICE_KEYS = {"identifiers", "name", "manufacturer", "model", "sw_version"}
-ORIGIN_KEYS = {"name", "sw_version", "support_url"}
+DEVICE_KEYS = {"ids", "name", "mf", "mdl", "sw"}  # the abbreviations of identifiers, manufacturer, model, sw_version
+ORIGIN_KEYS = {"name", "sw", "url"}
 SENSOR_KEYS = [
     *(f"{k}_{n}" for n in (1, 2) for k in ("points", "games_won", "last_game", "twenties")),
     "game",
@@ -264,78 +290,103 @@ SENSOR_KEYS = [
     "shot_kind",
     "state",
 ]
+DIAGNOSTIC_KEYS = ["board", "events_missing", "events_behind", "board_messages", "boot", "link", "queued", "refused"]
+TRIGGER_KEYS = ["twenty", "ditch", "game_over", "match_over", "manche_over", "round_over"]
+BUTTON_KEYS = ["confirm", "undo", "reviewed"]
+BRIDGE_AVAILABLE = {
+    "topic": "flickboard/bridge/status",
+    "payload_available": "online",
+    "payload_not_available": "offline",
+}
+LEGACY_COMPONENTS = {
+    **{k: "sensor" for k in SENSOR_KEYS},
+    "board": "binary_sensor",
+    "moment": "event",
+    **{k: "device_automation" for k in TRIGGER_KEYS},
+}
 
 
-def ha_configs(spy: Spy, prefix: str, since: int = 0) -> dict[str, dict[str, Any]]:
-    """The latest discovery config per topic seen since `since`."""
-    out: dict[str, dict[str, Any]] = {}
-    with spy.cond:
-        for t, p, _ in spy.msgs[since:]:
-            if t.startswith(prefix + "/") and t.endswith("/config"):
-                out[t] = json.loads(p)
-    return out
+def legacy_topics(prefix: str, board: str) -> set[str]:
+    """The per-entity discovery topics the previous version published for a board."""
+    return {f"{prefix}/{c}/flickboard_{board}/{k}/config" for k, c in LEGACY_COMPONENTS.items()}
 
 
-def expected_topics(prefix: str, board: str) -> set[str]:
-    node = f"flickboard_{board}"
-    return (
-        {f"{prefix}/sensor/{node}/{k}/config" for k in SENSOR_KEYS}
-        | {f"{prefix}/binary_sensor/{node}/board/config", f"{prefix}/event/{node}/moment/config"}
-        | {
-            f"{prefix}/device_automation/{node}/{k}/config"
-            for k in ("twenty", "ditch", "game_over", "match_over", "manche_over", "round_over")
-        }
-    )
+def device_topic(prefix: str, board: str) -> str:
+    return f"{prefix}/device/flickboard_{board}/config"
 
 
-def wait_configs(spy: Spy, prefix: str, board: str, since: int = 0) -> dict[str, dict[str, Any]]:
-    want = expected_topics(prefix, board)
-    spy.wait(lambda _t, _p: want <= set(ha_configs(spy, prefix, since)), since=since)
-    return {t: c for t, c in ha_configs(spy, prefix, since).items() if t in want}
+def wait_device(spy: Spy, prefix: str, board: str, since: int = 0, buttons: bool = False) -> dict[str, Any]:
+    """The board's latest non-empty device config seen since `since` (with the buttons, if asked)."""
+    topic = device_topic(prefix, board)
+
+    def ok(t: str, p: bytes) -> bool:
+        return t == topic and bool(p) and (not buttons or "confirm" in json.loads(p)["cmps"])
+
+    spy.wait(ok, since=since)
+    return json.loads([p for p in spy.on(topic, since) if p][-1])
 
 
-def check_config(topic: str, config: dict[str, Any], board: str) -> None:
-    component = topic.split("/")[1]
-    assert set(config) <= ALLOWED[component], (topic, set(config) - ALLOWED[component])
-    device = config["device"]
-    assert set(device) <= DEVICE_KEYS and device["identifiers"] == [f"flickboard_{board}"], device
-    assert device["name"] == f"Flickboard {board}" and device["manufacturer"] and device["model"], device
-    assert device["sw_version"] and set(config["origin"]) <= ORIGIN_KEYS and config["origin"]["name"], config
+def check_device_config(config: dict[str, Any], board: str) -> None:
+    """Device-based discovery (https://www.home-assistant.io/integrations/mqtt/#device-discovery-payload): `dev` and
+    `o` at the top, the components under `cmps`, each with its platform `p`, every entity with a `unique_id`."""
+    assert set(config) == {"dev", "o", "qos", "cmps"}, set(config)
+    dev = config["dev"]
+    assert set(dev) <= DEVICE_KEYS and dev["ids"] == [f"flickboard_{board}"] and dev["name"] == f"Flickboard {board}"
+    assert dev["mf"] and dev["mdl"] and dev["sw"], dev
+    assert set(config["o"]) <= ORIGIN_KEYS and config["o"]["name"] == "flickboard" and config["o"]["sw"]
     assert config["qos"] == 1
-    if component == "device_automation":
-        assert config["automation_type"] == "trigger" and config["topic"] == f"flickboard/{board}/events"
-        return
-    key = topic.split("/")[3]
-    assert config["unique_id"] == f"flickboard_{board}_{key}"
-    assert config["default_entity_id"] == f"{component}.flickboard_{board}_{key}"
-    assert config["availability"] == [
-        {"topic": "flickboard/bridge/status", "payload_available": "online", "payload_not_available": "offline"}
-    ]
-    want = f"flickboard/{board}/events" if component == "event" else f"flickboard/{board}/scoreboard"
-    assert config["state_topic"] == want, config
+    for key, c in config["cmps"].items():
+        platform = c["p"]
+        assert set(c) <= ALLOWED[platform], (key, set(c) - ALLOWED[platform])
+        if platform == "device_automation":
+            assert c["automation_type"] == "trigger" and c["topic"] == f"flickboard/{board}/events"
+            continue
+        assert c["unique_id"] == f"flickboard_{board}_{key}", c
+        assert c["default_entity_id"] == f"{platform}.flickboard_{board.replace('-', '_')}_{key}", c
+        assert c["availability"][0] == BRIDGE_AVAILABLE, c
+        if platform == "button":
+            assert c["command_topic"] == f"homeassistant/flickboard/{board}/command" and c["payload_press"] == key
+            assert c["availability_mode"] == "all"
+            continue
+        want = f"flickboard/{board}/events" if platform == "event" else f"flickboard/{board}/scoreboard"
+        assert c["state_topic"] == want, c
+        if "state_class" in c:  # statistics need a number and a unit
+            assert c["state_class"] in ("measurement", "total", "total_increasing") and c["unit_of_measurement"]
 
 
-def test_home_assistant_discovery_and_templates_over_real_scoreboards(broker: Broker, tmp_path: Path) -> None:
-    """Discovery configs as documented in https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery (topics,
-    device, origin, availability) and the pages of sensor.mqtt, binary_sensor.mqtt, event.mqtt and
-    device_trigger.mqtt (their configuration variables): one device per board, stable unique ids, the bridge's
-    status as availability, and value templates that pick the right values out of the bridge's real scoreboard
+def sample_doc() -> dict[str, Any]:
+    """The scoreboard document of docs/mqtt.md (made by a bridge: a board hello, a shot, a provisional twenty)."""
+    return json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
+
+
+def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(broker: Broker, tmp_path: Path) -> None:
+    """One retained device-based config per board (Home Assistant 2024.11+: `<prefix>/device/<id>/config` with `dev`,
+    `o` and `cmps`, https://www.home-assistant.io/integrations/mqtt/#device-discovery-payload) and no per-entity
+    topics; stable unique ids; the bridge's status as availability; points with a state class and a unit so Home
+    Assistant keeps statistics; and value templates that pick the right values out of the bridge's real scoreboard
     documents and moments, from the first document to the end of the match."""
     spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
     running = bridge_for(broker, tmp_path)
     runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))  # started after the bridge: late
     try:
-        configs = wait_configs(spy, "homeassistant", "t1")
-        for topic, config in configs.items():
-            check_config(topic, config, "t1")
-        late = Spy(broker, ["homeassistant/#"])  # the configs are retained: a Home Assistant starting now gets them
-        late.wait(lambda _t, _p: {t for t, _, r in late.msgs if r} >= set(configs))
+        config = wait_device(spy, "homeassistant", "t1")
+        check_device_config(config, "t1")
+        late = Spy(broker, ["homeassistant/#"])  # retained: a Home Assistant starting now gets it
+        late.wait(lambda t, p: t == device_topic("homeassistant", "t1") and json.loads(p) == config)
+        assert not any(p for t, p, _ in late.msgs if t != device_topic("homeassistant", "t1")), late.msgs
         late.close()
-        ids = [c["unique_id"] for c in configs.values() if "unique_id" in c]
-        assert len(ids) == len(set(ids)) == 14
-        sensor = {t.split("/")[3]: c for t, c in configs.items() if "/sensor/" in t}
+        cmps = config["cmps"]
+        assert set(cmps) == {*SENSOR_KEYS, *DIAGNOSTIC_KEYS, "moment", *TRIGGER_KEYS}  # no buttons: commands off
+        ids = [c["unique_id"] for c in cmps.values() if "unique_id" in c]
+        assert len(ids) == len(set(ids)) == len(SENSOR_KEYS) + len(DIAGNOSTIC_KEYS) + 1
+        sensor = {k: cmps[k] for k in SENSOR_KEYS}
         assert sensor["points_1"]["name"] == "Ana points" and sensor["twenties_2"]["name"] == "Ben twenties"
-        event = configs["homeassistant/event/flickboard_t1/moment/config"]
+        for k in ("points_1", "points_2", "last_game_1", "games_won_2", "twenties_1"):
+            assert sensor[k]["state_class"] == "measurement", k  # a match's numbers start again at the next match
+        assert "state_class" not in sensor["shooter"] and "state_class" not in sensor["state"]
+        assert all(cmps[k]["entity_category"] == "diagnostic" for k in DIAGNOSTIC_KEYS)
+        assert cmps["refused"]["state_class"] == cmps["board_messages"]["state_class"] == "total_increasing"
+        event = cmps["moment"]
         assert "twenty" in event["event_types"] and "ditch" in event["event_types"]
 
         enter(running, "shot zone", "shot call in")  # Ana's free shot, then Ben's called twenty
@@ -346,8 +397,8 @@ def test_home_assistant_discovery_and_templates_over_real_scoreboards(broker: Br
         spy.wait(lambda t, p: t == "flickboard/t1/events" and json.loads(p)["type"] == "match-over")  # after it
         first, last = (json.dumps(d).encode() for d in (docs(spy)[0], docs(spy)[-1]))
 
-        def values(doc: bytes) -> dict[str, str]:
-            return {k: render(c["value_template"], doc) for k, c in sensor.items()}
+        def values(doc: bytes, keys: list[str] = SENSOR_KEYS) -> dict[str, str]:
+            return {k: render(cmps[k]["value_template"], doc) for k in keys}
 
         assert values(first) == {
             **{f"{k}_{n}": "0" for n in (1, 2) for k in ("points", "twenties")},
@@ -363,11 +414,16 @@ def test_home_assistant_discovery_and_templates_over_real_scoreboards(broker: Br
         end = values(last)
         assert (end["points_1"], end["points_2"], end["last_game_2"], end["games_won_2"]) == ("0", "20", "20", "1.0")
         assert (end["state"], end["shooter"], end["twenties_2"]) == ("over: Ben wins", "None", "None")
-        board = configs["homeassistant/binary_sensor/flickboard_t1/board/config"]
-        assert render(board["value_template"], last) == "OFF"  # no board ever connected
+        # no board ever connected: the link is unknown, the diagnostics say so
+        assert values(last, DIAGNOSTIC_KEYS) == {
+            **dict.fromkeys(("events_missing", "events_behind", "board_messages", "boot", "link"), "None"),
+            "board": "OFF",
+            "queued": "0",
+            "refused": "0",
+        }
         online = json.loads(last)
         online["board_link"]["online"] = True
-        assert render(board["value_template"], json.dumps(online).encode()) == "ON"
+        assert render(cmps["board"]["value_template"], json.dumps(online).encode()) == "ON"
         needs = json.loads(mid)
         needs["needs_review"] = True
         assert render(sensor["state"]["value_template"], json.dumps(needs).encode()) == "needs review"
@@ -379,16 +435,121 @@ def test_home_assistant_discovery_and_templates_over_real_scoreboards(broker: Br
         assert fired["event_type"] == "twenty" and fired["moment"]["side"] == "Ben"
         assert fired["event_type"] in event["event_types"]
         assert render(event["value_template"], by_type["shot"]) == ""  # Home Assistant ignores an empty event
-        triggers = {t.split("/")[3]: c for t, c in configs.items() if "/device_automation/" in t}
         for key, moment in (("twenty", "twenty"), ("game_over", "game-over"), ("match_over", "match-over")):
-            assert render(triggers[key]["value_template"], by_type[moment]) == triggers[key]["payload"] == moment
-        assert render(triggers["twenty"]["value_template"], by_type["shot"]) != triggers["twenty"]["payload"]
+            assert render(cmps[key]["value_template"], by_type[moment]) == cmps[key]["payload"] == moment
+        assert render(cmps["twenty"]["value_template"], by_type["shot"]) != cmps["twenty"]["payload"]
         assert set(MOMENT_EVENTS) >= {"twenty", "ditch", "game-over", "match-over"}
     finally:
         runner.stop()
         running.stop()
         spy.close()
     assert runner.bad == 0 and runner.failures == 0
+
+
+def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp_path: Path) -> None:
+    """A board (lines from the firmware's own encoder) on the in-process bridge: the diagnostic entities read its
+    link from the scoreboard's `board_link` (docs/mqtt.md, board_link): connected, boot, messages of this boot, the
+    port, nothing missing; and a board behind (a hole in its seqs) turns the problem sensor on."""
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))
+    try:
+        cmps = wait_device(spy, "homeassistant", "t1")["cmps"]
+        board = FirmwareBoard(running)
+        board.hello()
+        board.ev("shot_start", "baseline", q=1, seg=1)
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["board_link"].get("processed") == 2)
+        doc = json.dumps(docs(spy)[-1]).encode()
+        got = {k: render(cmps[k]["value_template"], doc) for k in DIAGNOSTIC_KEYS}
+        assert got == {
+            "board": "ON",
+            "events_missing": "OFF",
+            "events_behind": "0",
+            "board_messages": "2",
+            "boot": "7",
+            "link": "serial /dev/ttyX",
+            "queued": "0",
+            "refused": "0",
+        }
+        behind = json.loads(doc)
+        behind["board_link"].update(high_water=5, missing=[[3, 5]], in_sync=False)
+        got = {k: render(cmps[k]["value_template"], json.dumps(behind).encode()) for k in DIAGNOSTIC_KEYS}
+        assert (got["events_missing"], got["events_behind"]) == ("ON", "3")
+        assert cmps["events_missing"]["device_class"] == "problem"
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+
+
+def test_an_upgrade_clears_the_per_entity_configs_of_earlier_versions(broker: Broker, tmp_path: Path) -> None:
+    """The previous version announced each entity on its own topic. On its first announcement of a board the new
+    one clears those (an empty retained payload, https://www.home-assistant.io/integrations/mqtt/#removing-
+    discovered-entities), before the device config, so Home Assistant does not end up with each entity twice."""
+    prefix = "homeassistant"
+    spy = Spy(broker, [f"{prefix}/#"])
+    old = legacy_topics(prefix, "t1")
+    for topic in old:  # what the earlier version left on the broker
+        spy.publish(topic, json.dumps({"name": "old", "unique_id": topic}), retain=True)
+    other = f"{prefix}/sensor/someone_else/points_1/config"  # not ours: left alone
+    spy.publish(other, b'{"name": "theirs"}', retain=True)
+    running = bridge_for(broker, tmp_path)
+    mark = spy.mark()
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))
+    try:
+        wait_device(spy, prefix, "t1", since=mark)
+        with spy.cond:
+            seen = [(t, p) for t, p, _ in spy.msgs[mark:]]
+        cleared = [i for i, (t, p) in enumerate(seen) if t in old and p == b""]
+        device = next(i for i, (t, p) in enumerate(seen) if t == device_topic(prefix, "t1") and p)
+        assert {seen[i][0] for i in cleared} == old and max(cleared) < device  # cleared first, then the device
+        late = Spy(broker, [f"{prefix}/#"])
+        late.wait(lambda t, _p: t == other)
+        time.sleep(0.3)
+        kept = {t for t, p, r in late.msgs if r and p}
+        assert kept == {device_topic(prefix, "t1"), other}, kept
+        late.close()
+    finally:
+        runner.stop()
+        running.stop()
+        spy.publish(other, b"", retain=True)
+        spy.close()
+
+
+def test_a_cleared_scoreboard_retracts_the_board_and_so_does_the_retract_option(broker: Broker, tmp_path: Path) -> None:
+    """A board is removed when its retained scoreboard is cleared (an empty retained message on
+    `flickboard/<board>/scoreboard`): its device config is cleared with an empty retained payload, which removes the
+    device from Home Assistant. `flickboard integrations --retract BOARD` does the same on demand and exits."""
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
+    running = bridge_for(broker, tmp_path)
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))
+    topic = device_topic("homeassistant", "t1")
+    try:
+        wait_device(spy, "homeassistant", "t1")
+        running.stop()  # the bridge would publish the scoreboard again
+        mark = spy.mark()
+        spy.publish("flickboard/t1/scoreboard", b"", retain=True)
+        spy.wait(lambda t, p: t == topic and p == b"", since=mark)
+        assert runner.boards.known() == []
+        late = Spy(broker, ["homeassistant/#"])
+        time.sleep(0.3)
+        assert [t for t, p, r in late.msgs if r and p] == [], late.msgs  # nothing of t1 left
+        late.close()
+    finally:
+        runner.stop()
+        running.stop()
+
+    gone = device_topic("homeassistant", "t9")
+    spy.publish(gone, json.dumps({"dev": {"ids": ["flickboard_t9"]}, "o": {"name": "flickboard"}, "cmps": {}}), True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "host.displays.integrations", "--mqtt", broker.url, "--homeassistant"]
+    p = subprocess.run([*cmd, "--retract", "t9"], capture_output=True, text=True, env=env, timeout=30)
+    assert p.returncode == 0 and "t9 retracted" in p.stdout, (p.stdout, p.stderr)
+    late = Spy(broker, ["homeassistant/#"])
+    time.sleep(0.3)
+    assert [t for t, p, r in late.msgs if r and p] == [], late.msgs
+    late.close()
+    spy.close()
 
 
 def test_home_assistant_reannounces_on_its_birth_message_and_on_new_sides(broker: Broker, tmp_path: Path) -> None:
@@ -400,28 +561,37 @@ def test_home_assistant_reannounces_on_its_birth_message_and_on_new_sides(broker
     running = bridge_for(broker, tmp_path)
     runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards, prefix="ha-test"))
     try:
-        first = wait_configs(spy, "ha-test", "t1")
+        first = wait_device(spy, "ha-test", "t1")
         mark = spy.mark()
         spy.publish("ha-test/status", "offline")
         spy.publish("ha-test/status", "online")
-        again = wait_configs(spy, "ha-test", "t1", since=mark)
+        again = wait_device(spy, "ha-test", "t1", since=mark)
         assert again == first
         mark = spy.mark()
         answer = running.bridge.mqtt_input("t1", json.dumps({"new": {"players": ["Cy", "Di"]}}).encode())
         assert answer["ok"], answer
-        renamed = wait_configs(spy, "ha-test", "t1", since=mark)
-        assert renamed["ha-test/sensor/flickboard_t1/points_1/config"]["name"] == "Cy points"
-        assert {c.get("unique_id") for c in renamed.values()} == {c.get("unique_id") for c in first.values()}
+        spy.wait(
+            lambda t, p: (
+                t == device_topic("ha-test", "t1") and json.loads(p)["cmps"]["points_1"]["name"] == "Cy points"
+            ),
+            since=mark,
+        )
+        renamed = wait_device(spy, "ha-test", "t1", since=mark)
+        assert {c.get("unique_id") for c in renamed["cmps"].values()} == {
+            c.get("unique_id") for c in first["cmps"].values()
+        }
 
         mark = spy.mark()
         spy.publish("flickboard/wifi-2/status", "online", retain=True)
-        wifi = wait_configs(spy, "ha-test", "wifi-2", since=mark)
-        points = wifi["ha-test/sensor/flickboard_wifi-2/points_1/config"]
+        wifi = wait_device(spy, "ha-test", "wifi-2", since=mark)
+        check_device_config(wifi, "wifi-2")
+        points = wifi["cmps"]["points_1"]
         assert points["name"] == "Side 1 points" and points["default_entity_id"] == "sensor.flickboard_wifi_2_points_1"
         assert points["unique_id"] == "flickboard_wifi-2_points_1"
     finally:
         runner.stop()
         running.stop()
+        spy.publish("flickboard/wifi-2/status", b"", retain=True)
         spy.close()
 
 
@@ -432,7 +602,7 @@ def test_the_offline_birth_message_does_not_reannounce(broker: Broker) -> None:
     ha = runner.integrations[0]
     try:
         spy.publish("flickboard/t5/status", "online", retain=True)
-        wait_configs(spy, "homeassistant", "t5")
+        wait_device(spy, "homeassistant", "t5")
         done = ha.announcements  # type: ignore[attr-defined]
         spy.publish("homeassistant/status", "offline")
         time.sleep(0.3)
@@ -441,7 +611,174 @@ def test_the_offline_birth_message_does_not_reannounce(broker: Broker) -> None:
         spy.wait(lambda *_: ha.announcements > done)  # type: ignore[attr-defined]
     finally:
         runner.stop()
+        spy.publish("flickboard/t5/status", b"", retain=True)
         spy.close()
+
+
+# ---------------------------------------------------------------- commands: buttons -> manual entries
+
+
+class FirmwareBoard:
+    """A USB board on the in-process bridge: lines from the firmware's own encoder (firmware/fb/proto.py)."""
+
+    def __init__(self, running: Running, board: str = "t1", boot: int = 7) -> None:
+        from fb import proto
+
+        self.running = running
+        self.enc = proto.Encoder(board, boot, 0)
+
+    def feed(self, line: str) -> None:
+        self.running.bridge.serial_line("/dev/ttyX", line, lambda _line: None)
+
+    def hello(self) -> None:
+        self.feed(self.enc.hello(0, "1.0", "pico_w", [{"name": "hole", "kind": "beam"}], "power"))
+
+    def ev(self, kind: str, sensor: str, **fields: int) -> None:
+        self.feed(self.enc.event(kind, sensor, 1000 * self.enc.seq, fields))
+
+
+def with_commands(
+    buttons: bool, prefix: str = "homeassistant", **kw: Any
+) -> tuple[list[Commands], Callable[[IntegrationRunner], Any], Callable[[IntegrationRunner], Any]]:
+    """The runner's Commands and a Home Assistant that sends its presses there (as build_runner wires them)."""
+    kept: list[Commands] = []
+
+    def make_commands(r: IntegrationRunner) -> Commands:
+        kept.append(Commands(r.publish, r.boards, r.only, **kw))
+        return kept[-1]
+
+    def make_ha(r: IntegrationRunner) -> HomeAssistant:
+        return HomeAssistant(r.publish, r.boards, prefix, commands=kept[0], buttons=buttons)
+
+    return kept, make_commands, make_ha
+
+
+def answer_to(spy: Spy, rid: str, since: int) -> dict[str, Any]:
+    def mine(t: str, p: bytes) -> bool:
+        return t == "flickboard/t1/result" and json.loads(p).get("id") == rid
+
+    return json.loads(spy.wait(mine, since=since)[1])
+
+
+def test_home_assistant_buttons_enter_through_the_bridge(
+    broker: Broker, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With commands on, the device has three buttons (https://www.home-assistant.io/integrations/button.mqtt/:
+    `command_topic`, `payload_press`). A press, published as Home Assistant publishes it, becomes a manual entry on
+    `flickboard/t1/input` with an id of ours (docs/mqtt.md, Manual entries), which the real bridge checks: `confirm`
+    takes the provisional twenty the hole beam saw (R-8: a sensor twenty stays provisional until confirmed), a
+    second `confirm` is refused (there is none left) and that is logged in one line and counted, `undo` takes back
+    the latest entry. The confirm button is available only while the scoreboard has a provisional twenty, and the
+    review button only while something needs review."""
+    caplog.set_level(logging.INFO, logger="flickboard.integrations")
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
+    press_topic = "homeassistant/flickboard/t1/command"
+    spy.publish(press_topic, "undo", retain=True)  # a press kept by the broker: it must not press at every start
+    running = bridge_for(broker, tmp_path)
+    kept, make_commands, make_ha = with_commands(buttons=True)
+    runner = runner_for(broker, make_commands, make_ha)
+    commands = kept[0]
+    try:
+        spy.wait(lambda *_: commands.counts["ignored"] == 1)
+        spy.publish(press_topic, b"", retain=True)
+        config = wait_device(spy, "homeassistant", "t1", buttons=True)
+        check_device_config(config, "t1")
+        cmps = config["cmps"]
+        assert {k for k, c in cmps.items() if c["p"] == "button"} == set(BUTTON_KEYS)
+        confirm_when = cmps["confirm"]["availability"][1]
+        review_when = cmps["reviewed"]["availability"][1]
+        assert confirm_when["topic"] == review_when["topic"] == "flickboard/t1/scoreboard"
+        assert cmps["undo"]["availability"] == [BRIDGE_AVAILABLE]
+        before = json.dumps(docs(spy)[-1]).encode()
+        assert render(confirm_when["value_template"], before) == "offline"
+        assert render(review_when["value_template"], before) == "offline"
+
+        board = FirmwareBoard(running)
+        board.hello()
+        board.ev("shot_start", "baseline", q=1, seg=1)
+        board.ev("pass", "hole", dur_us=900)  # a provisional twenty for Ana
+        _, payload, _ = spy.wait(
+            lambda t, p: (
+                t == "flickboard/t1/scoreboard" and bool(json.loads(p)["score"]["current"]["provisional_twenties"])
+            )
+        )
+        assert render(confirm_when["value_template"], payload) == "online"
+        held = json.loads(payload)
+        held["needs_review"] = True
+        assert render(review_when["value_template"], json.dumps(held).encode()) == "online"
+
+        mark = spy.mark()
+        spy.publish(press_topic, "confirm")  # as Home Assistant publishes a press: not retained
+        _, request, retained = spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)
+        req = json.loads(request)
+        assert req["line"] == "confirm" and req["id"].startswith("homeassistant-") and not retained
+        answer = answer_to(spy, req["id"], mark)
+        assert answer["ok"] is True and isinstance(answer["entry"], int)
+        doc = running.bridge.scoreboard("t1")
+        assert doc["score"]["current"]["provisional_twenties"] == [] and doc["score"]["current"]["twenties"] == [1, 0]
+
+        mark = spy.mark()
+        spy.publish(press_topic, "confirm")  # nothing left to confirm: the bridge says no
+        req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)[1])
+        answer = answer_to(spy, req["id"], mark)
+        assert answer["ok"] is False and "no provisional twenty" in answer["message"]
+        spy.wait(lambda *_: commands.counts["refused"] == 1)
+        refusals = [r.getMessage() for r in caplog.records if "refused by the bridge" in r.getMessage()]
+        assert len(refusals) == 1 and "\n" not in refusals[0] and "no provisional twenty" in refusals[0]
+
+        entries = running.bridge.scoreboard("t1")["entries"]
+        mark = spy.mark()
+        spy.publish(press_topic, "undo")
+        req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)[1])
+        assert answer_to(spy, req["id"], mark)["ok"] is True
+        doc = running.bridge.scoreboard("t1")
+        assert doc["entries"] == entries + 1 and doc["score"]["current"]["provisional_twenties"] != []  # undone
+
+        mark = spy.mark()
+        spy.publish(press_topic, "reviewed")  # nothing needs review: refused by the bridge
+        req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)[1])
+        assert answer_to(spy, req["id"], mark)["message"] == "nothing needs review"
+        spy.publish(press_topic, "score 20 for me")  # not a button of ours: nothing sent
+        spy.wait(lambda *_: commands.counts["ignored"] == 2)
+        spy.wait(lambda *_: commands.counts["refused"] == 2)
+        assert commands.counts == {"sent": 4, "entered": 2, "refused": 2, "unanswered": 0, "ignored": 2}
+        assert len(spy.on("flickboard/t1/input")) == 4
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+    assert runner.bad == 0 and runner.failures == 0
+
+
+def test_commands_are_off_by_default(broker: Broker, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Without --ha-commands there are no buttons, and a press published on the command topic anyway (by anyone
+    who may publish there) enters nothing: it is counted and logged in one line. The command line wires it so."""
+    caplog.set_level(logging.INFO, logger="flickboard.integrations")
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
+    running = bridge_for(broker, tmp_path)
+    kept, make_commands, make_ha = with_commands(buttons=False)
+    runner = runner_for(broker, make_commands, make_ha)
+    try:
+        config = wait_device(spy, "homeassistant", "t1")
+        assert not any(c["p"] == "button" for c in config["cmps"].values())
+        entries = running.bridge.scoreboard("t1")["entries"]
+        spy.publish("homeassistant/flickboard/t1/command", "undo")
+        spy.wait(lambda *_: kept[0].counts["ignored"] == 1)
+        time.sleep(0.3)
+        assert spy.on("flickboard/t1/input") == [] and running.bridge.scoreboard("t1")["entries"] == entries
+        lines = [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()]
+        assert len(lines) == 1 and "commands are off" in lines[0] and "--ha-commands" in lines[0]
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+    off = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant"))
+    ha = next(i for i in off.integrations if isinstance(i, HomeAssistant))
+    assert ha.buttons is False and "confirm" not in ha.config("t1")["cmps"]
+    on = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant", "--ha-commands"))
+    ha = next(i for i in on.integrations if isinstance(i, HomeAssistant))
+    assert ha.buttons is True
+    assert "flickboard/+/result" in on.topics() and "homeassistant/flickboard/+/command" in on.topics()
 
 
 # ---------------------------------------------------------------- AWTRIX 3
@@ -543,6 +880,65 @@ def test_awtrix_app_is_kept_alive_only_while_the_bridge_is_online(broker: Broker
     finally:
         runner.stop()
         spy.close()
+
+
+def test_awtrix_buttons_undo_and_confirm_through_the_bridge(broker: Broker, tmp_path: Path) -> None:
+    """AWTRIX 3 publishes each button's state on `<prefix>/stats/buttonLeft` / `buttonRight` (`1` pressed, `0`
+    released; the AWTRIX 3 MQTT API, https://blueforcer.github.io/awtrix3/#/api). With the buttons on for one board,
+    holding left for the hold time undoes through the real bridge (an entry with an id, answered on the result
+    topic); a short press is the clock's own navigation and enters nothing; holding right asks for `confirm`, which
+    the bridge refuses when no twenty is provisional (counted). Off by default: no subscription at all. (A fake
+    clock measures the hold.)"""
+    now = [100.0]
+    spy = Spy(broker, ["flickboard/#"])
+    running = bridge_for(broker, tmp_path)
+    kept: list[Commands] = []
+
+    def make_commands(r: IntegrationRunner) -> Commands:
+        kept.append(Commands(r.publish, r.boards, r.only))
+        return kept[-1]
+
+    def make_clock(r: IntegrationRunner) -> Awtrix:
+        return Awtrix(r.publish, r.boards, "clock7", clock=lambda: now[0], commands=kept[0], board="t1", hold=1.0)
+
+    runner = runner_for(broker, make_commands, make_clock, boards=("t1",))
+    commands = kept[0]
+    try:
+        assert "clock7/stats/buttonLeft" in runner.topics() and "clock7/stats/buttonSelect" not in runner.topics()
+        spy.wait(lambda *_: "t1" in runner.boards.docs)
+        enter(running, "shot zone")
+        spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["entries"] == 1)
+
+        spy.publish("clock7/stats/buttonLeft", "1")  # a short press: the clock moves to the next app, nothing else
+        spy.publish("clock7/stats/buttonLeft", "0")
+        time.sleep(0.3)
+        assert spy.on("flickboard/t1/input") == [] and commands.counts["sent"] == 0
+
+        mark = spy.mark()
+        spy.publish("clock7/stats/buttonLeft", "1")
+        spy.wait(lambda *_: "buttonLeft" in runner.integrations[1].pressed)  # type: ignore[attr-defined]
+        now[0] += 1.5
+        spy.publish("clock7/stats/buttonLeft", "0")
+        req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)[1])
+        assert req["line"] == "undo" and req["id"].startswith("awtrix-")
+        assert answer_to(spy, req["id"], mark)["ok"] is True
+        doc = running.bridge.scoreboard("t1")
+        assert doc["score"]["current"]["shots_played"] == 0 and doc["score"]["current"]["to_shoot"] == "Ana"
+
+        mark = spy.mark()
+        spy.publish("clock7/stats/buttonRight", "1")
+        spy.wait(lambda *_: "buttonRight" in runner.integrations[1].pressed)  # type: ignore[attr-defined]
+        now[0] += 1.5
+        spy.publish("clock7/stats/buttonRight", "0")
+        req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)[1])
+        assert req["line"] == "confirm" and answer_to(spy, req["id"], mark)["ok"] is False
+        spy.wait(lambda *_: commands.counts["refused"] == 1)
+        assert commands.counts["entered"] == 1 and commands.counts["ignored"] == 0
+    finally:
+        runner.stop()
+        running.stop()
+        spy.close()
+    assert Awtrix(lambda *_: None, runner.boards, "c").topics() == []  # no commands given: buttons off
 
 
 # ---------------------------------------------------------------- WLED
@@ -735,15 +1131,15 @@ def test_after_a_broker_restart_it_subscribes_and_announces_again(broker: Broker
         broker, lambda r: HomeAssistant(r.publish, r.boards), lambda r: Awtrix(r.publish, r.boards, "clock5")
     )
     try:
-        wait_configs(spy, "homeassistant", "t1")
+        wait_device(spy, "homeassistant", "t1")
         spy.wait(lambda t, _p: t == "clock5/custom/flickboard_t1")
         broker.restart()
         mark = spy.mark()
-        wait_configs(spy, "homeassistant", "t1", since=mark)
+        wait_device(spy, "homeassistant", "t1", since=mark)
         spy.wait(lambda t, _p: t == "clock5/custom/flickboard_t1", timeout=10, since=mark)
         assert runner.connects == 2
         late = Spy(broker, ["homeassistant/#"])
-        late.wait(lambda _t, _p: {t for t, _, r in late.msgs if r} >= expected_topics("homeassistant", "t1"))
+        late.wait(lambda t, p: t == device_topic("homeassistant", "t1") and bool(p))
         late.close()
     finally:
         runner.stop()
@@ -774,14 +1170,21 @@ def test_options_are_checked_with_one_line_errors() -> None:
         (["--mqtt", url, "--awtrix", "c", "--awtrix-lifetime", "1"], "--awtrix-lifetime"),
         (["--mqtt", "mqtts://127.0.0.1", "--wled", "w"], "CA file"),
         (["--mqtt", url, "--ca-file", "ca.pem", "--wled", "w"], "mqtts"),
+        (["--mqtt", url, "--wled", "w", "--ha-commands"], "--ha-commands"),
+        (["--mqtt", url, "--wled", "w", "--retract", "t1"], "--retract"),
+        (["--mqtt", url, "--homeassistant", "--retract", "t/1"], "--retract"),
+        (["--mqtt", url, "--awtrix", "c", "--awtrix-buttons"], "--awtrix-buttons"),
+        (["--mqtt", url, "--awtrix", "c", "--awtrix-buttons", "--board", "t1", "--board", "t2"], "--awtrix-buttons"),
+        (["--mqtt", url, "--wled", "w", "--awtrix-buttons", "--board", "t1"], "--awtrix-buttons"),
     ]
     for argv, words in cases:
         with pytest.raises(UserError) as e:
             build_runner(parse(*argv))
         assert words in str(e.value) and "\n" not in str(e.value), (argv, str(e.value))
     runner = build_runner(parse("--mqtt", url, "--homeassistant", "--awtrix", "c1", "--wled", "w1", "--board", "t1"))
-    assert [i.name for i in runner.integrations] == ["homeassistant", "awtrix", "wled"]
-    assert runner.integrations[0].prefix == "homeassistant"  # type: ignore[attr-defined]
+    assert [i.name for i in runner.integrations] == ["commands", "homeassistant", "awtrix", "wled"]
+    assert runner.integrations[1].prefix == "homeassistant"  # type: ignore[attr-defined]
+    assert "c1/stats/buttonLeft" not in runner.topics()  # the clock's buttons are off by default
     assert "homeassistant/status" in runner.topics() and "flickboard/t1/events" in runner.topics()
     assert "flickboard/+/scoreboard" not in runner.topics()
 
@@ -854,9 +1257,13 @@ def test_docs_integrations_names_everything_published() -> None:
 
     boards = Boards(docs={"table-3": sample})
     words: set[str] = set()
-    for topic, config in HomeAssistant(publish, boards).configs("table-3").items():
-        words |= {topic.split("/")[3], *config, *config["device"], *config["origin"], *config.get("event_types", [])}
-        words |= {k for a in config.get("availability", []) for k in a}
+    commands = Commands(publish, boards)
+    config = HomeAssistant(publish, boards, commands=commands, buttons=True).config("table-3")
+    words |= {*config, *config["dev"], *config["o"]}
+    for key, component in config["cmps"].items():
+        words |= {key, *component, *component.get("event_types", []), component["p"]}
+        words |= {k for a in component.get("availability", []) for k in a}
+        words |= {component[k] for k in ("state_class", "device_class", "unit_of_measurement") if k in component}
     aw = Awtrix(publish, boards, "clock")
     words |= set(aw.app(sample))
     for m in ({"type": "twenty", "side": "Ben"}, {"type": "game-over", "game": 1}, {"type": "match-over"}):
@@ -891,8 +1298,8 @@ def test_quebec_and_flicochet_documents_drive_every_integration(broker: Broker, 
     )
     app_topic = "clock/custom/flickboard_t1"
     try:
-        configs = wait_configs(spy, "homeassistant", "t1")
-        sensor = {t.split("/")[3]: c for t, c in configs.items() if "/sensor/" in t}
+        cmps = wait_device(spy, "homeassistant", "t1")["cmps"]
+        sensor = {k: cmps[k] for k in SENSOR_KEYS}
 
         def values(doc: dict[str, Any]) -> dict[str, str]:
             return {k: render(c["value_template"], json.dumps(doc).encode()) for k, c in sensor.items()}
@@ -919,15 +1326,15 @@ def test_quebec_and_flicochet_documents_drive_every_integration(broker: Broker, 
         assert check_app(app) == "0:17" and app["progress"] == 55 and app["progressC"] == YELLOW  # 17 of 31
         flash = spy.wait(lambda t, p: t == "lamp/api" and b"seg" in p, since=mark)[1]
         assert json.loads(flash)["seg"][0]["col"][0] == list(SIDE_COLORS[1])  # Ben's manche
-        event = configs["homeassistant/event/flickboard_t1/moment/config"]
+        event = cmps["moment"]
         manche = next(p for p in spy.on("flickboard/t1/events", mark) if json.loads(p)["type"] == "manche-over")
         assert json.loads(render(event["value_template"], manche))["event_type"] == "manche-over"
 
         mark = spy.mark()
         running.bridge.new_game("t1", "flicochet", ["Cy", "Di"], None, "2")
         enter(running, *["flick"] * 12, "order R R W")  # red's two discs are closest: 2 points, the game
-        names = "homeassistant/sensor/flickboard_t1/points_1/config"
-        spy.wait(lambda t, p: t == names and json.loads(p)["name"] == "red points", since=mark)  # re-announced
+        names = device_topic("homeassistant", "t1")
+        spy.wait(lambda t, p: t == names and json.loads(p)["cmps"]["points_1"]["name"] == "red points", since=mark)
         spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["score"]["over"], since=mark)
         end = values(docs(spy)[-1])
         assert (end["points_1"], end["last_game_1"], end["state"], end["twenties_1"]) == (

@@ -1,5 +1,6 @@
 """The web pages' test rig, all real parts: a Mosquitto (host/sim/broker.py), a bridge in-process with its MQTT link
-(`start_bridge`), and `flickboard web` in-process (`start_web`) on a free port.
+(`start_bridge`), `flickboard web` in-process (`start_web`) on a free port, and a real headless Chromium driven by
+Playwright (`Chromium`, `Page`; its screenshots are read with Pillow).
 
 Run as a script, it writes the screenshots of docs/displays.md from a realistic mid-game state:
 
@@ -8,6 +9,8 @@ Run as a script, it writes the screenshots of docs/displays.md from a realistic 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -21,7 +24,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from web_cdp import Chromium
+from PIL import Image
+from playwright.sync_api import ConsoleMessage, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page as PwPage
 
 from host.cli.bridge import Running, start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
@@ -30,6 +36,123 @@ from host.sim.broker import Broker, free_port, mosquitto
 from host.sim.random_game import random_match
 
 BOARD = "t1"
+CHROMIUM = "/usr/bin/chromium"  # the distribution's (`make test` installs it); Playwright downloads no browser here
+
+
+class Chromium:
+    """A real headless Chromium (the distribution's, driven by Playwright's sync API). Each `page()` is a tab of its
+    own browser context (its own cookies), so a TV and a phone in one test are two devices.
+
+        with Chromium() as browser:
+            page = browser.page(1280, 720)
+            page.goto("http://127.0.0.1:8080/tv/t1")
+            page.wait("document.body.dataset.state === 'live'")
+            page.click("button[data-line='undo']")        # a real mouse click, scrolled into view first
+    """
+
+    def __init__(self, _tmp: Path | None = None) -> None:
+        if not Path(CHROMIUM).exists():
+            raise AssertionError(
+                f"Chromium is not installed at {CHROMIUM}: `make test` installs it (apt-get install chromium)"
+            )
+        self.pw: Playwright = sync_playwright().start()
+        try:
+            self.browser = self.pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        except Exception:
+            self.pw.stop()
+            raise
+        self.pages: list[Page] = []
+
+    def page(self, width: int = 1280, height: int = 720, mobile: bool = False) -> Page:
+        """A new tab in a new browser context: a viewport of width x height, as a phone when `mobile`."""
+        ctx = self.browser.new_context(
+            viewport={"width": width, "height": height},
+            device_scale_factor=1,
+            is_mobile=mobile,
+            reduced_motion="reduce",
+        )
+        ctx.set_default_timeout(10_000)
+        page = Page(ctx.new_page())
+        self.pages.append(page)
+        return page
+
+    def close(self) -> None:
+        for p in self.pages:
+            p.close()
+        with contextlib.suppress(PlaywrightError):
+            self.browser.close()
+        self.pw.stop()
+
+    def __enter__(self) -> Chromium:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Page:
+    """One tab: Playwright's page (`pw`) and the page's own errors (console errors and uncaught exceptions) in
+    `errors`. EventSource reconnecting while the server restarts is expected, not an error."""
+
+    def __init__(self, page: PwPage) -> None:
+        self.pw = page
+        self.errors: list[str] = []
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", self._console)
+
+    def _console(self, msg: ConsoleMessage) -> None:
+        if msg.type == "error" and "EventSource" not in msg.text and "ERR_CONNECTION_REFUSED" not in msg.text:
+            self.errors.append(msg.text)
+
+    def goto(self, url: str) -> None:
+        self.pw.goto(url, wait_until="load", timeout=15_000)
+
+    def eval(self, expr: str) -> Any:
+        return self.pw.evaluate(expr)
+
+    def wait(self, expr: str, timeout: float = 10) -> Any:
+        """Wait until the expression is truthy in the page; its value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.pw.evaluate(expr)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                text = self.pw.evaluate("document.body ? document.body.innerText.slice(0, 1500) : ''")
+                raise AssertionError(f"timed out waiting for {expr!r}; the page says:\n{text}")
+            time.sleep(0.05)
+
+    def text(self, selector: str) -> str:
+        return str(self.pw.evaluate("s => (document.querySelector(s) || {}).innerText || ''", selector))
+
+    def click(self, selector: str) -> None:
+        """A real mouse click (press and release) at the element, once it is visible and enabled."""
+        self.pw.click(selector)
+
+    def type_text(self, selector: str, text: str) -> None:
+        self.pw.click(selector)
+        self.pw.keyboard.insert_text(text)
+
+    def clear_cookies(self) -> None:
+        self.pw.context.clear_cookies()
+
+    def screenshot(self, path: Path, full_page: bool = False) -> bytes:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return self.pw.screenshot(path=str(path), full_page=full_page)
+
+    def close(self) -> None:
+        with contextlib.suppress(PlaywrightError):
+            self.pw.context.close()
+
+
+def check_png(data: bytes, width: int, height: int | None = None) -> None:
+    """A screenshot of that size (Pillow reads it) that is not one flat colour."""
+    with Image.open(io.BytesIO(data)) as img:
+        assert img.format == "PNG", img.format
+        w, h = img.size
+        assert w == width and (height is None or h == height), (w, h)
+        colours = img.convert("RGB").getcolors(maxcolors=9)  # None: more than 9
+        assert colours is None, "the screenshot is (nearly) one flat colour"
 
 
 class Rig:
@@ -172,9 +295,7 @@ def other_game(rig: Rig, game: str) -> None:
 def tv_screenshot(rig: Rig, browser: Chromium, path: Path) -> Path:
     """The TV page at 1280x720, once it shows the board's latest scoreboard."""
     n = rig.synced()["entries"]
-    page = browser.page()
-    page.viewport(1280, 720)
-    page.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-reduced-motion", "value": "reduce"}])
+    page = browser.page(1280, 720)
     page.goto(f"{rig.url}/tv/{BOARD}")
     page.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.state === 'live'")
     page.screenshot(path)
@@ -188,8 +309,7 @@ def screenshots(rig: Rig, browser: Chromium, out: Path) -> tuple[Path, Path]:
     tv = tv_screenshot(rig, browser, out / "tv.png")
     enter = out / "enter.png"
     n = rig.synced()["entries"]
-    phone = browser.page()
-    phone.viewport(360, 740, mobile=True)
+    phone = browser.page(360, 740, mobile=True)
     phone.goto(f"{rig.url}/scorer?key={rig.web.key}")  # the scorer's phone holds the key
     phone.goto(f"{rig.url}/enter/{BOARD}")
     phone.wait(f"document.body.dataset.entries === '{n}' && document.querySelector('#new-rules').options.length")
@@ -208,7 +328,7 @@ def main(argv: list[str]) -> int:
         try:
             rig.bridge.board_state(BOARD, True)  # as if a board had said hello: the link shows online
             mid_game(rig)
-            with Chromium(Path(tmp)) as browser:
+            with Chromium() as browser:
                 for p in screenshots(rig, browser, out):
                     print(f"wrote {p}")
                 for game in ("quebec", "flicochet"):

@@ -442,6 +442,7 @@ def _mqtt_link(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 ATTACK_ROUNDS = 20
+OWN_STATUS = "flickboard/bridge/flickboard-bridge/status"  # the bridge's own: its id comes from its client id (user)
 
 
 def test_the_bridge_stays_online_while_boards_and_displays_claim_its_client_id(
@@ -449,10 +450,10 @@ def test_the_bridge_stays_online_while_boards_and_displays_claim_its_client_id(
 ) -> None:
     """The real bridge process, with its default client id `flickboard-bridge`: a board's and a display's logins ask
     for that id 20 times each. The bridge keeps its one connection and its retained status stays `online`."""
-    status = Client(secure, "scorer", subscribe=("flickboard/bridge/status",))
+    status = Client(secure, "scorer", subscribe=(OWN_STATUS,))
     bridge = _bridge(secure, tmp_path, "bridge")
     try:
-        online = ("flickboard/bridge/status", b"online")
+        online = (OWN_STATUS, b"online")
         assert status.wait(lambda: online in status.got, 15), bridge.output()
         before = status.got.index(online)  # (a bridge of an earlier test may have left its `offline`)
         answers = [
@@ -462,7 +463,7 @@ def test_the_bridge_stays_online_while_boards_and_displays_claim_its_client_id(
         ]
         assert answers == ["ok"] * 2 * ATTACK_ROUNDS
         time.sleep(1.5)  # a bridge pushed off reconnects after 1 s: it would have said so by now
-        said = [p for t, p in status.got[before:] if t == "flickboard/bridge/status"]
+        said = [p for t, p in status.got[before:] if t == OWN_STATUS]
         assert said == [b"online"], f"displays saw the bridge go {said}"
         out = bridge.output()
         assert out.count(": connected (") == 1 and ": disconnected" not in out, out[-3000:]
@@ -478,13 +479,13 @@ def test_the_bridges_persistent_session_survives_logins_that_claim_its_client_id
     """While the real bridge is down, a board's messages wait for it in its persistent session. A board's and a
     display's logins ask for its client id with a clean session, which would throw that session away: the bridge,
     started again, gets every message all the same."""
-    status = Client(secure, "scorer", subscribe=("flickboard/bridge/status",))
+    status = Client(secure, "scorer", subscribe=(OWN_STATUS,))
     bridge = _bridge(secure, tmp_path, "bridge")
     board = watcher = None
     try:
-        assert status.wait(lambda: ("flickboard/bridge/status", b"online") in status.got, 15), bridge.output()
+        assert status.wait(lambda: (OWN_STATUS, b"online") in status.got, 15), bridge.output()
         bridge.kill9()
-        assert status.wait(lambda: status.got[-1] == ("flickboard/bridge/status", b"offline"), 10)  # its last will
+        assert status.wait(lambda: status.got[-1] == (OWN_STATUS, b"offline"), 10)  # its last will
         board = Client(secure, "table-1", tls=False, client_id="flickboard-table-1")
         enc = proto.Encoder("table-1", 7, 0)
         enc.hello(0, "1", "pico_w", [], "power")
@@ -547,11 +548,11 @@ def test_an_oversized_publish_is_refused_and_the_bridge_never_sees_it(secure: Se
     the connection without reading the rest); a board's and the web server's publishes just over the limit, on topics
     they may write, disconnect them and reach nobody; one just under the limit is delivered. The real bridge
     process stays connected and online, and what it hears next is the next legitimate message."""
-    status = Client(secure, "scorer", subscribe=("flickboard/bridge/status",))
+    status = Client(secure, "scorer", subscribe=(OWN_STATUS,))
     bridge = _bridge(secure, tmp_path, "bridge")
     clients: list[Client] = [status]
     try:
-        online = ("flickboard/bridge/status", b"online")
+        online = (OWN_STATUS, b"online")
         assert status.wait(lambda: online in status.got, 15), bridge.output()
         before = status.got.index(online)
         # the largest publish the broker takes, and the smallest it refuses: Mosquitto 2.0 counts a packet as its
@@ -606,7 +607,7 @@ def test_an_oversized_publish_is_refused_and_the_bridge_never_sees_it(secure: Se
         doc = _health(watcher, lambda d: _board(d, "table-1").get("received") == 1)
         link = _mqtt_link(doc)
         assert link["payloads"] == 1 and link["refused_oversized"] == 0, link
-        said = [p for t, p in status.got[before:] if t == "flickboard/bridge/status"]
+        said = [p for t, p in status.got[before:] if t == OWN_STATUS]
         assert said == [b"online"], f"displays saw the bridge go {said}"
         out = bridge.output()
         assert out.count(": connected (") == 1 and ": disconnected" not in out, out[-3000:]

@@ -9,18 +9,31 @@ online; when the bridge (or this process) stops, the score is stale and the app 
 is never deleted with an empty payload: AWTRIX deletes every app whose name starts with the one given, so
 deleting `flickboard_t1` would delete `flickboard_t10` too.
 
+With buttons on (`--awtrix-buttons`, one board), holding the clock's right button for a second confirms the
+provisional twenty and holding the left one undoes, through the same checked path as a person's entry
+(commands.py). AWTRIX 3 publishes each button's state on `<prefix>/stats/buttonLeft`, `…/buttonSelect` and
+`…/buttonRight`: `1` when pressed, `0` when released. A short press is the clock's own (it moves through the apps)
+and enters nothing; the middle button is left alone (a short press dismisses a notification, a long one opens the
+clock's menu).
+
 Formats: the AWTRIX 3 MQTT API, "Custom Apps and Notifications" (https://blueforcer.github.io/awtrix3/#/api).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
+from host.displays.integrations.commands import Commands
 from host.displays.integrations.common import SIDE_COLORS, TEAM_COLORS, WHITE, Boards, Integration, Publish, hex_color
 
+log = logging.getLogger("flickboard.integrations")
+
 DEFAULT_LIFETIME = 120  # seconds
+BUTTONS = {"buttonLeft": "undo", "buttonRight": "confirm"}  # the clock's button -> the command a long press sends
+HOLD = 1.0  # seconds a button must be held for its command: a short press is the clock's own navigation
 
 
 def app_name(board: str) -> str:
@@ -37,6 +50,10 @@ class Awtrix(Integration):
         prefix: str,
         lifetime: int = DEFAULT_LIFETIME,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        commands: Commands | None = None,
+        board: str | None = None,
+        hold: float = HOLD,
     ) -> None:
         super().__init__(publish, boards)
         self.prefix = prefix
@@ -44,9 +61,47 @@ class Awtrix(Integration):
         self.clock = clock
         self.sent_at: dict[str, float] = {}  # board -> when its app was last sent
         self.paused = False  # the bridge said offline: the score is stale, the app is not kept alive
+        self.commands = commands  # buttons on: where a long press goes
+        self.board = board  # ... for this board (the one the clock's buttons score)
+        self.hold = hold
+        self.pressed: dict[str, float] = {}  # button -> when it went down
 
     def describe(self) -> str:
-        return f"AWTRIX 3 ({self.prefix})"
+        buttons = f"; buttons for {self.board}" if self.commands is not None and self.board else ""
+        return f"AWTRIX 3 ({self.prefix}{buttons})"
+
+    def button_topic(self, button: str) -> str:
+        return f"{self.prefix}/stats/{button}"
+
+    def topics(self) -> list[str]:
+        if self.commands is None or self.board is None:
+            return []
+        return [self.button_topic(b) for b in BUTTONS]
+
+    def on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
+        button = topic.rsplit("/", 1)[-1]
+        command = BUTTONS.get(button)
+        if command is None or self.commands is None or self.board is None:
+            return
+        state = payload.strip()
+        if retained:  # a kept state is no press: it would come back at every restart
+            return
+        if state == b"1":
+            self.pressed[button] = self.clock()
+        elif state == b"0":
+            down = self.pressed.pop(button, None)
+            if down is None:
+                return  # released without a press we saw (we connected while it was held)
+            held = self.clock() - down
+            if held >= self.hold:
+                self.commands.press("awtrix", self.board, command)
+            else:
+                log.info("awtrix: %s pressed %.1f s: hold it %g s to %s", button, held, self.hold, command)
+        else:
+            self.commands.ignore("awtrix", self.board, command, f"unknown button state {state[:16]!r} on {button}")
+
+    def on_removed(self, board: str) -> None:
+        self.sent_at.pop(board, None)  # no longer kept alive: the clock drops the app when its lifetime runs out
 
     def app_topic(self, board: str) -> str:
         return f"{self.prefix}/custom/{app_name(board)}"

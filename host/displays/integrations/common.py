@@ -175,8 +175,11 @@ class Integration:
     def on_bridge(self, online: bool) -> None:
         """The bridge's status changed."""
 
-    def on_message(self, topic: str, payload: bytes) -> None:
-        """A message on one of `topics()`."""
+    def on_message(self, topic: str, payload: bytes, retained: bool = False) -> None:
+        """A message on one of `topics()` (wildcards allowed); `retained`: the broker's kept copy."""
+
+    def on_removed(self, board: str) -> None:
+        """The board is gone: its retained scoreboard was cleared (an empty retained message)."""
 
     def tick(self, now: float) -> None:
         """A few times a second, for timers; `now` is the runner's monotonic clock."""

@@ -32,8 +32,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
 
 from host import lifecycle
-from host.config import ConfigError, MqttUrl, add_broker_arguments, board_problem, broker_of
+from host.config import ConfigError, MqttUrl, add_broker_arguments, board_problem, broker_of, is_board_id
 from host.displays.integrations import awtrix, homeassistant, wled
+from host.displays.integrations.commands import Commands
 from host.displays.integrations.common import BadDocument, Boards, Integration, read_moment, read_scoreboard
 from host.errors import UserError
 from host.mqtt import (
@@ -73,6 +74,7 @@ class IntegrationRunner:
     ) -> None:
         self.url = url
         self.client_id = client_id
+        self.ca_file = ca_file
         self.only = tuple(dict.fromkeys(boards)) if boards else None
         self.keepalive = keepalive
         self.clock = clock
@@ -191,12 +193,12 @@ class IntegrationRunner:
             return
         try:
             with self._lock:
-                self._dispatch(msg.topic, bytes(msg.payload))
+                self._dispatch(msg.topic, bytes(msg.payload), bool(msg.retain))
         except Exception as e:  # a bug here must not stop paho's thread
             self.failures += 1
             log.error("integrations: %s: %s: %s", msg.topic, type(e).__name__, e, exc_info=log.isEnabledFor(10))
 
-    def _dispatch(self, topic: str, payload: bytes) -> None:
+    def _dispatch(self, topic: str, payload: bytes, retained: bool = False) -> None:
         if topic == BRIDGE_STATUS:
             online = self._status(topic, payload)
             if online is not None and online != self.boards.bridge_online:
@@ -224,12 +226,21 @@ class IntegrationRunner:
                             self._call(integ, "on_board", board)
             return
         for integ in self.integrations:
-            if topic in integ.topics():
-                self._call(integ, "on_message", topic, payload)
+            if any(mqtt.topic_matches_sub(sub, topic) for sub in integ.topics()):
+                self._call(integ, "on_message", topic, payload, retained)
 
     def _scoreboard(self, board: str, payload: bytes) -> None:
         if not payload:
-            return  # someone cleared the retained scoreboard: nothing to show, nothing wrong
+            # Someone cleared the retained scoreboard (an empty retained message; a broker delivers it live only,
+            # never on subscribing): the board is removed (docs/integrations.md, "Removing a board").
+            if not is_board_id(board):
+                return
+            self.boards.docs.pop(board, None)
+            self.boards.online.pop(board, None)
+            log.info("board %s: its retained scoreboard was cleared: removed", board)
+            for integ in self.integrations:
+                self._call(integ, "on_removed", board)
+            return
         try:
             doc = read_scoreboard(payload)
             if doc.get("board") != board:
@@ -287,7 +298,24 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         metavar="PREFIX",
         help="announce each board to Home Assistant (MQTT discovery prefix, default: homeassistant)",
     )
+    p.add_argument(
+        "--ha-commands",
+        action="store_true",
+        help="Home Assistant buttons that enter 'confirm', 'undo' and 'reviewed' (off: anyone who may publish to "
+        "the command topic could score; see docs/integrations.md for the broker rights)",
+    )
+    p.add_argument(
+        "--retract",
+        action="append",
+        metavar="BOARD",
+        help="remove this board's device from Home Assistant (clear its discovery config) and exit (repeatable)",
+    )
     p.add_argument("--awtrix", metavar="PREFIX", help="an AWTRIX 3 clock's MQTT prefix: the score app, notifications")
+    p.add_argument(
+        "--awtrix-buttons",
+        action="store_true",
+        help="the clock's buttons score the one --board: hold right 1 s to confirm a twenty, hold left to undo",
+    )
     p.add_argument(
         "--awtrix-lifetime",
         type=int,
@@ -337,10 +365,17 @@ def build_runner(args: Any) -> IntegrationRunner:
         raise UserError(str(e)) from None
     if not (args.homeassistant or args.awtrix or args.wled):
         raise UserError("nothing to do: enable at least one of --homeassistant, --awtrix PREFIX, --wled TOPIC")
-    for b in args.board or ():
-        problem = board_problem(b)
-        if problem:
-            raise UserError(f"--board: {problem}")
+    for option, given in (("--board", args.board), ("--retract", args.retract)):
+        for b in given or ():
+            problem = board_problem(b)
+            if problem:
+                raise UserError(f"{option}: {problem}")
+    if args.ha_commands and not args.homeassistant:
+        raise UserError("--ha-commands: the buttons are Home Assistant's; give --homeassistant too")
+    if args.retract and not args.homeassistant:
+        raise UserError("--retract: give --homeassistant (and its prefix, if not the default) too")
+    if args.awtrix_buttons and not (args.awtrix and args.board and len(set(args.board)) == 1):
+        raise UserError("--awtrix-buttons: give --awtrix PREFIX and exactly one --board (the board the buttons score)")
     cid = args.client_id
     if not (1 <= len(cid) <= 64 and cid.isprintable()):
         raise UserError("--client-id: 1 to 64 printable characters")
@@ -352,12 +387,28 @@ def build_runner(args: Any) -> IntegrationRunner:
         runner = IntegrationRunner(url, client_id=cid, ca_file=ca_file, boards=args.board)
     except (ValueError, OSError) as e:
         raise UserError(f"--mqtt {url}: {e}") from None
+    commands = None
+    if args.homeassistant or args.awtrix_buttons:  # counts every press, sends those that are on
+        commands = Commands(runner.publish, runner.boards, runner.only)
+        runner.add(commands)
     if args.homeassistant:
         prefix = _topic(args.homeassistant, "--homeassistant")
-        runner.add(homeassistant.HomeAssistant(runner.publish, runner.boards, prefix))
+        ha = homeassistant.HomeAssistant(
+            runner.publish, runner.boards, prefix, commands=commands, buttons=args.ha_commands
+        )
+        runner.add(ha)
     if args.awtrix:
         prefix = _topic(args.awtrix, "--awtrix")
-        runner.add(awtrix.Awtrix(runner.publish, runner.boards, prefix, lifetime=args.awtrix_lifetime))
+        runner.add(
+            awtrix.Awtrix(
+                runner.publish,
+                runner.boards,
+                prefix,
+                lifetime=args.awtrix_lifetime,
+                commands=commands if args.awtrix_buttons else None,
+                board=args.board[0] if args.awtrix_buttons else None,
+            )
+        )
     if args.wled:
         topic = _topic(args.wled, "--wled")
         runner.add(
@@ -379,6 +430,8 @@ def run_integrations(args: Any, out: TextIO) -> int:
     runner = build_runner(args)
     if not logging.getLogger().handlers:
         logging.basicConfig(level="INFO", format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
+    if args.retract:
+        return retract(runner, args.retract, out)
     boards = ", ".join(runner.only) if runner.only else "every board"
     names = "; ".join(i.describe() for i in runner.integrations)
     stop = threading.Event()
@@ -392,8 +445,45 @@ def run_integrations(args: Any, out: TextIO) -> int:
                     raise UserError(runner.fatal)
         finally:
             runner.stop()
+    presses = "".join(f"; presses: {i.summary()}" for i in runner.integrations if isinstance(i, Commands))
     print(
-        f"flickboard integrations: stopped ({runner.bad} unreadable messages, {runner.failures} failures)",
+        f"flickboard integrations: stopped ({runner.bad} unreadable messages, {runner.failures} failures{presses})",
+        file=out,
+        flush=True,
+    )
+    return 0
+
+
+def retract(runner: IntegrationRunner, boards: Sequence[str], out: TextIO, timeout: float = 10.0) -> int:
+    """`--retract BOARD`: clear each board's Home Assistant discovery config (and the per-entity configs of earlier
+    versions) with empty retained payloads, then exit. Nothing is subscribed: a retained scoreboard must not bring
+    the device straight back. Raises UserError when the broker cannot be reached or refuses the login."""
+    ha = next(i for i in runner.integrations if isinstance(i, homeassistant.HomeAssistant))
+    client = mqtt_client(runner.url, runner.client_id, runner.ca_file, ca_required=True)
+    ready = threading.Event()
+    refused: list[str] = []
+    Subscriber(client, list, subscribed=lambda _r: ready.set(), refused=lambda rc: refused.append(str(rc)))
+    last: list[mqtt.MQTTMessageInfo] = []
+    ha._publish = lambda topic, payload, retain: last.append(client.publish(topic, payload, qos=1, retain=retain))
+    client.connect_async(runner.url.host, runner.url.port, keepalive=runner.keepalive)
+    client.loop_start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready.wait(0.1):
+            if refused or time.monotonic() > deadline:
+                why = f"refused the connection: {refused[0]}" if refused else f"was not reached in {timeout:g} s"
+                raise UserError(f"the broker {runner.url} {why}")
+        for board in dict.fromkeys(boards):
+            ha.retract(board)
+            print(f"flickboard integrations: {board} retracted ({ha.device_topic(board)} cleared)", file=out)
+        for info in last:
+            info.wait_for_publish(timeout)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    print(
+        "flickboard integrations: done; a board whose scoreboard is still retained comes back at the next run "
+        "(clear flickboard/<board>/scoreboard to remove it for good)",
         file=out,
         flush=True,
     )

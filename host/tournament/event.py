@@ -1,0 +1,722 @@
+"""The tournament as a pure fold of the director's acts: `fold(records)` gives the `Event` (entrants, stages,
+matches, results), and `Event.check(act)` says whether one more act may be appended (ActError says why not).
+
+Every act is a JSON object with an "act" field (the module docstring of host/tournament lists them with their
+fields). The fold never reads a clock, a file or a random number: the seeding and a Swiss round's pairs are
+computed before they are appended (host/tournament/director.py) and the act carries them, so a journal gives the
+same event under any later version, and the proposals themselves are pure functions of the event.
+
+What follows from the acts without an act of its own:
+- a bracket's later matches fill in as results come (`brackets.py`); a match with one empty slot is a bye;
+- an entrant withdrawn or disqualified loses every match of theirs still unplayed by walkover ("walkover" state,
+  with no act), and is not paired again; results already played stand (a `correct` changes them);
+- a stage is complete when every match of it is decided (a Swiss stage: after its last round).
+Undo takes back the last act still in effect (a stack, like a game's undo); the event is then folded again
+without it. A correction replaces a match's result and keeps the one it replaced in the audit trail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from host.tournament import brackets, roundrobin
+from host.tournament.standings import TIEBREAKS, Played, Shootout, Table, table
+from rules import games
+
+FORMATS = ("round-robin", "swiss", "single-elimination", "double-elimination", "pools")
+BRACKETS = ("single-elimination", "double-elimination")
+SOURCES = ("board", "phone", "organiser")
+ACTS = (
+    "entrant",
+    "withdraw",
+    "disqualify",
+    "stage",
+    "pair",
+    "assign",
+    "result",
+    "walkover",
+    "correct",
+    "shootout",
+    "undo",
+)
+PENDING = "\x00pending"  # a bracket slot whose entrant is not known yet
+EMPTY = "\x00empty"  # a bracket slot no entrant will ever fill (a bye)
+MAX_NAME = 60
+
+
+class ActError(ValueError):
+    """An act that cannot be taken now; str() says why in one sentence."""
+
+
+@dataclass
+class Entrant:
+    name: str
+    players: tuple[str, ...]
+    seed: int | None
+    club: str | None
+    status: str = "active"  # "withdrawn", "disqualified"
+    reason: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass
+class Outcome:
+    winner: str
+    walkover: bool
+    entry: int  # the act that gave it (the latest correction)
+    games: tuple[int, int] | None = None
+    points: tuple[int, int] | None = None
+    twenties: tuple[int, int] | None = None
+    confirmed: bool = False  # the twenties are confirmed (a board's game journal, or the organiser says so)
+    shootout: tuple[int, int] | None = None
+    source: str = "organiser"
+    evidence: dict[str, Any] | None = None
+    reason: str | None = None
+    replaced: tuple[int, ...] = ()  # earlier acts this one corrected
+
+
+@dataclass
+class Match:
+    id: str  # "<stage>/<label>"
+    stage: str
+    label: str  # "R2-3" (round 2, pair 3), "P1/R2-3" (pool 1), "W1-2", "L2-1", "GF1", "GF2"
+    round: int
+    pool: int | None = None
+    sides: list[str] = field(default_factory=lambda: [PENDING, PENDING])
+    sources: tuple[brackets.Source, brackets.Source] | None = None
+    board: str | None = None
+    outcome: Outcome | None = None
+    state: str = "waiting"  # "ready", "done", "walkover" (an entrant is out), "bye", "void"
+    winner: str = PENDING
+    loser: str = PENDING
+
+    @property
+    def decided(self) -> bool:
+        return self.state in ("done", "walkover", "bye", "void")
+
+    @property
+    def known(self) -> bool:
+        return all(s not in (PENDING, EMPTY) for s in self.sides)
+
+
+@dataclass
+class Stage:
+    name: str
+    format: str
+    options: dict[str, Any]
+    game: str
+    rules: str
+    match: str | None
+    tiebreaks: tuple[str, ...]
+    entrants: list[str]  # in seeding order
+    intake: dict[str, Any] | None
+    entry: int
+    matches: dict[str, Match] = field(default_factory=dict)  # by id, in playing order
+    rounds: list[list[str]] = field(default_factory=list)  # match ids per round (round robin, pools, Swiss)
+    byes: list[tuple[int, str]] = field(default_factory=list)  # (round, entrant)
+    pools: list[list[str]] = field(default_factory=list)
+    shootouts: list[Shootout] = field(default_factory=list)
+    closed_by: str | None = None  # the later stage that took its qualifiers
+
+    @property
+    def complete(self) -> bool:
+        if self.format == "swiss" and len(self.rounds) < self.options["rounds"]:
+            return False
+        return all(m.decided for m in self.matches.values())
+
+
+def _text(v: Any, what: str, empty: bool = False) -> str:
+    if type(v) is not str or (not v.strip() and not empty) or len(v) > 200 or "\x00" in v:
+        raise ActError(f"{what} must be a text of at most 200 characters")
+    return v
+
+
+def _name(v: Any, what: str) -> str:
+    if type(v) is not str or not v.strip() or v != v.strip() or len(v) > MAX_NAME or "/" in v or "\x00" in v:
+        raise ActError(f"{what} must be a name of 1 to {MAX_NAME} characters, without '/' or outer spaces")
+    return v
+
+
+def _int(v: Any, what: str, low: int | None = 0) -> int:
+    if type(v) is not int or (low is not None and v < low):
+        raise ActError(f"{what} must be a whole number" + (f" of at least {low}" if low is not None else ""))
+    return v
+
+
+def _two(v: Any, what: str, low: int | None = 0) -> tuple[int, int] | None:
+    if v is None:
+        return None
+    if type(v) is not list or len(v) != 2:
+        raise ActError(f"{what} must be two whole numbers, one per side, or null")
+    return (_int(v[0], what, low), _int(v[1], what, low))
+
+
+class Event:
+    """The state of a tournament after its acts. Read it; change it only through `apply` (the fold)."""
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self.rejected: list[tuple[int, str]] = []  # journal entries the fold could not take, with why
+        self.count = 0  # the last entry number folded
+        self._clear()
+
+    def _clear(self) -> None:
+        self.entrants: dict[str, Entrant] = {}
+        self.stages: dict[str, Stage] = {}
+        self.matches: dict[str, Match] = {}
+        self.applied: list[tuple[int, dict[str, Any]]] = []  # the acts in effect, in order
+        self.undone: list[int] = []  # acts taken back (and the undo acts that took them)
+
+    # -- the fold ------------------------------------------------------------------------------------------
+
+    def check(self, act: Mapping[str, Any]) -> None:
+        """Raise ActError if `act` cannot be taken now; change nothing."""
+        self._handler(dict(act))
+
+    def apply(self, record: Mapping[str, Any]) -> None:
+        """Take one journal record (an act with its "n"): the state changes, or ActError and it does not."""
+        rec = dict(record)
+        n = rec.pop("n", self.count + 1)
+        self.count = max(self.count, n)
+        if rec.get("act") == "undo":
+            ref = rec.get("ref")
+            if not self.applied or ref != self.applied[-1][0]:
+                last = self.applied[-1][0] if self.applied else None
+                raise ActError(f"undo takes back the last act still in effect (entry {last}), not entry {ref}")
+            keep = self.applied[:-1]
+            undone = [*self.undone, ref, n]
+            self._clear()
+            for m, r in keep:
+                self._handler(r, m)()
+                self.applied.append((m, r))
+            self.undone = undone
+            return
+        self._handler(rec, n)()
+        self.applied.append((n, rec))
+
+    def _handler(self, act: dict[str, Any], n: int = 0) -> Callable[[], None]:
+        kind = act.get("act")
+        if kind == "undo":
+            if not self.applied:
+                raise ActError("there is no act to undo")
+            if act.get("ref") != self.applied[-1][0]:
+                raise ActError(f"undo takes back the last act still in effect: entry {self.applied[-1][0]}")
+            return lambda: None
+        if kind not in ACTS:
+            raise ActError(f"unknown act {str(kind)[:20]!r}: one of {', '.join(ACTS)}")
+        handler: Callable[[dict[str, Any], int], Callable[[], None]] = getattr(self, "_" + str(kind))
+        return handler(act, n)
+
+    # -- entrants ------------------------------------------------------------------------------------------
+
+    def _entrant(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        name = _name(act.get("name"), "an entrant's name")
+        if name in self.entrants:
+            raise ActError(f"there is already an entrant named {name}")
+        players = act.get("players") or [name]
+        if type(players) is not list or len(players) not in (1, 2):
+            raise ActError("an entrant is one player (singles) or a team of two (doubles)")
+        players = [_name(p, "a player's name") for p in players]
+        if len(set(players)) != len(players):
+            raise ActError("a doubles team needs two different players")
+        seed = act.get("seed")
+        if seed is not None:
+            seed = _int(seed, "a seed", 1)
+            if any(e.seed == seed for e in self.entrants.values()):
+                raise ActError(f"seed {seed} is already taken")
+        club = act.get("club")
+        if club is not None:
+            club = _text(club, "a club")
+        entrant = Entrant(name, tuple(players), seed, club)
+
+        def do() -> None:
+            self.entrants[name] = entrant
+
+        return do
+
+    def _out(self, act: dict[str, Any], status: str) -> Callable[[], None]:
+        name = act.get("entrant")
+        e = self.entrants.get(name) if type(name) is str else None
+        if e is None:
+            raise ActError(f"there is no entrant named {str(name)[:MAX_NAME]}")
+        if not e.active:
+            raise ActError(f"{e.name} is already {e.status}")
+        reason = _text(act.get("reason", ""), "a reason", empty=True)
+
+        def do() -> None:
+            e.status, e.reason = status, reason or None
+            for st in self.stages.values():
+                self._refresh(st)
+
+        return do
+
+    def _withdraw(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        return self._out(act, "withdrawn")
+
+    def _disqualify(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        return self._out(act, "disqualified")
+
+    # -- stages --------------------------------------------------------------------------------------------
+
+    def _stage(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        name = _name(act.get("name"), "a stage's name")
+        if name in self.stages:
+            raise ActError(f"there is already a stage named {name}")
+        fmt = act.get("format")
+        if fmt not in FORMATS:
+            raise ActError(f"a stage's format is one of {', '.join(FORMATS)}")
+        options = act.get("options") or {}
+        if type(options) is not dict:
+            raise ActError("a stage's options must be an object")
+        options = self._options(str(fmt), options)
+        chain = act.get("tiebreaks")
+        if chain is None:
+            chain = []
+        if type(chain) is not list or any(k not in TIEBREAKS for k in chain) or len(set(chain)) != len(chain):
+            raise ActError(f"the tie-breaks are a list of different ones of {', '.join(TIEBREAKS)}")
+        entrants = act.get("entrants")
+        if type(entrants) is not list or any(type(e) is not str for e in entrants):
+            raise ActError("a stage lists its entrants in seeding order")
+        intake = act.get("intake")
+        expected = self.intake(intake)
+        if sorted(entrants) != sorted(expected) or len(set(entrants)) != len(entrants):
+            raise ActError(
+                "a stage's entrants must be "
+                + ("every active entrant" if intake is None else f"the qualifiers of stage {intake['from']}")
+                + f" ({len(expected)}), each once"
+            )
+        if len(entrants) < 2:
+            raise ActError("a stage needs at least 2 entrants")
+        if fmt == "pools" and len(entrants) < 2 * options["pools"]:
+            raise ActError(f"{options['pools']} pools need at least {2 * options['pools']} entrants")
+        game, rules, match = self._game(act, [self.entrants[e] for e in entrants])
+        stage = Stage(
+            name, str(fmt), options, game, rules, match, tuple(chain), list(entrants),
+            dict(intake) if intake else None, n,
+        )  # fmt: skip
+
+        def do() -> None:
+            self.stages[name] = stage
+            if intake:
+                self.stages[intake["from"]].closed_by = name
+            self._build(stage)
+            self._refresh(stage)
+
+        return do
+
+    @staticmethod
+    def _options(fmt: str, options: dict[str, Any]) -> dict[str, Any]:
+        allowed = {"swiss": {"rounds"}, "double-elimination": {"reset"}, "pools": {"pools"}}.get(fmt, set())
+        extra = set(options) - allowed
+        if extra:
+            raise ActError(f"{fmt} takes no option {sorted(extra)[0]!r}")
+        if fmt == "swiss":
+            return {"rounds": _int(options.get("rounds"), "a Swiss stage's rounds", 1)}
+        if fmt == "double-elimination":
+            reset = options.get("reset", True)
+            if type(reset) is not bool:
+                raise ActError("reset (a second grand final when the losers bracket's champion wins the first) is "
+                               "true or false")  # fmt: skip
+            return {"reset": reset}
+        if fmt == "pools":
+            return {"pools": _int(options.get("pools"), "the number of pools", 2)}
+        return {}
+
+    @staticmethod
+    def _game(act: dict[str, Any], entrants: list[Entrant]) -> tuple[str, str, str | None]:
+        """The stage's game, rule set and match format, checked by setting up one match of it."""
+        try:
+            game = games.game_name(act.get("game") if type(act.get("game")) is str else None)
+            cls = games.get(game)
+            rules = act.get("rules") or cls.default_rules
+            match = act.get("match")
+            if type(rules) is not str or (match is not None and type(match) is not str):
+                raise ActError("a stage's rules and match format are texts")
+            size = {len(e.players) for e in entrants}
+            if len(size) != 1:
+                raise ActError("a stage's entrants must be all singles or all doubles teams")
+            players = [f"P{i + 1}" for i in range(2 * size.pop())]
+            if "match" in cls.setup_options:
+                games.create(game, players, rules=rules, match=match)
+            else:
+                games.create(game, players, rules=rules, target=match)
+        except (games.GameError, ValueError) as e:
+            if isinstance(e, ActError):
+                raise
+            raise ActError(f"the stage's game cannot be played: {e}") from None
+        return game, rules, match
+
+    def intake(self, intake: Any) -> list[str]:
+        """Who may enter a stage: every active entrant (`intake` None), or {"from": stage, "top": N}: the first N
+        active entrants of a finished round robin or Swiss stage, or the first N of each pool (all the pool winners,
+        then the runners-up, ..., each place ranked by wins, point difference, points, then pool order)."""
+        if intake is None:
+            return [e.name for e in self.entrants.values() if e.active]
+        if type(intake) is not dict or set(intake) != {"from", "top"}:
+            raise ActError('an intake is {"from": STAGE, "top": N}')
+        src = self.stages.get(intake["from"]) if type(intake["from"]) is str else None
+        if src is None:
+            raise ActError(f"there is no stage named {str(intake['from'])[:MAX_NAME]}")
+        top = _int(intake["top"], "the number of qualifiers", 1)
+        if src.closed_by is not None:
+            raise ActError(f"stage {src.name} already sent its qualifiers to stage {src.closed_by}")
+        if not src.complete:
+            raise ActError(f"stage {src.name} is not finished")
+        if src.format in BRACKETS:
+            raise ActError("a stage after an elimination bracket is not supported; start it from the entrants")
+        groups = [self.table(src, p) for p in range(len(src.pools))] if src.format == "pools" else [self.table(src)]
+        places: list[list[tuple[Any, ...]]] = []
+        for gi, t in enumerate(groups):
+            active = [r for r in t.rows if self.entrants[r.entrant].active]
+            if len(active) < top:
+                raise ActError(f"stage {src.name} has only {len(active)} active entrants to qualify")
+            cut = {r.entrant for r in active[:top]}
+            for tied in t.unresolved:
+                inside = [e for e in tied if e in cut]
+                outside = [e for e in tied if e not in cut and self.entrants[e].active]
+                if inside and outside:
+                    raise ActError(
+                        f"the qualifying place is tied between {', '.join(tied)}: enter a twenties shoot-out "
+                        "among them (R-1-B), or put one in the tie-break chain"
+                    )
+            for place, r in enumerate(active[:top]):
+                while len(places) <= place:
+                    places.append([])
+                places[place].append((-r.wins, -r.diff, -r.points_for, gi, r.entrant))
+        return [row[-1] for place in places for row in sorted(place)]
+
+    def _build(self, st: Stage) -> None:
+        def add(m: Match) -> None:
+            st.matches[m.id] = m
+            self.matches[m.id] = m
+
+        if st.format in ("round-robin", "pools"):
+            if st.format == "pools":
+                st.pools = roundrobin.pools(st.entrants, st.options["pools"])
+            for p, members in enumerate(st.pools or [st.entrants]):
+                for r, pairs in enumerate(roundrobin.circle(members), 1):
+                    while len(st.rounds) < r:
+                        st.rounds.append([])
+                    k = 0
+                    for a, b in pairs:
+                        if a is None or b is None:
+                            st.byes.append((r, a or b or ""))
+                            continue
+                        k += 1
+                        label = (f"P{p + 1}/" if st.format == "pools" else "") + f"R{r}-{k}"
+                        add(Match(f"{st.name}/{label}", st.name, label, r, p if st.format == "pools" else None, [a, b]))
+                        st.rounds[r - 1].append(f"{st.name}/{label}")
+        elif st.format in BRACKETS:
+            slots = (
+                brackets.single(len(st.entrants))
+                if st.format == "single-elimination"
+                else brackets.double(len(st.entrants), st.options["reset"])
+            )
+            for s in slots:
+                add(Match(f"{st.name}/{s.id}", st.name, s.id, s.round, sources=s.sources))
+
+    # -- playing -------------------------------------------------------------------------------------------
+
+    def _stage_of(self, name: Any) -> Stage:
+        st = self.stages.get(name) if type(name) is str else None
+        if st is None:
+            raise ActError(f"there is no stage named {str(name)[:MAX_NAME]}")
+        return st
+
+    def _pair(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        st = self._stage_of(act.get("stage"))
+        if st.format != "swiss":
+            raise ActError(f"stage {st.name} is a {st.format}: its matches follow from its start and its results")
+        r = len(st.rounds) + 1
+        if act.get("round") != r:
+            raise ActError(f"the next round of stage {st.name} is round {r}")
+        if r > st.options["rounds"]:
+            raise ActError(f"stage {st.name} has played its {st.options['rounds']} rounds")
+        if st.closed_by:
+            raise ActError(f"stage {st.name} is over")
+        if any(not m.decided for m in st.matches.values()):
+            raise ActError(f"round {r - 1} of stage {st.name} still has matches to play")
+        pairs, bye = act.get("pairs"), act.get("bye")
+        if type(pairs) is not list or any(type(p) is not list or len(p) != 2 for p in pairs):
+            raise ActError("a round's pairs are a list of [entrant, entrant]")
+        playing = [e for e in st.entrants if self.entrants[e].active]
+        named = [x for p in pairs for x in p] + ([bye] if bye is not None else [])
+        if sorted(map(str, named)) != sorted(playing):
+            raise ActError(f"round {r} must pair every active entrant of stage {st.name} once")
+        if (bye is not None) != (len(playing) % 2 == 1):
+            raise ActError("a bye is given exactly when the count of entrants still playing is odd")
+        met = self.met(st)
+        for a, b in pairs:
+            if frozenset((a, b)) in met:
+                raise ActError(f"{a} and {b} have already met in stage {st.name}: a Swiss stage has no rematch")
+        if bye is not None and bye in {e for _, e in st.byes}:
+            raise ActError(f"{bye} has already had a bye in stage {st.name}")
+
+        def do() -> None:
+            ids = []
+            for k, (a, b) in enumerate(pairs, 1):
+                label = f"R{r}-{k}"
+                m = Match(f"{st.name}/{label}", st.name, label, r, None, [a, b])
+                st.matches[m.id] = self.matches[m.id] = m
+                ids.append(m.id)
+            st.rounds.append(ids)
+            if bye is not None:
+                st.byes.append((r, bye))
+            self._refresh(st)
+
+        return do
+
+    def met(self, st: Stage) -> set[frozenset[str]]:
+        """The pairs of entrants that have met in a stage (a match paired counts, played or not)."""
+        return {frozenset(m.sides) for m in st.matches.values() if m.known}
+
+    def _match_of(self, act: dict[str, Any]) -> Match:
+        mid = act.get("match")
+        m = self.matches.get(mid) if type(mid) is str else None
+        if m is None:
+            raise ActError(f"there is no match {str(mid)[:80]}")
+        if self.stages[m.stage].closed_by:
+            raise ActError(f"stage {m.stage} is over: its qualifiers went on to stage {self.stages[m.stage].closed_by}")
+        return m
+
+    def _assign(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        m = self._match_of(act)
+        board = _name(act.get("board"), "a board")
+        if m.state != "ready":
+            raise ActError(f"match {m.id} is not ready to play ({m.state})")
+
+        def do() -> None:
+            m.board = board
+
+        return do
+
+    def _outcome(self, act: dict[str, Any], m: Match, n: int, walkover: bool) -> Outcome:
+        if not m.known:
+            raise ActError(f"match {m.id} does not have its two entrants yet")
+        winner = act.get("winner")
+        if winner not in m.sides:
+            raise ActError(f"the winner of match {m.id} is {m.sides[0]} or {m.sides[1]}")
+        if walkover:
+            return Outcome(str(winner), True, n, reason=_text(act.get("reason", ""), "a reason", empty=True) or None)
+        if act.get("sides") != m.sides:
+            raise ActError(f"a result names the match's sides in its order: {m.sides[0]}, {m.sides[1]}")
+        source = act.get("source")
+        if source not in SOURCES:
+            raise ActError(f"a result's source is one of {', '.join(SOURCES)}")
+        evidence = act.get("evidence")
+        if evidence is not None and (
+            type(evidence) is not dict
+            or type(evidence.get("journal")) is not str
+            or not evidence["journal"]
+            or any(type(v) not in (str, int) for v in evidence.values())
+        ):
+            raise ActError('a result\'s evidence is {"journal": PATH, ...} with texts and numbers')
+        if source == "board" and evidence is None:
+            raise ActError("a result from a board carries its game journal as evidence")
+        confirmed = act.get("twenties_confirmed", False)
+        if type(confirmed) is not bool:
+            raise ActError("twenties_confirmed is true or false")
+        twenties = _two(act.get("twenties"), "twenties")
+        if confirmed and twenties is None:
+            raise ActError("confirmed twenties need the twenties")
+        return Outcome(
+            str(winner),
+            False,
+            n,
+            games=_two(act.get("games"), "games"),
+            points=_two(act.get("points"), "points", None),
+            twenties=twenties,
+            confirmed=confirmed,
+            shootout=_two(act.get("shootout"), "a shoot-out"),
+            source=str(source),
+            evidence=dict(evidence) if evidence else None,
+        )
+
+    def _record(self, act: dict[str, Any], n: int, walkover: bool) -> Callable[[], None]:
+        m = self._match_of(act)
+        if m.outcome is not None or m.decided:
+            raise ActError(f"match {m.id} already has a result ({m.state}); a change is a correction")
+        if m.state != "ready":
+            raise ActError(f"match {m.id} is not ready to play ({m.state})")
+        out = self._outcome(act, m, n, walkover)
+
+        def do() -> None:
+            m.outcome = out
+            self._refresh(self.stages[m.stage])
+
+        return do
+
+    def _result(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        return self._record(act, n, False)
+
+    def _walkover(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        return self._record(act, n, True)
+
+    def _correct(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        m = self._match_of(act)
+        old = m.outcome
+        if old is None:
+            raise ActError(f"match {m.id} has no result to correct")
+        out = self._outcome(act, m, n, act.get("walkover") is True)
+        out.reason = _text(act.get("reason", ""), "a reason", empty=True) or None
+        out.replaced = (*old.replaced, old.entry)
+        st = self.stages[m.stage]
+        if out.winner != old.winner:
+            for later in st.matches.values():
+                uses = later.sources and any(s[1] == m.label and s[0] != "seed" for s in later.sources)
+                if uses and later.outcome is not None:
+                    raise ActError(
+                        f"match {later.id} was played after {m.id} with its winner or loser: correct or undo it first"
+                    )
+
+        def do() -> None:
+            m.outcome = out
+            self._refresh(st)
+
+        return do
+
+    def _shootout(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        st = self._stage_of(act.get("stage"))
+        who, twenties = act.get("entrants"), act.get("twenties")
+        if type(who) is not list or len(who) < 2 or len(set(map(str, who))) != len(who):
+            raise ActError("a shoot-out is between two or more different entrants")
+        if any(e not in st.entrants for e in who):
+            raise ActError(f"everyone in a shoot-out of stage {st.name} is an entrant of it")
+        if type(twenties) is not list or len(twenties) != len(who):
+            raise ActError("a shoot-out gives each entrant's twenties")
+        counts = tuple(_int(t, "twenties") for t in twenties)
+        if act.get("source", "organiser") not in SOURCES:
+            raise ActError(f"a shoot-out's source is one of {', '.join(SOURCES)}")
+        so = Shootout(tuple(who), counts)
+
+        def do() -> None:
+            st.shootouts.append(so)
+
+        return do
+
+    # -- what follows from the acts ------------------------------------------------------------------------
+
+    def _refresh(self, st: Stage) -> None:
+        """Fill a stage's bracket slots from its results and decide what needs no match (byes, walkovers)."""
+        res: dict[str, tuple[str, str]] = {}
+        for m in st.matches.values():
+            if m.sources is not None:
+                m.sides = [self._slot(st, src, res) for src in m.sources]
+            if m.label == "GF2":
+                gf1 = res["GF1"]
+                first = st.matches[f"{st.name}/GF1"]
+                if gf1[0] == PENDING:
+                    m.state, m.winner, m.loser = "waiting", PENDING, PENDING
+                elif gf1[0] != first.sides[1] or first.state != "done":
+                    m.state, m.winner, m.loser = "void", EMPTY, EMPTY  # the winners bracket's champion won GF1
+                else:
+                    self._decide(m)
+            else:
+                self._decide(m)
+            res[m.label] = (m.winner, m.loser)
+
+    @staticmethod
+    def _slot(st: Stage, src: brackets.Source, res: Mapping[str, tuple[str, str]]) -> str:
+        kind, ref = src
+        if kind == "seed":
+            assert isinstance(ref, int)
+            return st.entrants[ref] if ref < len(st.entrants) else EMPTY
+        return res[str(ref)][0 if kind == "winner" else 1]
+
+    def _decide(self, m: Match) -> None:
+        a, b = m.sides
+        if m.outcome is not None and m.known:
+            w = m.outcome.winner
+            m.state, m.winner, m.loser = "done", w, b if w == a else a
+            return
+        if PENDING in (a, b):
+            m.state, m.winner = "waiting", PENDING
+            m.loser = EMPTY if EMPTY in (a, b) else PENDING
+        elif a == EMPTY or b == EMPTY:
+            who = b if a == EMPTY else a
+            m.state, m.loser = ("void" if who == EMPTY else "bye"), EMPTY
+            m.winner = who if who == EMPTY or self.entrants[who].active else EMPTY
+        else:
+            out = [s for s in (a, b) if not self.entrants[s].active]
+            if len(out) == 2:
+                m.state, m.winner, m.loser = "void", EMPTY, EMPTY
+            elif out:
+                m.state, m.loser = "walkover", out[0]
+                m.winner = b if out[0] == a else a
+            else:
+                m.state, m.winner, m.loser = "ready", PENDING, PENDING
+
+    # -- reading -------------------------------------------------------------------------------------------
+
+    def table(self, st: Stage, pool: int | None = None) -> Table:
+        """The standings of a round robin, a Swiss stage or one pool (`pool`, 0-based)."""
+        members = st.pools[pool] if pool is not None else st.entrants
+        played: list[Played] = []
+        for m in st.matches.values():
+            if m.pool != pool or not m.known or m.state not in ("done", "walkover"):
+                continue
+            o = m.outcome
+            played.append(
+                Played(
+                    m.sides[0],
+                    m.sides[1],
+                    m.winner,
+                    o.points if o else None,
+                    o.twenties if o and o.confirmed else None,
+                    o.twenties if o else None,
+                )
+            )
+        for _, e in st.byes:
+            if e in members:
+                played.append(Played(e, None, e, bye_wins=st.format == "swiss"))
+        status = {e: self.entrants[e].status for e in members}
+        return table(members, played, st.tiebreaks, st.shootouts, status)
+
+    def champion(self, st: Stage) -> str | None:
+        """The winner of an elimination stage, once known."""
+        if st.format not in BRACKETS:
+            return None
+        ms = list(st.matches.values())
+        last = ms[-1]
+        if last.label == "GF2" and last.state == "void":
+            last = ms[-2]
+        return last.winner if last.decided and last.winner not in (PENDING, EMPTY) else None
+
+    def placings(self, st: Stage) -> list[tuple[int | None, str]]:
+        """(place, entrant) of an elimination stage: the champion 1st, then by the round each was knocked out in
+        (the same round: the same place); None for those still in it."""
+        key: dict[str, int] = {}
+        for m in st.matches.values():
+            if not m.decided or m.loser in (PENDING, EMPTY):
+                continue
+            eliminated = st.format == "single-elimination" or m.label.startswith(("L", "GF2"))
+            if m.label == "GF1":
+                eliminated = m.winner == m.sides[0] or f"{st.name}/GF2" not in st.matches
+            if eliminated:
+                key[m.loser] = m.round
+        champ = self.champion(st)
+        if champ is not None:
+            key[champ] = 1 << 30
+        out: list[tuple[int | None, str]] = []
+        for e in st.entrants:
+            k = key.get(e)
+            out.append((None if k is None else 1 + sum(1 for v in key.values() if v > k), e))
+        out.sort(key=lambda p: (p[0] is None, p[0] or 0, st.entrants.index(p[1])))
+        return out
+
+
+def fold(records: Iterable[Mapping[str, Any]], name: str = "") -> Event:
+    """The event after `records` (journal entries, each with its "n"). An entry the fold cannot take is listed in
+    `rejected` with why (a checked journal never holds one; a hand-edited one might) and changes nothing."""
+    ev = Event(name)
+    for rec in records:
+        try:
+            ev.apply(rec)
+        except ActError as e:
+            ev.rejected.append((int(rec.get("n", 0)), str(e)))
+    return ev

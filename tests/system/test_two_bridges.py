@@ -1,0 +1,146 @@
+"""Two bridges on one broker, each keeping its own board: each has its own status topic (its last will) and names
+itself in its scoreboards, so when one stops only its board's score shows the scorer offline, in
+`flickboard scoreboard` and in `BridgeWatch`. The real `flickboard bridge` processes and a real Mosquitto."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from host.mqtt import STATUS, BridgeWatch, bridge_topic
+from host.sim.broker import Broker
+
+FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
+OFFLINE = "is offline: this score may be stale"
+
+
+class Display:
+    """What a display built on BridgeWatch sees: the two scoreboards and every bridge's status."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.watch = BridgeWatch()
+        self.docs: dict[str, dict[str, Any]] = {}
+        self.cond = threading.Condition()
+        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"display-{uuid.uuid4().hex[:6]}")
+        topics = [*BridgeWatch.TOPICS, "flickboard/+/scoreboard"]
+        self.c.on_connect = lambda c, *_: c.subscribe([(t, 1) for t in topics])
+        self.c.on_message = self._message
+        self.c.connect(broker.host, broker.port)
+        self.c.loop_start()
+
+    def _message(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        with self.cond:
+            if not self.watch.feed(msg.topic, msg.payload):
+                self.docs[msg.topic.split("/")[1]] = json.loads(msg.payload)
+            self.cond.notify_all()
+
+    def live(self, board: str) -> bool | None:
+        doc = self.docs.get(board)
+        return None if doc is None else self.watch.owner_online(doc)
+
+    def wait(self, pred: Any, timeout: float = 20) -> bool:
+        with self.cond:
+            return self.cond.wait_for(pred, timeout)
+
+    def close(self) -> None:
+        self.c.disconnect()
+        self.c.loop_stop()
+
+
+def _bridge(url: str, board: str, journals: Path, *ident: str) -> subprocess.Popen[str]:
+    args = ["bridge", "--mqtt", url, "--boards", board, "--journals", str(journals), "--keepalive", "5", *ident]
+    return subprocess.Popen([FLICKBOARD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _scoreboard(url: str, board: str) -> str:
+    p = subprocess.run(
+        [FLICKBOARD, "scoreboard", "--mqtt", url, "--board", board, "--once", "--plain"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_one_bridge_stopping_marks_only_its_own_board(broker: Broker, tmp_path: Path) -> None:
+    url = f"mqtt://{broker.host}:{broker.port}"
+    display = Display(broker)
+    # one named on the command line, one named after its client id (each needs its own client id anyway)
+    hall = _bridge(url, "hall-1", tmp_path / "a", "--client-id", "bridge-hall", "--bridge-id", "hall")
+    annex = _bridge(url, "annex-1", tmp_path / "b", "--client-id", "bridge.annex")
+    procs = [hall, annex]
+    try:
+        said = []
+        for p in procs:
+            assert p.stdout is not None
+            said.append(p.stdout.readline())
+            assert "flickboard bridge: mqtt" in said[-1], said[-1] + (p.stderr.read() if p.stderr else "")
+        assert said[0].rstrip().endswith("bridge id hall") and said[1].rstrip().endswith("bridge id bridge-annex")
+        assert display.wait(lambda: display.live("hall-1") is True and display.live("annex-1") is True)
+        assert display.docs["hall-1"]["bridge"] == "hall"
+        assert display.docs["annex-1"]["bridge"] == "bridge-annex"  # the client id, '.' made '-'
+        assert display.watch.bridges == {"hall": True, "bridge-annex": True}
+        assert OFFLINE not in _scoreboard(url, "hall-1") and OFFLINE not in _scoreboard(url, "annex-1")
+
+        # The annex bridge dies (no clean stop): the broker says its last will on its own topic only.
+        annex.send_signal(signal.SIGKILL)
+        annex.wait(10)
+        assert display.wait(lambda: display.live("annex-1") is False, 20), display.watch.bridges
+        assert display.live("hall-1") is True
+        shown = _scoreboard(url, "annex-1")
+        assert "the scorer (bridge bridge-annex) is offline: this score may be stale" in shown, shown
+        assert OFFLINE not in _scoreboard(url, "hall-1")
+
+        # The hall bridge stops cleanly (SIGTERM): now its board too.
+        hall.send_signal(signal.SIGTERM)
+        assert hall.wait(20) == 0
+        assert display.wait(lambda: display.live("hall-1") is False)
+        assert "the scorer (bridge hall) is offline" in _scoreboard(url, "hall-1")
+        assert display.watch.bridges == {"hall": False, "bridge-annex": False}
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait(10)
+            err = p.stderr.read() if p.stderr else ""
+            assert "Traceback" not in err, err
+            for f in (p.stdout, p.stderr):
+                if f is not None:
+                    f.close()
+        display.close()
+
+
+def test_the_own_topics_are_retained_for_a_late_display(broker: Broker, tmp_path: Path) -> None:
+    """A display that connects after the bridge stopped still learns from the retained own status."""
+    url = f"mqtt://{broker.host}:{broker.port}"
+    bridge = _bridge(url, "late-1", tmp_path, "--bridge-id", "late")
+    try:
+        assert bridge.stdout is not None and "bridge id late" in bridge.stdout.readline()
+        display = Display(broker)
+        assert display.wait(lambda: display.live("late-1") is True)
+        display.close()
+        bridge.send_signal(signal.SIGTERM)
+        assert bridge.wait(20) == 0
+        time.sleep(0.2)
+        late = Display(broker)
+        assert late.wait(lambda: late.live("late-1") is False)
+        assert late.watch.online("late") is False and bridge_topic("late", STATUS) == "flickboard/bridge/late/status"
+        late.close()
+    finally:
+        if bridge.poll() is None:
+            bridge.kill()
+        bridge.wait(10)
+        for f in (bridge.stdout, bridge.stderr):
+            if f is not None:
+                f.close()
