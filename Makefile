@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.flickboard-installed
 # Distribution packages the tests use (real parts, never mocks): the MQTT broker, a headless browser for the web
-# pages (tests/displays/test_web.py drives Chromium over the DevTools protocol) and a DNS server for the board's broker
+# pages (tests/displays/test_web.py drives this Chromium with Playwright) and a DNS server for the board's broker
 # lookup (tests/firmware/test_fw_dns.py runs dnsmasq).
 SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium dnsmasq-base
 SYSTEM_COMMANDS := mosquitto chromium dnsmasq

@@ -1,6 +1,6 @@
 """`make bench`: measure every figure, write bench/results.json and print the table of docs/performance.md.
 
-    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale,rp2] [--out FILE]
+    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale,rp2,web] [--out FILE]
 
 `--quick` runs each figure small (a minute in all); the full run takes a few minutes on two cores.
 """
@@ -24,10 +24,10 @@ from firmware_runner import BOARD_HEAP
 from host import lifecycle
 from host.sim.broker import mosquitto
 
-from . import firmware_bench, host_bench, latency, rp2_bench, scale
+from . import firmware_bench, host_bench, latency, rp2_bench, scale, web_bench
 from .common import ROOT, machine, speed_probe
 
-FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale", "rp2")
+FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale", "rp2", "web")
 NODELAY = "set_tcp_nodelay true"  # mosquitto.conf: send each small packet at once (docs/performance.md)
 
 
@@ -90,6 +90,13 @@ def run_rp2(quick: bool, tmp: Path) -> dict[str, Any]:
     return rp2_bench.measure(quick)
 
 
+def run_web(quick: bool, tmp: Path) -> dict[str, Any]:
+    with mosquitto(NODELAY) as b:
+        if quick:
+            return web_bench.web(b, tmp, pages=200, updates=20)
+        return web_bench.web(b, tmp, pages=1000, updates=30)
+
+
 RUNNERS: dict[str, Callable[[bool, Path], dict[str, Any]]] = {
     "latency": run_latency,
     "host": run_host,
@@ -98,7 +105,10 @@ RUNNERS: dict[str, Callable[[bool, Path], dict[str, Any]]] = {
     "detection": run_detection,
     "scale": run_scale,
     "rp2": run_rp2,
+    "web": run_web,
 }
+
+WEB_P99_MS = 200  # figure 8: an update on every live page of a hall, at the 99th percentile
 
 # Figure 7's targets (docs/performance.md, "7 The firmware on the rp2 port").
 RP2_EDGE_CYCLES = 5000  # one IRQ edge, MicroPython's dispatch included: 40 µs at 125 MHz
@@ -307,6 +317,23 @@ def table(r: dict[str, Any]) -> str:
             f"| p50 {m.get('p50')} ms, p99 {m.get('p99')} ms, lost {sc['lost']} "
             f"| bridge CPU {sc['bridge_cpu_percent_of_one_core']} % of a core, RSS {sc['bridge_rss_peak_kib']} KiB "
             f"| lost 0 | {_ok(sc['lost'], 0)} |"
+        )
+    w = r.get("web")
+    if w:
+        m, first, fl, rss = (
+            w["every_page_ms"] or {},
+            w["first_page_ms"] or {},
+            w["mqtt_floor_ms"] or {},
+            w["server_rss_kib"],
+        )
+        rows.append(
+            f"| 8 | web: {w['pages']:,} live pages of one board (SSE), {w['updates']} scoreboards of "
+            f"{w['payload_bytes']:,} B: broker → every page has it, lost {w['lost']} "
+            f"| p50 {m.get('p50')} ms, p99 {m.get('p99')} ms, max {m.get('max')} ms "
+            f"| the first page p50 {first.get('p50')} ms; one MQTT subscriber p50 {fl.get('p50')} ms, p99 "
+            f"{fl.get('p99')} ms; server RSS {rss['idle']:,} KiB idle, {rss['pages_open']:,} KiB with the pages "
+            f"({w['server_rss_kib_per_page']} KiB a page) | p99 < {WEB_P99_MS} ms "
+            f"| {_ok(m.get('p99'), WEB_P99_MS - 0.001) if w['lost'] == 0 else '**no**'} |"
         )
     return "\n".join(rows)
 

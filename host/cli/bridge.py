@@ -21,6 +21,7 @@ from host import lifecycle
 from host.board import protocol
 from host.board.bridge import Bridge, BridgeError, GameSetup
 from host.board.links import REFUSALS, LinkState, MqttLink, NoBoardFound, SerialLink
+from host.cli.play import completion_words, prompt_session
 from host.config import BridgeConfig, ConfigError, MqttUrl, broker_of, load_config
 from host.core.scoreboard import final_line, text_view
 from host.displays.terminal import big_view, link_lines
@@ -36,6 +37,7 @@ from host.mqtt import (
     board_topic,
 )
 from host.mqtt import client as mqtt_client
+from rules import games
 
 log = logging.getLogger("flickboard.bridge")
 
@@ -337,13 +339,13 @@ def _broker(args: Any) -> tuple[MqttUrl, str | None]:
 
 
 def run_enter(args: Any, out: TextIO) -> int:
-    """Send one manual entry (or a new match) to a running bridge and print its answer."""
+    """Send one manual entry (or a new match) to a running bridge and print its answer. Without an entry: type
+    entries one by one (on a terminal, with Tab completing the board's game's words), or read them from a pipe."""
     url, ca_file = _broker(args)
-    rid = uuid.uuid4().hex[:12]
     if args.new:
         if not args.players:
             raise UserError("--new needs --players (and optionally --rules, --match or --target)")
-        req: dict[str, Any] = {"id": rid, "new": {"players": args.players}}
+        req: dict[str, Any] = {"new": {"players": args.players}}
         if args.rules:
             req["new"]["rules"] = args.rules
         if args.match:
@@ -353,31 +355,117 @@ def run_enter(args: Any, out: TextIO) -> int:
     else:
         line = " ".join(args.line).strip()
         if not line:
-            raise UserError("give the entry to send, e.g. flickboard enter --board sim1 hit")
-        req = {"id": rid, "line": line}
-    result_topic = board_topic(args.board, RESULT)
-    with _Client(url, ca_file, [result_topic, board_topic(args.board, SCOREBOARD)]) as c:
-        c.client.publish(board_topic(args.board, INPUT), json.dumps(req), qos=1)
+            return _enter_lines(args, url, ca_file, out)
+        req = {"line": line}
+    with _Client(url, ca_file, [board_topic(args.board, RESULT), board_topic(args.board, SCOREBOARD)]) as c:
+        res = _send(c, args.board, req, args.timeout)
+    print(_answer(res), file=out)
+    return 0 if res["ok"] else 1
 
-        def mine(_t: str, payload: bytes) -> bool:
-            with contextlib.suppress(ValueError):
-                doc = json.loads(payload)
-                return isinstance(doc, dict) and doc.get("id") == rid
+
+def _send(c: _Client, board: str, req: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """Publish `req` with a fresh id on the board's input topic and wait for its answer. UserError (one line) when
+    none comes, saying so when the bridge that keeps the board is offline."""
+    rid = uuid.uuid4().hex[:12]
+    c.client.publish(board_topic(board, INPUT), json.dumps({"id": rid, **req}), qos=1)
+
+    def mine(t: str, payload: bytes) -> bool:
+        if t != board_topic(board, RESULT):
             return False
+        with contextlib.suppress(ValueError):
+            doc = json.loads(payload)
+            return isinstance(doc, dict) and doc.get("id") == rid
+        return False
 
-        got = c.wait_for(mine, args.timeout)
-        owner = _owner(c, args.board)
+    got = c.wait_for(mine, timeout)
     if got is None:
+        owner = _owner(c, board)
         if owner is not None and owner[1] is False:
             raise UserError(
-                f"no answer within {args.timeout:g} s: the bridge {owner[0]!r} that keeps board {args.board} is "
-                "offline; the entry waits on the broker and is entered when it comes back"
+                f"no answer within {timeout:g} s: the bridge {owner[0]!r} that keeps board {board} is offline; the "
+                "entry waits on the broker and is entered when it comes back"
             )
-        raise UserError(f"no answer from a bridge for board {args.board} within {args.timeout:g} s: is it running?")
-    res = json.loads(got[1])
+        raise UserError(f"no answer from a bridge for board {board} within {timeout:g} s: is it running?")
+    res: dict[str, Any] = json.loads(got[1])
+    return res
+
+
+def _answer(res: dict[str, Any]) -> str:
     mark = f"[{res['entry']}] " if res.get("entry") else ""
-    print(f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}", file=out)
-    return 0 if res["ok"] else 1
+    return f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}"
+
+
+ENTER_WORDS = ("quit", "exit", "help")  # `flickboard enter`'s own words, as a line's first word
+BRIDGE_WORDS = ("declare", "this", "reviewed", "dismiss")  # the words that steer the sensor side (docs/mqtt.md)
+
+
+def _game_of(doc: Any) -> Any:
+    """The game a board's scoreboard is about (its kind, rules and players), for its words and its help; None when
+    the document does not say it in a way this version reads."""
+    score = doc.get("score") if isinstance(doc, dict) else None
+    if not isinstance(score, dict) or not isinstance(score.get("players"), list):
+        return None
+    try:
+        return games.create(score.get("game"), [str(p) for p in score["players"]], rules=score.get("rules"))
+    except (ValueError, TypeError):
+        return None
+
+
+def _enter_lines(args: Any, url: MqttUrl, ca_file: str | None, out: TextIO) -> int:
+    """Entries typed one per line and sent to the bridge, each answered before the next. On a terminal the prompt is
+    prompt_toolkit's (host/cli/play.py): Tab completes the words of the board's game, as its retained scoreboard
+    says it, and its player and side names; Up recalls a line. From a pipe (or without prompt_toolkit), plain lines.
+    Exits 0 when every entry was taken, 1 when one was refused or not answered."""
+    tty = sys.stdin.isatty()
+    scoreboard = board_topic(args.board, SCOREBOARD)
+    words: list[str] = list(BRIDGE_WORDS)
+    failed = sent = 0
+    with _Client(url, ca_file, [board_topic(args.board, RESULT), scoreboard]) as c:
+        c.wait_for(lambda t, _p: t == scoreboard, 2 if tty else 0.5)  # the retained scoreboard: the game's words
+        reader: Any = None
+        if tty:
+            with contextlib.suppress(ImportError):
+                reader = prompt_session(words, ENTER_WORDS)
+            owner = _owner(c, args.board)
+            live = "" if owner is None or owner[1] is not False else f" (its bridge {owner[0]} is offline)"
+            print(f"entries for board {args.board}{live}: one per line; Tab completes, Ctrl-D leaves", file=out)
+        game = None
+        while True:
+            with c.cond:
+                docs = [p for t, p in c.messages if t == scoreboard]
+            if docs:
+                with contextlib.suppress(ValueError):
+                    game = _game_of(json.loads(docs[-1])) or game
+            if game is not None:
+                words[:] = sorted({*completion_words(game), *BRIDGE_WORDS})
+            try:
+                line = reader.prompt(f"{args.board}> ") if reader is not None else input()
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                if reader is None:
+                    raise
+                continue
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line in ENTER_WORDS[:2]:
+                break
+            if line == "help":
+                print(games.help_for(game) if game is not None else "no scoreboard for this board yet", file=out)
+                continue
+            sent += 1
+            try:
+                res = _send(c, args.board, {"line": line}, args.timeout)
+            except UserError as e:
+                print(f"not entered: {e}", file=out, flush=True)
+                failed += 1
+                continue
+            failed += not res["ok"]
+            print(_answer(res), file=out, flush=True)
+    if not sent and not tty:
+        raise UserError("give the entry to send, e.g. flickboard enter --board sim1 hit (or one per line on stdin)")
+    return 1 if failed else 0
 
 
 def _owner(c: _Client, board: str) -> tuple[str | None, bool | None] | None:

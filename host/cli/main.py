@@ -158,7 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
     br.set_defaults(func=_bridge_command("run_bridge"))
 
     en = sub.add_parser("enter", help="send a manual entry to a running bridge over MQTT and print its answer")
-    en.add_argument("line", nargs="*", help="the entry, in the notation (e.g. hit, Ana 15 10 5, undo)")
+    en.add_argument(
+        "line",
+        nargs="*",
+        help="the entry, in the notation (e.g. hit, Ana 15 10 5, undo); none: type entries one per line (Tab "
+        "completes on a terminal), or give them on stdin",
+    )
     add_broker_arguments(en)
     en.add_argument("--board", required=True, help="the board whose game it is for")
     en.add_argument("--new", action="store_true", help="start a new match on the board instead (--players ...)")

@@ -8,8 +8,8 @@ import datetime
 import os
 import re
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
 
 from host.cli.files import is_journal
 from host.core import render
@@ -103,23 +103,108 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         return _play_loop(session, out, sys.stdin)
 
 
+PROMPT_WORDS = sorted(w for ws in COMMANDS.values() for w in ws if len(w) > 2)  # offered as a line's first word
+
+
+def completion_words(game: AnyGame) -> list[str]:
+    """What Tab offers in a line of `game`: its notation's words (rules/*/notation.py, `games.help_for`), the
+    match's player and side names (and Pichenotte's SIDE:fact), sorted."""
+    return sorted(game.words())
+
+
+def completions(words: Sequence[str], line: str, first_words: Sequence[str] = PROMPT_WORDS) -> list[str]:
+    """The words that complete the last word of `line` (the text before the cursor), case-insensitively, each with
+    a space after it; `first_words` are offered too when it is the line's first word. `shot zo` -> `zone `."""
+    head, _, word = line.rpartition(" ")
+    pool = [*words, *first_words] if not head.strip() else list(words)
+    hits = [w for w in dict.fromkeys(pool) if w.lower().startswith(word.lower())]
+    return [w + " " for w in sorted(hits, key=str.lower)]
+
+
+def notation_completer(words: Sequence[str], first_words: Sequence[str] = PROMPT_WORDS) -> Any:
+    """A prompt_toolkit completer over `completions` (ImportError without prompt_toolkit)."""
+    from prompt_toolkit.completion import Completer, Completion
+
+    class NotationCompleter(Completer):
+        def get_completions(self, document: Any, complete_event: Any) -> Iterator[Any]:
+            line = document.text_before_cursor
+            word = line.rpartition(" ")[2]
+            for hit in completions(words, line, first_words):
+                yield Completion(hit, start_position=-len(word), display=hit.rstrip())
+
+    return NotationCompleter()
+
+
+def prompt_session(words: Sequence[str], first_words: Sequence[str] = PROMPT_WORDS, **kw: Any) -> Any:
+    """A prompt_toolkit PromptSession for a line of the notation: Tab completes `words` (ImportError without
+    prompt_toolkit); its history is the lines typed in this run (Up, Ctrl-P). `kw`: `input`, `output` (tests).
+
+    Tab works as in readline, and at once: one completion is put in; several put in what they have in common, or
+    show the menu (the next Tab goes through it). prompt_toolkit's own Tab completes in a background task, after
+    the keys read with it: keys that arrive together (pasted, or typed ahead on a slow link) would pass it by."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.buffer import CompletionState
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.key_binding import KeyBindings
+
+    completer = notation_completer(words, first_words)
+    keys = KeyBindings()
+
+    @keys.add("tab")
+    def _tab(event: Any) -> None:
+        buf = event.current_buffer
+        if buf.complete_state:
+            buf.complete_next()
+            return
+        found = list(completer.get_completions(buf.document, CompleteEvent(completion_requested=True)))
+        word = buf.document.text_before_cursor.rpartition(" ")[2]
+        common = os.path.commonprefix([c.text for c in found])  # noqa: RUF071 - words, not paths
+        if len(found) == 1:
+            buf.apply_completion(found[0])
+        elif len(common) > len(word):
+            buf.delete_before_cursor(len(word))
+            buf.insert_text(common)
+        elif found:  # the menu, nothing chosen yet; the next Tab goes through it
+            buf.complete_state = CompletionState(original_document=buf.document, completions=found)
+            buf.on_completions_changed.fire()
+
+    return PromptSession(
+        completer=completer,
+        complete_while_typing=False,  # Tab completes; the line the scorer types stays as typed
+        history=InMemoryHistory(),
+        key_bindings=keys,
+        **kw,
+    )
+
+
 class _Prompter:
-    """Reads one input line. On a terminal it uses readline (line editing, history, Tab completes the
-    notation and the names); piped input is read plainly and echoed after the prompt, so a log reads well."""
+    """Reads one input line. On a terminal it uses prompt_toolkit (line editing, history, Tab completes the
+    notation and the names), or readline on a dumb terminal or when prompt_toolkit is missing; piped input is read
+    plainly and echoed after the prompt, so a log reads well."""
 
     def __init__(self, session: Session, out: TextIO, inp: TextIO) -> None:
         self.out, self.inp = out, inp
         self.tty = _isatty(inp)
         self.readline = False
+        self.toolkit: Any = None
         if self.tty and inp is sys.stdin and out is sys.stdout:
+            words = completion_words(session.game)
+            # A dumb terminal (TERM=dumb: an editor's shell, a plain pty) gets readline: prompt_toolkit's dumb mode
+            # echoes only the last letter of a completed word, and shows its prompt before it reads the keys.
+            if os.environ.get("TERM", "dumb") not in ("dumb", "unknown", ""):
+                try:
+                    self.toolkit = prompt_session(words)
+                    return
+                except ImportError:  # pragma: no cover - prompt_toolkit not installed: readline
+                    pass
             try:
                 import readline
             except ImportError:  # pragma: no cover - platforms without readline
                 return
-            words = sorted({*session.game.words(), *(w for ws in COMMANDS.values() for w in ws if len(w) > 2)})
 
             def complete(text: str, state: int) -> str | None:
-                hits = [w + " " for w in words if w.lower().startswith(text.lower())]
+                hits = completions(words, readline.get_line_buffer()[: readline.get_endidx()])
                 return hits[state] if state < len(hits) else None
 
             readline.set_completer(complete)
@@ -132,6 +217,14 @@ class _Prompter:
 
     def read(self) -> str | None:
         """The next line without its newline, or None at end of input."""
+        if self.toolkit is not None:
+            self.out.flush()
+            try:
+                line: str = self.toolkit.prompt("> ")
+                return line
+            except EOFError:
+                self.out.write("\n")
+                return None
         if self.readline:
             self.out.flush()
             try:

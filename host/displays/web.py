@@ -40,6 +40,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import errno
 import hmac
 import html
 import ipaddress
@@ -70,6 +71,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from host import lifecycle
 from host.config import (
@@ -106,6 +108,7 @@ MAX_BODY = 4096  # bytes of a POST body; a valid request is well under MAX_INPUT
 MAX_DOC = MAX_DOCUMENT  # bytes of a scoreboard or moment payload we keep; a real scoreboard is a few kB
 MAX_STREAMS = 10_000  # live pages at once (a TV per board and a phone per player: a big hall is a few hundred)
 MAX_QUEUED = 256  # events waiting for a slow page; beyond, its backlog is dropped and it gets the latest scoreboard
+REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a request's head, or its body, before it is dropped
 LISTEN_BACKLOG = 2048  # connections waiting to be accepted (a hall's pages reconnecting at once after a restart)
 PING_EVERY = 15.0  # seconds between SSE comments on a quiet stream (proxies and browsers close idle ones)
 ANSWER_TIMEOUT = 10.0
@@ -288,24 +291,31 @@ def load_key(env: dict[str, str], key_file: str | None) -> tuple[str, str]:
 # ---------------------------------------------------------------- the broker side
 
 
-RESYNC = ("resync", "")  # a page fell behind: its backlog was dropped, it is sent the status and latest scoreboard
+RESYNC = b"\0resync"  # in a page's queue: it fell behind, its backlog was dropped; send the status and scoreboard
+PING = b": ping\n\n"  # a comment, on a quiet stream (proxies and browsers close idle ones)
+
+
+def sse(event: str, data: str) -> bytes:
+    """One Server-Sent Event, as it goes on the wire (made once per update, whatever the number of pages)."""
+    return f"event: {event}\ndata: {data}\n\n".encode()
 
 
 class Stream:
-    """The events waiting for one open event stream, in the server's event loop: (event name, one-line JSON data).
-    The hub hands them over from paho's thread with `loop.call_soon_threadsafe`; everything here runs in the loop."""
+    """What waits to be sent on one open event stream, in the server's event loop: whole events, as bytes. The hub
+    hands them over from paho's thread with `loop.call_soon_threadsafe`; everything here runs in the loop."""
 
     def __init__(self, board: str) -> None:
         self.board = board
-        self.queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue(MAX_QUEUED)
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED)
         self.closed = False
         self.resyncs = 0  # times this page fell MAX_QUEUED events behind
+        self.sent_at = time.monotonic()  # when something last went out (the pinger's clock)
 
-    def push(self, event: str, data: str) -> None:
+    def push(self, chunk: bytes) -> None:
         if self.closed:
             return
         try:
-            self.queue.put_nowait((event, data))
+            self.queue.put_nowait(chunk)
         except asyncio.QueueFull:  # a page that cannot keep up: not a backlog, the latest scoreboard when it can
             self._drain()
             self.resyncs += 1
@@ -359,6 +369,7 @@ class Hub:
         self.loop: asyncio.AbstractEventLoop | None = None  # the HTTP server's: the streams live there
         self.streams: set[Stream] = set()  # the open event streams (changed in the loop only)
         self.by_board: dict[str, set[Stream]] = {}
+        self._pinger: asyncio.Task[None] | None = None  # the loop's one task that pings quiet streams
         self.pending: dict[str, _Answer] = {}
         self._last_problem = ""
         self._closing = False
@@ -415,6 +426,8 @@ class Hub:
             loop.call_soon_threadsafe(fn, *args)
 
     def _close_streams(self) -> None:
+        if self._pinger is not None:
+            self._pinger.cancel()
         for s in list(self.streams):
             s.close()
 
@@ -527,18 +540,27 @@ class Hub:
             return {"broker": self.connected, "bridge": self.bridge}
 
     def _fan(self, board: str, event: str, data: str) -> None:
-        self._in_loop(self._fan_here, board, event, data)
+        self._in_loop(self._fan_here, board, sse(event, data))
 
-    def _fan_here(self, board: str, event: str, data: str) -> None:
+    def _fan_here(self, board: str, chunk: bytes) -> None:
         for s in list(self.by_board.get(board, ())):
-            s.push(event, data)
+            s.push(chunk)
 
     def _fan_status(self) -> None:
-        self._in_loop(self._fan_status_here, json.dumps(self.status()))
+        self._in_loop(self._fan_status_here, sse("status", json.dumps(self.status())))
 
-    def _fan_status_here(self, data: str) -> None:
+    def _fan_status_here(self, chunk: bytes) -> None:
         for s in list(self.streams):
-            s.push("status", data)
+            s.push(chunk)
+
+    async def _ping(self) -> None:
+        """Every second, a `: ping` to each stream quiet for PING_EVERY (one task for all, not a timer per page)."""
+        while True:
+            await asyncio.sleep(1.0)
+            quiet = time.monotonic() - PING_EVERY
+            for s in list(self.streams):
+                if s.sent_at <= quiet and s.queue.empty():
+                    s.push(PING)
 
     @property
     def closing(self) -> bool:
@@ -555,6 +577,8 @@ class Hub:
         stops. In the loop."""
         if len(self.streams) >= MAX_STREAMS or self._closing:
             return None
+        if self._pinger is None or self._pinger.done():
+            self._pinger = asyncio.get_running_loop().create_task(self._ping())
         s = Stream(board)
         self.streams.add(s)
         self.by_board.setdefault(board, set()).add(s)
@@ -780,7 +804,7 @@ def _client(request: Request) -> str:
 
 class _EventStream(Response):
     """`text/event-stream` for one page: `retry`, `status` and the latest `scoreboard` at once, then what the hub
-    hands to its queue, and a `: ping` comment after PING_EVERY of quiet. Ends when the page goes (its connection
+    hands to its queue (the hub's `: ping` too, after PING_EVERY of quiet). Ends when the page goes (its connection
     closes: noticed at once) or the server stops."""
 
     def __init__(self, hub: Hub, stream: Stream, first: str) -> None:
@@ -801,23 +825,11 @@ class _EventStream(Response):
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             await send({"type": "http.response.body", "body": self.first.encode(), "more_body": True})
-            loop = asyncio.get_running_loop()
-            quiet_since = loop.time()
-            while True:
-                try:
-                    async with asyncio.timeout(max(0.0, PING_EVERY - (loop.time() - quiet_since))):
-                        item = await stream.queue.get()
-                except TimeoutError:
-                    chunk = ": ping\n\n"
-                else:
-                    if item is None:  # closed: the page went, or the server stops
-                        break
-                    if item is RESYNC:
-                        chunk = self.hub.stream_start(stream.board)
-                    else:
-                        chunk = f"event: {item[0]}\ndata: {item[1]}\n\n"
-                await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
-                quiet_since = loop.time()
+            while (chunk := await stream.queue.get()) is not None:  # None: the page went, or the server stops
+                if chunk == RESYNC:
+                    chunk = self.hub.stream_start(stream.board).encode()
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                stream.sent_at = time.monotonic()
             if not watcher.done():
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
@@ -932,9 +944,10 @@ class _Site:
             length = int(request.headers.get("content-length") or 0)
             if 0 < length <= 16 * MAX_BODY:
                 request.scope["flickboard.body_read"] = True
-                with contextlib.suppress(ClientDisconnect):
-                    async for _ in request.stream():
-                        pass
+                with contextlib.suppress(ClientDisconnect, TimeoutError):
+                    async with asyncio.timeout(REQUEST_TIMEOUT):
+                        async for _ in request.stream():
+                            pass
 
     async def origin_ok(self, request: Request) -> Response | None:
         """A request that changes something comes from this server's own page: its Origin is this server."""
@@ -1159,10 +1172,53 @@ class _Site:
             return _json(413, _error(f"request of {length} bytes, longer than {MAX_BODY}"))
         ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
         request.scope["flickboard.body_read"] = True
-        body = await request.body()
+        try:
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                body = await request.body()
+        except TimeoutError:
+            return _json(408, _error(f"the request's body did not come within {REQUEST_TIMEOUT:g} s"))
         if ctype != "application/json":
             return _json(415, _error('send JSON (Content-Type: application/json): {"line": "..."}'))
         return body
+
+
+class _Protocol(HttpToolsProtocol):
+    """uvicorn's HTTP protocol, with a deadline on a request's head: a client that connects and sends nothing, or
+    its headers a byte at a time, is dropped after REQUEST_TIMEOUT (as the stdlib server's 30 s did), so silent
+    connections cannot hold the server's file descriptors. An open event stream sends, it does not wait: no
+    deadline then."""
+
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._head_timer is None:
+            self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._head_timer = self.loop.call_later(REQUEST_TIMEOUT, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _too_slow(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
 
 
 class _SayLog(logging.Handler):
@@ -1233,7 +1289,7 @@ class WebApp:
         self.site = _Site(self)
         config = uvicorn.Config(
             self.site,
-            http="httptools",
+            http=_Protocol,
             ws="none",
             lifespan="off",
             log_config=None,
@@ -1308,6 +1364,12 @@ class WebApp:
         if isinstance(err, ConnectionError | TimeoutError | asyncio.CancelledError):
             return
         detail = f"{type(err).__name__}: {err}" if err is not None else str(context.get("message", "?"))
+        if isinstance(err, OSError) and err.errno in (errno.EMFILE, errno.ENFILE):  # asyncio retries every second
+            self.refusals.add(
+                "out of open files",
+                f"a connection could not be accepted: {detail} (raise the open-file limit: ulimit -n, LimitNOFILE=)",
+            )
+            return
         self.say(printable(f"HTTP server: {detail}"))
 
     def start(self) -> None:
@@ -1318,8 +1380,9 @@ class WebApp:
         except WebError:
             self.sock.close()
             raise
-        for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
-            logging.getLogger(name).propagate = name == "uvicorn.error" or name == "uvicorn.access"
+        for name in ("uvicorn.error", "uvicorn.access", "uvicorn.asgi"):  # all to "uvicorn", and no further
+            logging.getLogger(name).propagate = True
+        logging.getLogger("uvicorn").propagate = False
         logging.getLogger("uvicorn").addHandler(self.log)
         self._thread.start()
         deadline = time.monotonic() + 15

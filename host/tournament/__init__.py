@@ -4,7 +4,7 @@ and the boards' results are built on this).
 
 Public API (everything else is internal):
 
-    from host.tournament import Director, read, fold, dumps, document, ActError, PairingError
+    from host.tournament import Director, read, fold, dumps, document, proposals, ActError, PairingError
 
     with Director.create("spring-open.jsonl", "Spring Open") as d:       # or Director.open(path) to go on
         d.add_entrant("Ana", seed=1, club="Santa Fe")                    # doubles: players=["Ana", "Ben"]
@@ -15,7 +15,9 @@ Public API (everything else is internal):
         d.result("swiss/R1-1", "Ana", points=[310, 250], twenties=[6, 4], twenties_confirmed=True,
                  source="board", evidence={"journal": "journals/table-1/....jsonl"})
         d.start_stage("final", "single-elimination", intake={"from": "swiss", "top": 8})
-        d.event            # the fold: Event (entrants, stages, matches); d.event.table(stage) the standings
+        d.event            # the fold: Event (entrants, stages, matches); d.event.table(stage) the standings,
+                           # d.event.placings(stage) a bracket's, d.event.final_standings() the whole event's
+    proposals.next_match(d.event)   # the match the next free board should take (longest-waiting first)
     read(path)             # the same Event from the file, without the lock (a live director may be writing)
     dumps(event)           # the whole event as canonical JSON bytes (identical for identical journals)
 
@@ -29,9 +31,9 @@ Acts ("act": ...) and their fields:
 - `withdraw` / `disqualify`: entrant, reason. Their unplayed matches are lost by walkover; they are not paired again.
 - `stage`: name, format (round-robin | swiss | single-elimination | double-elimination | pools), options
   ({"rounds": N} Swiss, {"reset": bool} double elimination, {"pools": N} pools), game, rules, match (a game's match
-  format: "games:8" for Pichenotte, the target for Québec and Flicochet), tiebreaks (the chain, see standings.py),
-  intake (null: every active entrant; {"from": STAGE, "top": N}: the first N of a finished stage, or of each pool),
-  entrants (the seeding order, from `proposals.seeding`).
+  format: "games:8" for Pichenotte, the target for Québec and Flicochet), tiebreaks (the chain, see standings.py;
+  null: the format's usual one), intake (null: every active entrant; {"from": STAGE, "top": N}: the first N of a
+  finished stage, or of each pool), entrants (the seeding order, from `proposals.seeding`).
 - `pair`: stage, round, pairs [[a, b], ...], bye (a Swiss round, from `proposals.next_round`). Round robins and
   pools schedule every round when they start (roundrobin.py); brackets fill in as results come (brackets.py).
 - `assign`: match, board.
@@ -44,13 +46,15 @@ Acts ("act": ...) and their fields:
 
 Match ids are "<stage>/<label>": "R2-3" (round 2, pair 3), "P1/R2-3" (pool 1), "W1-2", "L2-1", "GF1", "GF2".
 
-Modules: event.py (the fold and the checks), director.py (the journal), proposals.py (seeding, Swiss pairs),
+Modules: event.py (the fold and the checks), director.py (the journal), proposals.py (seeding, Swiss pairs, the
+next match for a free board),
 swiss.py (the matching), roundrobin.py (circle method, pools), brackets.py (seeded brackets), standings.py (the
 tie-break chain), document.py (the JSON document).
 """
 
 from __future__ import annotations
 
+from host.tournament import proposals
 from host.tournament.director import Director, read
 from host.tournament.document import document, dumps
 from host.tournament.event import ActError, Event, fold
@@ -68,5 +72,6 @@ __all__ = [
     "document",
     "dumps",
     "fold",
+    "proposals",
     "read",
 ]

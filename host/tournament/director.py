@@ -104,13 +104,14 @@ class Director:
         game: str = "pichenotte",
         rules: str | None = None,
         match: str | None = None,
-        tiebreaks: Sequence[str] = (),
+        tiebreaks: Sequence[str] | None = None,
         intake: dict[str, Any] | None = None,
         entrants: Sequence[str] | None = None,
     ) -> int:
         """A stage: its format and options, the game, rule set and match format its matches are played with, its
-        tie-break chain, and who enters (`intake`: None for every active entrant, or {"from": STAGE, "top": N}).
-        The seeding is `proposals.seeding` unless `entrants` gives it."""
+        tie-break chain (None: `standings.SWISS_CHAIN` for Swiss, `DEFAULT_CHAIN` otherwise), and who enters
+        (`intake`: None for every active entrant, or {"from": STAGE, "top": N}). The seeding is
+        `proposals.seeding` unless `entrants` gives it."""
         order = list(entrants) if entrants is not None else proposals.seeding(self.event, name, intake)
         return self.act(
             {
@@ -121,7 +122,7 @@ class Director:
                 "game": game,
                 "rules": rules,
                 "match": match,
-                "tiebreaks": list(tiebreaks),
+                "tiebreaks": list(tiebreaks) if tiebreaks is not None else None,
                 "intake": intake,
                 "entrants": order,
             }

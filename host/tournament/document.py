@@ -115,6 +115,7 @@ def document(event: Event) -> dict[str, Any]:
             for e in event.entrants.values()
         ],
         "stages": [stage_doc(event, st) for st in event.stages.values()],
+        "final_standings": [{"place": p, "entrant": e, "stage": s} for p, e, s in event.final_standings()],
         "undone": list(event.undone),
         "rejected": [{"entry": n, "reason": why} for n, why in event.rejected],
     }

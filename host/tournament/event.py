@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from host.tournament import brackets, roundrobin
-from host.tournament.standings import TIEBREAKS, Played, Shootout, Table, table
+from host.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS, Played, Shootout, Table, table
 from rules import games
 
 FORMATS = ("round-robin", "swiss", "single-elimination", "double-elimination", "pools")
@@ -275,8 +275,8 @@ class Event:
             raise ActError("a stage's options must be an object")
         options = self._options(str(fmt), options)
         chain = act.get("tiebreaks")
-        if chain is None:
-            chain = []
+        if chain is None:  # the usual chain of the format; an empty list is no tie-break at all
+            chain = list(SWISS_CHAIN if fmt == "swiss" else DEFAULT_CHAIN)
         if type(chain) is not list or any(k not in TIEBREAKS for k in chain) or len(set(chain)) != len(chain):
             raise ActError(f"the tie-breaks are a list of different ones of {', '.join(TIEBREAKS)}")
         entrants = act.get("entrants")
@@ -295,10 +295,8 @@ class Event:
         if fmt == "pools" and len(entrants) < 2 * options["pools"]:
             raise ActError(f"{options['pools']} pools need at least {2 * options['pools']} entrants")
         game, rules, match = self._game(act, [self.entrants[e] for e in entrants])
-        stage = Stage(
-            name, str(fmt), options, game, rules, match, tuple(chain), list(entrants),
-            dict(intake) if intake else None, n,
-        )  # fmt: skip
+        order = list(entrants)
+        stage = Stage(name, str(fmt), options, game, rules, match, tuple(chain), order, dict(intake or {}) or None, n)
 
         def do() -> None:
             self.stages[name] = stage
@@ -320,8 +318,9 @@ class Event:
         if fmt == "double-elimination":
             reset = options.get("reset", True)
             if type(reset) is not bool:
-                raise ActError("reset (a second grand final when the losers bracket's champion wins the first) is "
-                               "true or false")  # fmt: skip
+                raise ActError(
+                    "reset (a second grand final if the losers bracket's champion wins the first) is true or false"
+                )
             return {"reset": reset}
         if fmt == "pools":
             return {"pools": _int(options.get("pools"), "the number of pools", 2)}
@@ -331,7 +330,9 @@ class Event:
     def _game(act: dict[str, Any], entrants: list[Entrant]) -> tuple[str, str, str | None]:
         """The stage's game, rule set and match format, checked by setting up one match of it."""
         try:
-            game = games.game_name(act.get("game") if type(act.get("game")) is str else None)
+            if act.get("game") is not None and type(act.get("game")) is not str:
+                raise ActError("a stage's game is a text (pichenotte, quebec, flicochet)")
+            game = games.game_name(act.get("game"))
             cls = games.get(game)
             rules = act.get("rules") or cls.default_rules
             match = act.get("match")
@@ -446,7 +447,7 @@ class Event:
             raise ActError("a round's pairs are a list of [entrant, entrant]")
         playing = [e for e in st.entrants if self.entrants[e].active]
         named = [x for p in pairs for x in p] + ([bye] if bye is not None else [])
-        if sorted(map(str, named)) != sorted(playing):
+        if any(type(x) is not str for x in named) or sorted(named) != sorted(playing):
             raise ActError(f"round {r} must pair every active entrant of stage {st.name} once")
         if (bye is not None) != (len(playing) % 2 == 1):
             raise ActError("a bye is given exactly when the count of entrants still playing is odd")
@@ -583,7 +584,7 @@ class Event:
     def _shootout(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         st = self._stage_of(act.get("stage"))
         who, twenties = act.get("entrants"), act.get("twenties")
-        if type(who) is not list or len(who) < 2 or len(set(map(str, who))) != len(who):
+        if type(who) is not list or any(type(e) is not str for e in who) or len(who) < 2 or len(set(who)) != len(who):
             raise ActError("a shoot-out is between two or more different entrants")
         if any(e not in st.entrants for e in who):
             raise ActError(f"everyone in a shoot-out of stage {st.name} is an entrant of it")
@@ -689,7 +690,7 @@ class Event:
 
     def placings(self, st: Stage) -> list[tuple[int | None, str]]:
         """(place, entrant) of an elimination stage: the champion 1st, then by the round each was knocked out in
-        (the same round: the same place); None for those still in it."""
+        (the same round: the same place, behind everyone still in); None for those still in it, listed first."""
         key: dict[str, int] = {}
         for m in st.matches.values():
             if not m.decided or m.loser in (PENDING, EMPTY):
@@ -702,11 +703,43 @@ class Event:
         champ = self.champion(st)
         if champ is not None:
             key[champ] = 1 << 30
+        still_in = sum(1 for e in st.entrants if e not in key and self.entrants[e].active)
         out: list[tuple[int | None, str]] = []
         for e in st.entrants:
             k = key.get(e)
-            out.append((None if k is None else 1 + sum(1 for v in key.values() if v > k), e))
-        out.sort(key=lambda p: (p[0] is None, p[0] or 0, st.entrants.index(p[1])))
+            out.append((None if k is None else 1 + still_in + sum(1 for v in key.values() if v > k), e))
+        out.sort(key=lambda p: (p[0] is not None, p[0] or 0, st.entrants.index(p[1])))  # those still in first
+        return out
+
+    def ranking(self, st: Stage) -> list[tuple[int | None, str]]:
+        """(place, entrant) within one stage: a bracket's placings; a table's ranks (level entrants share one); pools
+        by their place in the pool first (every pool's winner, then the runners-up, ...), each place ordered by
+        wins, point difference, points, then pool order, as `intake` seeds them."""
+        if st.format in BRACKETS:
+            return self.placings(st)
+        if st.format != "pools":
+            return [(r.rank, r.entrant) for r in self.table(st).rows]
+        rows = []
+        for gi in range(len(st.pools)):
+            for place, r in enumerate(self.table(st, gi).rows):
+                rows.append((place, -r.wins, -r.diff, -r.points_for, gi, r.entrant))
+        rows.sort()
+        return [(i + 1, row[-1]) for i, row in enumerate(rows)]
+
+    def final_standings(self) -> list[tuple[int | None, str, str]]:
+        """(place, entrant, stage) for the whole event: the last stage's ranking, then those who did not reach it by
+        their ranking in the stage before, and so on (entrants who played no stage are left out). A place is None
+        while the stage that gives it is still being played."""
+        out: list[tuple[int | None, str, str]] = []
+        placed: set[str] = set()
+        for st in reversed(self.stages.values()):
+            ranking = [(p, e) for p, e in self.ranking(st) if e not in placed]
+            still_in = sum(1 for p, _ in ranking if p is None)
+            offset = len(out)
+            for p, e in ranking:
+                better = None if p is None else still_in + sum(1 for q, _ in ranking if q is not None and q < p)
+                out.append((None if better is None else offset + 1 + better, e, st.name))
+            placed |= set(st.entrants)
         return out
 
 

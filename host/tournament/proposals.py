@@ -7,6 +7,8 @@ functions of the event; the act then carries what they gave, so the fold never c
   the order `Event.intake` ranks them.
 - `next_round(event, stage)`: the pairs and the bye of a Swiss stage's next round (host/tournament/swiss.py), from
   its standings: every active entrant ranked by wins and the stage's tie-break chain.
+- `next_match(event)`: the match the next free board should take, longest-waiting entrants first (for the board
+  queue; the director then appends an `assign`).
 """
 
 from __future__ import annotations
@@ -41,3 +43,26 @@ def next_round(event: Event, stage: str) -> tuple[list[tuple[str, str]], str | N
         event.met(st),
         {e for _, e in st.byes},
     )
+
+
+def next_match(event: Event) -> str | None:
+    """The match the next free board should take: of the matches ready to play, on no board yet, and whose
+    entrants are not playing on a board already, the one whose entrants have waited longest (since the later of
+    their last results, or since their stage started), then the earlier round, then the order of the draw.
+    None when no match can start."""
+    busy = {s for m in event.matches.values() if m.board is not None and m.state == "ready" for s in m.sides}
+    free_since: dict[str, int] = {}
+    for m in event.matches.values():
+        if m.outcome is not None:
+            for s in m.sides:
+                free_since[s] = max(free_since.get(s, 0), m.outcome.entry)
+    best: tuple[int, int, int] | None = None
+    pick: str | None = None
+    for i, m in enumerate(event.matches.values()):
+        st = event.stages[m.stage]
+        if m.state != "ready" or m.board is not None or st.closed_by or busy & set(m.sides):
+            continue
+        key = (max(free_since.get(s, st.entry) for s in m.sides), m.round, i)
+        if best is None or key < best:
+            best, pick = key, m.id
+    return pick

@@ -290,7 +290,10 @@ SENSOR_KEYS = [
     "shot_kind",
     "state",
 ]
-DIAGNOSTIC_KEYS = ["board", "events_missing", "events_behind", "board_messages", "boot", "link", "queued", "refused"]
+DIAGNOSTIC_KEYS = [
+    *("board", "events_missing", "only_repeats", "events_behind", "board_messages", "boot", "link", "queued"),
+    "refused",
+]
 TRIGGER_KEYS = ["twenty", "ditch", "game_over", "match_over", "manche_over", "round_over"]
 BUTTON_KEYS = ["confirm", "undo", "reviewed"]
 BRIDGE_AVAILABLE = {
@@ -315,14 +318,16 @@ def device_topic(prefix: str, board: str) -> str:
     return f"{prefix}/device/flickboard_{board}/config"
 
 
-def wait_device(spy: Spy, prefix: str, board: str, since: int = 0, buttons: bool = False) -> dict[str, Any]:
+def wait_device(
+    spy: Spy, prefix: str, board: str, since: int = 0, buttons: bool = False, timeout: float = 5
+) -> dict[str, Any]:
     """The board's latest non-empty device config seen since `since` (with the buttons, if asked)."""
     topic = device_topic(prefix, board)
 
     def ok(t: str, p: bytes) -> bool:
         return t == topic and bool(p) and (not buttons or "confirm" in json.loads(p)["cmps"])
 
-    spy.wait(ok, since=since)
+    spy.wait(ok, since=since, timeout=timeout)
     return json.loads([p for p in spy.on(topic, since) if p][-1])
 
 
@@ -418,6 +423,7 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
         assert values(last, DIAGNOSTIC_KEYS) == {
             **dict.fromkeys(("events_missing", "events_behind", "board_messages", "boot", "link"), "None"),
             "board": "OFF",
+            "only_repeats": "OFF",
             "queued": "0",
             "refused": "0",
         }
@@ -464,6 +470,7 @@ def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp
         assert got == {
             "board": "ON",
             "events_missing": "OFF",
+            "only_repeats": "OFF",
             "events_behind": "0",
             "board_messages": "2",
             "boot": "7",
@@ -475,7 +482,12 @@ def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp
         behind["board_link"].update(high_water=5, missing=[[3, 5]], in_sync=False)
         got = {k: render(cmps[k]["value_template"], json.dumps(behind).encode()) for k in DIAGNOSTIC_KEYS}
         assert (got["events_missing"], got["events_behind"]) == ("ON", "3")
-        assert cmps["events_missing"]["device_class"] == "problem"
+        assert cmps["events_missing"]["device_class"] == cmps["only_repeats"]["device_class"] == "problem"
+        repeats = json.loads(doc)
+        repeats["board_link"]["only_duplicates"] = {"since": "2026-11-24T03:00:00.000000Z", "count": 4}
+        assert render(cmps["only_repeats"]["value_template"], json.dumps(repeats).encode()) == "ON"
+        del repeats["board_link"]["only_duplicates"]  # a bridge of an earlier version: unknown
+        assert render(cmps["only_repeats"]["value_template"], json.dumps(repeats).encode()) == "None"
     finally:
         runner.stop()
         running.stop()
@@ -775,6 +787,7 @@ def test_commands_are_off_by_default(broker: Broker, tmp_path: Path, caplog: pyt
     off = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant"))
     ha = next(i for i in off.integrations if isinstance(i, HomeAssistant))
     assert ha.buttons is False and "confirm" not in ha.config("t1")["cmps"]
+    assert "flickboard/+/result" not in off.topics()  # nothing to answer: the answers are not read either
     on = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant", "--ha-commands"))
     ha = next(i for i in on.integrations if isinstance(i, HomeAssistant))
     assert ha.buttons is True
@@ -880,6 +893,76 @@ def test_awtrix_app_is_kept_alive_only_while_the_bridge_is_online(broker: Broker
     finally:
         runner.stop()
         spy.close()
+
+
+def test_a_press_nobody_answers_or_with_the_bridge_offline_is_counted(
+    broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No bridge follows the board: the request goes out, no answer comes, and after the timeout it is counted
+    `unanswered` and logged in one line (a fake clock runs the timer). With the bridge saying `offline` nothing is
+    sent at all: a request would wait in the bridge's session and count much later."""
+    caplog.set_level(logging.WARNING, logger="flickboard.integrations")
+    now = [50.0]
+    spy = Spy(broker, ["flickboard/#"])
+    spy.publish("flickboard/t1/scoreboard", json.dumps({**sample_doc(), "board": "t1"}), retain=True)
+    kept, make_commands, make_ha = with_commands(buttons=True, timeout=10, clock=lambda: now[0])
+    runner = runner_for(broker, make_commands, make_ha, clock=lambda: now[0])
+    commands = kept[0]
+    try:
+        spy.wait(lambda *_: "t1" in runner.boards.docs)
+        spy.publish("homeassistant/flickboard/t1/command", "undo")
+        req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input")[1])
+        assert req["line"] == "undo"
+        now[0] += 11
+        spy.wait(lambda *_: commands.counts["unanswered"] == 1)
+        assert not commands.pending
+        lines = [r.getMessage() for r in caplog.records if "no answer" in r.getMessage()]
+        assert len(lines) == 1 and req["id"] in lines[0]
+
+        spy.publish("flickboard/bridge/status", "offline", retain=True)
+        spy.wait(lambda *_: runner.boards.bridge_online is False)
+        spy.publish("homeassistant/flickboard/t1/command", "undo")
+        spy.wait(lambda *_: commands.counts["ignored"] == 1)
+        assert len(spy.on("flickboard/t1/input")) == 1 and commands.counts["sent"] == 1
+    finally:
+        runner.stop()
+        spy.publish("flickboard/t1/scoreboard", b"", retain=True)
+        spy.publish("flickboard/bridge/status", b"", retain=True)
+        spy.close()
+
+
+def test_the_command_with_ha_commands_enters_a_press_and_counts_it(broker: Broker, tmp_path: Path) -> None:
+    """As an operator runs it: `--homeassistant --ha-commands` announces the buttons, a press (published as Home
+    Assistant does) is entered by the real bridge, and the count is printed when the command stops."""
+    spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
+    running = bridge_for(broker, tmp_path)
+    enter(running, "shot zone")
+    cmd = [sys.executable, "-m", "host.displays.integrations", "--mqtt", broker.url, "--homeassistant"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [*cmd, "--ha-commands", "--board", "t1", "--client-id", "cli-ha"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        wait_device(spy, "homeassistant", "t1", buttons=True, timeout=15)
+        mark = spy.mark()
+        spy.publish("homeassistant/flickboard/t1/command", "undo")
+        req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)[1])
+        assert answer_to(spy, req["id"], mark)["ok"] is True
+        time.sleep(0.3)  # the command reads the answer too
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        running.stop()
+        spy.close()
+    assert proc.returncode == 0, (out, err)
+    assert "buttons on" in out and "presses: 1 entered, 0 refused, 0 unanswered, 0 ignored" in out, out
+    assert "undo on board t1: entered as entry 2" in err and "Traceback" not in err
 
 
 def test_awtrix_buttons_undo_and_confirm_through_the_bridge(broker: Broker, tmp_path: Path) -> None:

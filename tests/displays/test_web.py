@@ -9,6 +9,8 @@ Screenshots of both pages are kept in build/screenshots/.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import http.client
 import json
 import os
@@ -735,3 +737,45 @@ def test_the_console_data_needs_the_key(rig: Rig) -> None:
         assert e.code == 403 and json.loads(e.read())["refused"] == "wrong scoring key"
     publish(rig.broker, "flickboard/bridge/health", b"", True)  # cleared: the broker keeps nothing for the next test
     rig.wait(lambda: rig.web.hub.bridge_health() is None, "the health document cleared")
+
+
+def test_a_page_that_falls_behind_gets_the_latest_scoreboard_not_a_backlog() -> None:
+    """A page's queue holds MAX_QUEUED events; past that its backlog is dropped for one resync (the status and the
+    latest scoreboard, sent when it reads again), so a stalled phone never holds an unbounded queue."""
+
+    def doc(i: int) -> bytes:
+        return web.sse("scoreboard", json.dumps({"entries": i}))
+
+    async def behind() -> tuple[list[bytes | None], int]:
+        s = web.Stream(BOARD)
+        for i in range(web.MAX_QUEUED + 3):  # the last 3 come after the queue was full
+            s.push(doc(i))
+        items = [s.queue.get_nowait() for _ in range(s.queue.qsize())]
+        s.close()
+        return [*items, s.queue.get_nowait()], s.resyncs
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (the browser's runs in this thread)
+        items, resyncs = pool.submit(asyncio.run, behind()).result(10)
+    last = web.MAX_QUEUED
+    assert items == [web.RESYNC, doc(last + 1), doc(last + 2), None] and resyncs == 1, items[:4]
+
+
+def test_a_silent_client_is_dropped_but_a_live_page_is_not(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection that never finishes its request (a slow-headers attack) is closed after REQUEST_TIMEOUT (made
+    short here), as the stdlib server's 30 s socket timeout did; an open event stream is not."""
+    rig.synced()
+    monkeypatch.setattr(web, "REQUEST_TIMEOUT", 0.5)
+    page = open_streams(rig.web.port, 1)[0]
+    silent = socket.create_connection(("127.0.0.1", rig.web.port), timeout=5)
+    slow = socket.create_connection(("127.0.0.1", rig.web.port), timeout=5)
+    try:
+        read_until(page, b"event: scoreboard\n")
+        slow.sendall(f"GET /api/boards HTTP/1.1\r\nHost: 127.0.0.1:{rig.web.port}\r\n".encode())  # never ends
+        started = time.monotonic()
+        assert silent.recv(100) == b"" and slow.recv(100) == b""  # closed by the server
+        assert time.monotonic() - started < 4
+        assert rig.bridge.submit(BOARD, "shot zone").accepted
+        read_until(page, b'"entries":1')  # the page, open for longer than that, still gets its updates
+    finally:
+        for s in (page, silent, slow):
+            s.close()

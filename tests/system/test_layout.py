@@ -4,6 +4,8 @@ Data flows board → link → protocol → bridge → journal → fold (rules, e
 - `rules` imports nothing from `host`;
 - `host/core` (journal, session, evidence, documents) only `rules`, itself and the JSON module;
 - `host/board` the core, itself and the shared modules;
+- `host/tournament` (the director's journal and fold) itself, the rules registry, the core's journal and the JSON
+  module;
 - `host/displays` the shared modules, itself, the rules registry and the core's documents (the scoreboard, its
   text and the manual-entry request), never the bridge or the links;
 - the shared modules (`config`, `mqtt`, `jsontext`, `lifecycle`, `errors`) only each other;
@@ -35,6 +37,8 @@ def allowed(module: str, imported: str) -> bool:
         return inside("host.core") or imported == "host.jsontext"
     if module.startswith("host.board"):
         return inside("host.board") or inside("host.core") or imported in SHARED
+    if module.startswith("host.tournament"):
+        return inside("host.tournament") or imported in ("host.core.journal", "host.jsontext")
     if module.startswith("host.displays"):
         return inside("host.displays") or imported in SHARED or imported in DOCUMENTS
     return module.startswith(("host.cli", "host.sim", "host.__init__"))
@@ -103,7 +107,7 @@ def test_the_tests_are_grouped_like_the_product() -> None:
     assert (tests / "conftest.py").is_file()
     assert sorted(p.name for p in tests.glob("test_*.py")) == []
     groups = {p.parent.name for p in tests.rglob("test_*.py")}
-    assert groups == {"rules", "core", "board", "displays", "firmware", "system"}, groups
+    assert groups == {"rules", "core", "board", "displays", "firmware", "system", "tournament"}, groups
     edits = []
     for p in tests.rglob("test_*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):

@@ -4,6 +4,7 @@ similar games run (issue 21)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import pytest
@@ -87,9 +88,12 @@ def test_single_elimination_byes_to_the_top_seeds(director: Make) -> None:
     play(d, "ko/W1-2", "E")
     play(d, "ko/W1-4", "C")
     assert sides(d, "ko/W2-1") == ["A", "E"] and sides(d, "ko/W2-2") == ["B", "C"]
+    # While it is played, those knocked out rank behind everyone still in: D and F share 5th of 6.
+    assert ev.placings(ev.stages["ko"])[-2:] == [(5, "D"), (5, "F")]
     play(d, "ko/W2-1", "A")
     play(d, "ko/W2-2", "C")
     assert ev.champion(ev.stages["ko"]) is None
+    assert ev.placings(ev.stages["ko"]) == [(None, "A"), (None, "C"), (3, "B"), (3, "E"), (5, "D"), (5, "F")]
     play(d, "ko/W3-1", "A")
     st = ev.stages["ko"]
     assert st.complete and ev.champion(st) == "A"
@@ -204,3 +208,82 @@ def test_doubles_teams_play_the_doubles_format(director: Make) -> None:
     d.add_entrant("Solo")
     with pytest.raises(ActError, match="all singles or all doubles"):
         d.start_stage("rr2", "round-robin")
+
+
+def test_a_tie_across_the_cut_waits_for_a_twenties_shootout(director: Make) -> None:
+    # A beat B, B beat C, C beat A, all 200-100: level on wins, the mini-league, twenties, points and difference.
+    # Two go on: the stage refuses to guess until a shoot-out (001 R-1-B) is entered like a match.
+    d = director("A", "B", "C")
+    d.start_stage("rr", "round-robin")
+    st = d.event.stages["rr"]
+    for m in list(st.matches.values()):
+        w = {frozenset("AB"): "A", frozenset("BC"): "B", frozenset("AC"): "C"}[frozenset(m.sides)]
+        play(d, m.id, w, (200, 100))
+    assert d.event.table(st).unresolved == [["A", "B", "C"]]
+    with pytest.raises(ActError, match="shoot-out"):
+        d.start_stage("final", "single-elimination", intake={"from": "rr", "top": 2})
+    d.shootout("rr", ["A", "B", "C"], [4, 6, 2])
+    rows = d.event.table(st).rows
+    assert [(r.entrant, r.rank, r.decided_by) for r in rows] == [
+        ("B", 1, "shootout"),
+        ("A", 2, "shootout"),
+        ("C", 3, None),
+    ]
+    d.start_stage("final", "single-elimination", intake={"from": "rr", "top": 2})
+    assert d.event.stages["final"].entrants == ["B", "A"]
+
+
+@pytest.mark.parametrize("fmt", ["single-elimination", "double-elimination"])
+def test_every_bracket_size_from_2_to_17_plays_out(director: Make, fmt: str) -> None:
+    """Random results (seeded) through brackets of every size, byes included: one champion; in single elimination
+    everyone else lost once; in double elimination (with the reset) everyone else lost exactly twice and the
+    champion at most once; no match is left undecided and nobody plays twice in a round."""
+    rng = random.Random(fmt)
+    for n in range(2, 18):
+        d = director(*[f"E{i:02d}" for i in range(n)], path=f"{fmt}-{n}.jsonl")
+        d.start_stage("b", fmt)
+        st = d.event.stages["b"]
+        while not st.complete:
+            ready = [m for m in st.matches.values() if m.state == "ready"]
+            assert ready, f"{n} entrants: the bracket is stuck"
+            for m in ready:
+                play(d, m.id, rng.choice(m.sides))
+        champion = d.event.champion(st)
+        losses: dict[str, int] = dict.fromkeys(st.entrants, 0)
+        for m in st.matches.values():
+            if m.state == "done":
+                losses[m.loser] += 1
+        assert champion is not None
+        want = 1 if fmt == "single-elimination" else 2
+        assert all(v == want for e, v in losses.items() if e != champion), (n, losses)
+        assert losses[champion] == (0 if fmt == "single-elimination" else losses[champion]) <= 1
+        rounds: dict[int, list[str]] = {}
+        for m in st.matches.values():
+            if m.state == "done":
+                rounds.setdefault(m.round, []).extend(m.sides)
+        assert all(len(v) == len(set(v)) for v in rounds.values())
+        assert sorted(p for p, _ in d.event.placings(st))[0] == 1
+
+
+def test_final_standings_follow_the_stages_back(director: Make) -> None:
+    # Pools of A D E H and B C F G (higher seed always wins), the top 2 of each into a bracket: A beats C, D beats B
+    # (an upset), A beats D. Then the others by their pool place: E and F (3rd), H and G (4th).
+    d = director(*"ABCDEFGH")
+    d.start_stage("pools", "pools", options={"pools": 2})
+    for m in list(d.event.stages["pools"].matches.values()):
+        play(d, m.id, min(m.sides))
+    d.start_stage("final", "single-elimination", intake={"from": "pools", "top": 2})
+    play(d, "final/W1-1", "A")
+    play(d, "final/W1-2", "D")
+    assert d.event.final_standings()[:2] == [(None, "A", "final"), (None, "D", "final")]
+    play(d, "final/W2-1", "A")
+    assert d.event.final_standings() == [
+        (1, "A", "final"),
+        (2, "D", "final"),
+        (3, "B", "final"),
+        (3, "C", "final"),
+        (5, "E", "pools"),
+        (6, "F", "pools"),
+        (7, "H", "pools"),
+        (8, "G", "pools"),
+    ]

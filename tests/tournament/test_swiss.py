@@ -3,12 +3,17 @@ pairs from the same journal (host/tournament/swiss.py, proposals.py)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from host.tournament import ActError, Director, PairingError, read
-from host.tournament.proposals import next_round
+from host.tournament.proposals import next_match, next_round, seeding
 from host.tournament.swiss import pair
 
 Make = Callable[..., Director]
@@ -118,3 +123,50 @@ def test_a_withdrawn_entrant_is_not_paired_and_loses_its_match_by_walkover(direc
     d.pair_round("s")
     paired = [x for p in round_of(d, "s", 2) for x in p] + [d.event.stages["s"].byes[-1][1]]
     assert "C" not in paired and sorted(paired) == ["A", "B", "D"]
+
+
+PROPOSE = """
+import json, sys
+from host.tournament import read
+from host.tournament.proposals import next_match, next_round, seeding
+ev = read(sys.argv[1])
+print(json.dumps([next_round(ev, "s"), seeding(ev, "next")]))
+"""
+
+
+def test_the_proposals_do_not_depend_on_the_process(director: Make) -> None:
+    """Python randomises string hashing per process: the draw and the pairs must not depend on it."""
+    d = director(*[f"N{i}" for i in range(14)], seeded=False)
+    d.start_stage("s", "swiss", options={"rounds": 4})
+    d.pair_round("s")
+    for m in d.event.stages["s"].rounds[0]:
+        win(d, m, d.event.matches[m].sides[hash(m) % 2])  # any winners: this process's hash picks them
+    root = Path(__file__).resolve().parents[2]
+    outs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        done = subprocess.run(
+            [sys.executable, "-c", PROPOSE, d.path], env=env, cwd=root, capture_output=True, check=True
+        )
+        outs.add(done.stdout)
+    assert len(outs) == 1
+    here = json.loads(outs.pop())
+    assert here == json.loads(json.dumps([next_round(d.event, "s"), seeding(d.event, "next")]))
+
+
+def test_the_next_free_board_takes_the_longest_waiting_entrants(director: Make) -> None:
+    d = director(*"ABCDEFGH")
+    d.start_stage("s", "swiss", options={"rounds": 2})
+    d.pair_round("s")
+    assert next_match(d.event) == "s/R1-1"  # everyone has waited since the start: the first of the draw
+    d.assign("s/R1-1", "table-1")
+    assert next_match(d.event) == "s/R1-2"
+    for m in ("s/R1-2", "s/R1-3", "s/R1-4", "s/R1-1"):  # R1-1 (A-E) finishes last
+        win(d, m, d.event.matches[m].sides[0])
+    d.pair_round("s")
+    order = []
+    while (m := next_match(d.event)) is not None:
+        order.append(d.event.matches[m].sides)
+        d.assign(m, f"table-{len(order)}")
+    # A and E finished last, so their matches go to a board after the others'.
+    assert len(order) == 4 and not {"A", "E"} & set(order[0] + order[1])

@@ -47,9 +47,11 @@ class Commands(Integration):
         *,
         timeout: float = DEFAULT_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
+        listen: bool = True,
     ) -> None:
         super().__init__(publish, boards)
         self.only = tuple(only) if only else None
+        self.listen = listen  # some buttons are on: read the answers (off: presses are only counted, ignored)
         self.timeout = timeout
         self.clock = clock
         self.pending: dict[str, tuple[str, str, str, float]] = {}  # request id -> (board, command, source, sent at)
@@ -60,7 +62,7 @@ class Commands(Integration):
         return "commands (manual entries on flickboard/<board>/input)"
 
     def topics(self) -> list[str]:
-        return board_topics(self.only, [RESULT])
+        return board_topics(self.only, [RESULT]) if self.listen else []
 
     def summary(self) -> str:
         c = self.counts

@@ -321,6 +321,15 @@ class HomeAssistant(Integration):
             device_class="problem",
             entity_category="diagnostic",
         )
+        entity(  # a board resending what was counted already (a re-flashed board reusing its boot id)
+            "binary_sensor",
+            "only_repeats",
+            "Board sending only repeats",
+            state_topic=scoreboard,
+            value_template=_when(f"{_LINK}.only_duplicates is defined", _when(f"{_LINK}.only_duplicates", "ON", "OFF")),
+            device_class="problem",
+            entity_category="diagnostic",
+        )
         diagnostic(
             "events_behind",
             "Board events not received",

@@ -389,7 +389,7 @@ def build_runner(args: Any) -> IntegrationRunner:
         raise UserError(f"--mqtt {url}: {e}") from None
     commands = None
     if args.homeassistant or args.awtrix_buttons:  # counts every press, sends those that are on
-        commands = Commands(runner.publish, runner.boards, runner.only)
+        commands = Commands(runner.publish, runner.boards, runner.only, listen=args.ha_commands or args.awtrix_buttons)
         runner.add(commands)
     if args.homeassistant:
         prefix = _topic(args.homeassistant, "--homeassistant")
