@@ -18,6 +18,7 @@ Québec Pichenottes and Flicochet: their engines' questions (`colour`, `identify
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from host.core.evidence import unsettled
@@ -39,6 +40,9 @@ def _ask(
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
+
+# Questions a player answers at the table (the room is told what happens, not that the scorer is awaited).
+PLAYERS_DECIDE = frozenset({"colour", "choice", "place", "shootout"})
 
 # The engine's answers in plain words; a line not listed is shown as it is.
 PLAIN_ANSWERS = {
@@ -108,11 +112,9 @@ def _plain_answer(line: str) -> str:
 
 
 def _other_spectator(kind: str, text: str) -> str:
-    return {
-        "colour": "choosing a colour",
-        "identify": "naming the piece that went into a pocket",
-        "place": "placing the jack",
-    }.get(kind, "waiting for the scorer")
+    if kind in PLAYERS_DECIDE:  # the engine's own sentence, without the rule's reference
+        return re.sub(r"\s*\([^)]*\)$", "", text)
+    return {"identify": "naming the piece that went into a pocket"}.get(kind, "waiting for the scorer")
 
 
 def _pichenotte(session: Session) -> list[dict[str, Any]]:
@@ -189,7 +191,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
         spectator = {
             "contact": f"did the shot touch a {sides[1 - q.side]} puck?",
             "zone": "did the free shot reach the zone?",
-            "choice": f"{side} chooses what happens to the shooting puck",
+            "choice": f"{side} chooses what happens to the shooting puck",  # a player's sentence: PLAYERS_DECIDE
         }.get(q.kind, "waiting for the scorer")
         choices = [_choice(_plain_answer(a), a) for a in q.answers]
         out.append(_ask(q.kind, _cap(q.text), spectator, choices, side))
@@ -202,7 +204,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
                 _ask(
                     "shootout",
                     f"Shoot-out: {player}'s shot at the hole",
-                    f"shoot-out: {player} shoots",
+                    f"Shoot-out: {player} shoots",
                     [_choice("In", "shot in"), _choice("Missed", "shot miss")],
                     sides[setup.side_of(who)],
                 )
@@ -223,6 +225,8 @@ def now(doc: dict[str, Any], asked: list[dict[str, Any]]) -> str:
         first = asked[0]
         if first["kind"] in ("review", "waiting"):
             return "Waiting for the scorer to check the board"
+        if first["kind"] in PLAYERS_DECIDE:
+            return _cap(first["spectator"])
         return f"Waiting for the scorer: {first['spectator']}"
     cur = score.get("current") or {}
     shot = doc.get("open_shot")

@@ -18,16 +18,16 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from host.cli.bridge import start_bridge
+from host.config import BridgeConfig, parse_mqtt_url
 from host.sim.broker import Broker
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-sys.path.insert(0, str(ROOT / "firmware"))
 
-from fb import proto  # noqa: E402
-from web_rig import BOARD, Rig, mid_game, other_game  # noqa: E402
+from web_rig import BOARD, Board, Rig, mid_game, other_game  # noqa: E402
 
 TV_SIZES = [(1280, 720), (1920, 1080), (3840, 2160)]
 # What the room must never read: quoted entry words, SIDE:fact, sensor marks, the scorer's verbs, queue counts.
@@ -47,18 +47,6 @@ def rig(broker: Broker, tmp_path: Path) -> Iterator[Rig]:
     r = Rig(broker, tmp_path)
     yield r
     r.close()
-
-
-class Board:
-    """The board's own lines, from the firmware's encoder, into the bridge as its serial port would give them."""
-
-    def __init__(self, rig: Rig) -> None:
-        self.rig = rig
-        self.enc = proto.Encoder(BOARD, 9, 0)
-
-    def event(self, kind: str, sensor: str, **fields: int) -> None:
-        line = self.enc.event(kind, sensor, 1000 * (self.enc.seq + 1), fields)
-        self.rig.bridge.serial_line("/dev/ttyFB", line, lambda _: None)
 
 
 def tv(browser: Browser, rig: Rig, width: int, height: int) -> Page:
@@ -229,3 +217,64 @@ def test_the_phone_shows_only_the_buttons_that_apply(browser: Browser, rig: Rig)
         assert five.is_disabled()  # one value per puck, no more
         tap(page, rig, f"Send {side}'s zones")
     assert not [a for a in rig.synced()["asks"] if a["kind"] == "zones"]
+
+
+def test_the_console_shows_the_operator_what_the_tv_leaves_out(browser: Browser, rig: Rig, tmp_path: Path) -> None:
+    rig.bridge.board_state(BOARD, True)
+    board = Board(rig)
+    board.event("shot_start", "baseline", q=1, seg=1)
+    board.event("pass", "ditch1", dur_us=5000)
+    rig.bridge.tick()  # the bridge's run loop publishes its health document (the rig runs no loop)
+    doc = rig.synced()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: pytest.fail(f"the console failed: {e}"))
+    page.goto(f"{rig.url}/console")
+    page.wait_for_function("() => document.body.dataset.state === 'no-key'")
+    assert page.locator("#keyform").is_visible() and page.locator("section.board").count() == 0
+    page.fill("#key", rig.web.key)
+    page.click("#keyform button[type=submit]")
+    page.wait_for_function("() => document.body.dataset.boards === '1'", timeout=10_000)
+    card = page.locator(f"section.board[data-board='{BOARD}']")
+    text = card.inner_text()
+    # The operator's words, in full: the check with its notation, the lines that answer the question, the link.
+    assert doc["checks"][0] in text
+    assert card.locator(".asks code").all_inner_texts() == ["ditch", "reviewed"]
+    assert "online" in text and "boot 9" in text
+    bridge = page.locator(f"section.bridge[data-bridge='{doc['bridge']}']")
+    expect(bridge).to_contain_text("board messages", timeout=10_000)  # its health document, read every 2 s
+    assert "running" in bridge.inner_text() and "board messages" in bridge.inner_text()
+    assert f"keeps\t{BOARD}" in bridge.inner_text()
+    page.screenshot(path=str(tmp_path / "console.png"), full_page=True)
+    ctx.close()
+
+
+def test_each_tv_follows_the_bridge_that_keeps_its_board(browser: Browser, rig: Rig, tmp_path: Path) -> None:
+    """Two bridges on one broker, a board each: when the second stops, only its board's screens say the scorer is
+    offline (before, every bridge shared one status topic and one stopping darkened every board)."""
+    other = start_bridge(
+        BridgeConfig(
+            mqtt=parse_mqtt_url(rig.broker.url),
+            boards=("t2",),
+            journals=str(tmp_path / "other"),
+            players=("Cy", "Di"),
+            client_id="web-test-hall-b",
+            bridge_id="hall-b",
+        )
+    )
+    try:
+        assert other.mqtt is not None and other.mqtt.wait_ready(10)
+        other.bridge.submit("t2", "shot zone")
+        rig.wait(lambda: rig.web.hub.scoreboard("t2") is not None, "board t2's scoreboard")
+        mine = tv(browser, rig, 1280, 720)
+        theirs = browser.new_page(viewport={"width": 1280, "height": 720})
+        theirs.goto(f"{rig.url}/tv/t2")
+        for page in (mine, theirs):
+            page.wait_for_function("() => document.body.dataset.state === 'live'", timeout=10_000)
+        other.stop()  # a clean stop: hall-b says offline on its own status topic
+        theirs.wait_for_function("() => document.body.dataset.state === 'scorer-offline'", timeout=10_000)
+        assert "SCORER OFFLINE" in theirs.inner_text("#alerts")
+        assert mine.evaluate("() => document.body.dataset.state") == "live"
+        assert rig.http("GET", "/api/boards")[1]["bridges"] == {rig.bridge.bridge_id: True, "hall-b": False}
+    finally:
+        other.stop()

@@ -1,14 +1,14 @@
 "use strict";
 // The operator's console: every board the display server follows, with what the TV leaves out — the link and its
 // delivery state, the review items and waits in full, the open shot in the notation, the sensors' unsettled
-// evidence, the notes — and the bridge's health. Read every 2 s from /api/console (scoring key) and each board's
+// evidence, the notes — and each bridge's status and health. Read every 2 s from /api/console (scoring key) and each board's
 // /api/<board>/scoreboard.
 
 (() => {
   const { el, fill } = FB;
   const $ = (id) => document.getElementById(id);
   const EVERY_MS = 2000;
-  const st = { boards: {}, docs: {}, bridge: null, broker: null, error: null, key: true };
+  const st = { boards: {}, docs: {}, bridges: {}, broker: null, error: null, key: true };
 
   const row = (label, value, cls) => (value === null || value === undefined || value === "" ? null : el("tr", { class: cls || null }, el("th", { text: label }), el("td", { text: String(value) })));
   const ranges = (list) => (list || []).map((r) => (r[0] === r[1] ? `${r[0]}` : `${r[0]}–${r[1]}`)).join(", ");
@@ -68,26 +68,32 @@
     );
   }
 
-  function bridgeCard() {
-    const h = st.bridge;
-    if (!h) return [el("h2", { text: "Bridge" }), el("p", { class: "hint", text: "no health document from a bridge yet" })];
+  function bridgeCard(id, b) {
+    const h = b.health;
+    const state = b.online === true ? "running" : b.online === false ? "OFFLINE" : "status not heard";
+    const head = el("h2", { text: `Bridge ${id}: ${state}` });
+    if (!h) return el("section", { class: "card bridge", data: { bridge: id } }, head, el("p", { class: "hint", text: "no health document from it yet" }));
     const c = (h.protocol && h.protocol.counters) || {};
     const inputs = h.inputs || {};
     const links = Object.entries(h.links || {}).map(([name, l]) => el("li", { text: `${name}: ${l.connected ? "connected" : `down (${l.reason || "?"})`}` }));
     const errors = (h.recent_errors || []).slice(-5).map((e) => el("li", { text: `${e.at} ${e.source} ${e.code}: ${e.reason}` }));
-    return [
-      el("h2", { text: "Bridge" }),
+    const owned = Object.entries(st.docs).filter(([, d]) => d.bridge === id).map(([bid]) => bid);
+    return el(
+      "section",
+      { class: "card bridge" + (b.online === false ? " attention" : ""), data: { bridge: id } },
+      head,
       el(
         "table",
         { class: "facts" },
+        row("keeps", owned.join(", ") || "no board yet"),
         row("started", h.started),
         row("updated", h.updated),
         row("board messages", `${c.messages || 0} (new ${c.new || 0}, repeats ${c.duplicates || 0}, gaps ${c.gaps || 0}, lost ${c.lost_seqs || 0})`),
         row("entries", `${inputs.accepted || 0} taken, ${inputs.refused || 0} refused by the rules, ${inputs.invalid || 0} not understood`)
       ),
       links.length ? el("ul", { class: "links" }, ...links) : null,
-      errors.length ? el("div", {}, el("h3", { text: "Latest refused lines" }), el("ul", { class: "errors" }, ...errors)) : null,
-    ];
+      errors.length ? el("div", {}, el("h3", { text: "Latest refused lines" }), el("ul", { class: "errors" }, ...errors)) : null
+    );
   }
 
   function render() {
@@ -97,7 +103,8 @@
     $("live").className = "pill " + (ok ? "ok" : "bad");
     $("keyform").hidden = st.key;
     $("conn").textContent = st.error || (st.broker === false ? "the display server lost the MQTT broker: reconnecting" : "");
-    fill($("bridge"), ...bridgeCard());
+    const bridges = Object.entries(st.bridges);
+    fill($("bridges"), ...(bridges.length ? bridges.map(([id, b]) => bridgeCard(id, b)) : [el("p", { class: "hint", text: "no bridge has said it is running" })]));
     fill($("boards"), ...Object.keys(st.boards).map(boardCard));
     document.body.dataset.boards = String(Object.keys(st.docs).length);
   }
@@ -113,7 +120,7 @@
         st.key = true;
         st.error = null;
         st.boards = res.boards || {};
-        st.bridge = res.bridge;
+        st.bridges = res.bridges || {};
         st.broker = res.broker;
         const docs = {};
         await Promise.all(

@@ -227,7 +227,7 @@
       out.push(
         el(
           "div",
-          { class: `card ask ${KIND_CLASS[a.kind] || "q"}${i >= 0 ? ` s${i}` : ""}`, data: { kind: a.kind } },
+          { class: `card ask ${KIND_CLASS[a.kind] || "q"}${i >= 0 ? ` side${i}` : ""}`, data: { kind: a.kind, side: a.side || "" } },
           el("p", { class: "qtext", text: a.text }),
           extra.length ? el("ul", { class: "more-items" }, ...extra) : null,
           el(
@@ -267,7 +267,7 @@
       "div",
       { class: `card zones s${i}`, data: { side, kind: "zones" } },
       el("h2", { text: `Zones: ${side}` }),
-      el("p", { class: "count", text: `Puck ${Math.min(picks.length + 1, count)} of ${count} on the board: tap its zone` }),
+      el("p", { class: "count", text: full ? `All ${count} ${count === 1 ? "puck has its" : "pucks have a"} zone: send them` : `Puck ${picks.length + 1} of ${count} on the board: tap its zone` }),
       el("div", { class: "chips" }, ...chips),
       el(
         "div",
