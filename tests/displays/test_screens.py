@@ -20,6 +20,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from host.board import bridge as bridge_module
 from host.cli.bridge import start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
 from host.sim.broker import Broker
@@ -278,3 +279,24 @@ def test_each_tv_follows_the_bridge_that_keeps_its_board(browser: Browser, rig: 
         assert rig.http("GET", "/api/boards")[1]["bridges"] == {rig.bridge.bridge_id: True, "hall-b": False}
     finally:
         other.stop()
+
+
+def test_a_board_sending_only_repeats_is_said_on_every_screen(
+    browser: Browser, rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restarted board reusing its boot id: everything it sends is a duplicate and nothing counts, while its link
+    is up. The TV and the phone say so in words (the bridge flags it after a while: here at once)."""
+    monkeypatch.setattr(bridge_module, "ONLY_DUPLICATES_AFTER", 0.0)
+    rig.bridge.board_state(BOARD, True)
+    board = Board(rig)
+    line = board.enc.event("shot_start", "baseline", 1000, {"q": 1, "seg": 1})
+    for _ in range(4):  # the same event again and again, as a board restarted with the same boot id resends it
+        rig.bridge.serial_line("/dev/ttyFB", line, lambda _: None)
+    rig.wait(lambda: bool((rig.web_doc() or {}).get("board_link", {}).get("only_duplicates")), "the repeats flag")
+    page = tv(browser, rig, 1280, 720)
+    page.wait_for_function("() => document.body.dataset.state === 'repeats'", timeout=10_000)
+    assert "were all repeats of ones already counted" in page.inner_text("#alerts")
+    assert page.inner_text(".state") == "The board's messages are not counting (all repeats): waiting for the scorer"
+    assert page.inner_text("#live") == "NOT LIVE"
+    scorer = phone(browser, rig)
+    assert "were all repeats" in scorer.inner_text("#alerts")
