@@ -1541,6 +1541,7 @@ def run_web(args: Any, out: TextIO) -> int:
             for b in app.cfg.boards or ("<board>",):
                 print(f"  TV: {app.url}/tv/{b}", file=out, flush=True)
                 print(f"  Entry: {app.url}/enter/{b}", file=out, flush=True)
+            print(f"  Console: {app.url}/console", file=out, flush=True)
             print(f"  Scoring key: {app.key} ({app.cfg.key_source})", file=out, flush=True)
             print(f"  Scorers' link (for phones, not the TV): {app.scorer_link}", file=out, flush=True)
             while not stop.wait(0.5):
