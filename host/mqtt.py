@@ -49,6 +49,7 @@ BRIDGE_KINDS = ("status", HEALTH)
 DEFAULT_BRIDGE_ID = "flickboard-bridge"  # the default client id's (host/config.py derives it)
 EVERY_BRIDGE = "+"
 EVERY_BRIDGE_STATUS = f"{ROOT}/{BRIDGE}/{EVERY_BRIDGE}/status"  # what a display subscribes to (BridgeWatch.TOPICS)
+EVERY_BRIDGE_HEALTH = f"{ROOT}/{BRIDGE}/{EVERY_BRIDGE}/{HEALTH}"  # what an operator's console subscribes to
 
 STATUS = "status"
 RAW = "raw"

@@ -67,9 +67,17 @@ def _fact_name(fact: str) -> str:
     return fact.rsplit(":", 1)[-1]
 
 
-def open_checks(game: Pichenotte, shot: OpenShot, ev: ShotEvidence) -> list[str]:
+class Unsettled(NamedTuple):
+    """Something the sensors saw in the open shot that the entries do not account for yet."""
+
+    kind: str  # "ditch": pucks went into the ditch, nobody said whose; "edge": a puck stands on edge in the hole
+    unaccounted: int  # how many
+    shooter: str  # the player whose shot it is
+
+
+def unsettled(game: Pichenotte, shot: OpenShot, ev: ShotEvidence) -> list[Unsettled]:
     """What the sensors saw in the open shot that the entries do not account for yet (empty: nothing)."""
-    out: list[str] = []
+    out: list[Unsettled] = []
     who = game.setup.players[shot.seat]
     names = [_fact_name(f) for f, _ in shot.facts]
     # Pucks that may cross a ditch beam: ditch-type facts, and the shooting puck removed by rule after a miss
@@ -78,17 +86,29 @@ def open_checks(game: Pichenotte, shot: OpenShot, ev: ShotEvidence) -> list[str]
     if shot.puck == "board" and (shot.contact is False or shot.kind == "call"):
         allowed += 1
     if ev.ditch_passes > allowed:
-        out.append(
-            f"{ev.ditch_passes} puck(s) went into the ditch during {who}'s shot but {allowed} are accounted for: "
-            "enter whose ('ditch' for the shooting puck, 'SIDE:ditch' for another), or 'reviewed' if the sensor "
-            "was wrong"
-        )
+        out.append(Unsettled("ditch", ev.ditch_passes - allowed, who))
     edges = names.count("edge")
     if ev.hole_stuck > edges:
-        out.append(
-            f"a puck stands on edge in the twenty hole during {who}'s shot (A-4): it is not a twenty and scores "
-            "15 - enter 'edge' (or 'SIDE:edge'), or 'reviewed' if no puck is there"
-        )
+        out.append(Unsettled("edge", ev.hole_stuck - edges, who))
+    return out
+
+
+def open_checks(game: Pichenotte, shot: OpenShot, ev: ShotEvidence) -> list[str]:
+    """The open shot's unsettled sensor evidence in the scorer's words, with the notation that settles it."""
+    out: list[str] = []
+    for u in unsettled(game, shot, ev):
+        if u.kind == "ditch":
+            seen = ev.ditch_passes
+            out.append(
+                f"{seen} puck(s) went into the ditch during {u.shooter}'s shot but {seen - u.unaccounted} are "
+                "accounted for: enter whose ('ditch' for the shooting puck, 'SIDE:ditch' for another), or 'reviewed' "
+                "if the sensor was wrong"
+            )
+        else:
+            out.append(
+                f"a puck stands on edge in the twenty hole during {u.shooter}'s shot (A-4): it is not a twenty and "
+                "scores 15 - enter 'edge' (or 'SIDE:edge'), or 'reviewed' if no puck is there"
+            )
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from host.core import render
+from host.core.asks import asks, now
 from host.core.evidence import open_checks
 from host.core.session import Outcome, Session
 from rules.games import AnyGame, side_names
@@ -53,7 +54,7 @@ def scoreboard_doc(
         if g is not None and g.shot is not None and g.points is None:
             checks = open_checks(session.game, g.shot, fold.evidence)
     review = [{"entry": n, "text": t} for n, t in fold.review]
-    return {
+    doc = {
         "format": SCOREBOARD_FORMAT,
         "version": SCOREBOARD_VERSION,
         "board": board,
@@ -73,6 +74,10 @@ def scoreboard_doc(
         "board_link": link,
         "bridge": bridge,
     }
+    asked = asks(session)
+    doc["asks"] = asked
+    doc["now"] = now(doc, asked)
+    return doc
 
 
 def moments(board: str, game: AnyGame, outcome: Outcome) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ queue: an open page costs a queue and a coroutine, not a thread, so a hall's TVs
 | `POST /api/<board>/input` | `{"line": ...}` or `{"new": {...}}`: checked, sent with an id, the bridge's answer |
 | `/scorer?key=...`, `POST /api/key` | the scoring key, given once (operator's link, entry page's form): a cookie |
 | `GET /api/scorer` | JSON: whether this browser holds the scoring key |
-| `/console`, `GET /api/console` | the operator's console; its data (boards, the bridge's health) needs the key |
+| `/console`, `GET /api/console` | the operator's console; its data (boards, each bridge and its health) needs the key |
 
 Who may do what (docs/displays.md, "Who can score"): every request must name this server in its Host (not a name an
 attacker pointed at it: DNS rebinding); reading needs nothing; a POST must come from this server's own page (Origin)
@@ -84,18 +84,20 @@ from host.config import (
 )
 from host.core.entries import MAX_INPUT, RequestError, read_request
 from host.mqtt import (
-    BRIDGE_HEALTH,
-    BRIDGE_STATUS,
     DISPLAY_KINDS,
     EVENTS,
+    EVERY_BRIDGE_HEALTH,
+    HEALTH,
     INPUT,
     MAX_DOCUMENT,
     RESULT,
+    BridgeWatch,
     PayloadGuard,
     Subscriber,
     board_topic,
     board_topics,
     parse_board_topic,
+    parse_bridge_topic,
 )
 from host.mqtt import client as mqtt_client
 from rules import games
@@ -364,8 +366,9 @@ class Hub:
         self.lock = threading.Lock()
         self.docs: dict[str, str] = {}  # board -> its latest scoreboard, one-line JSON
         self.seen: dict[str, dict[str, Any]] = {}  # board -> what the index page shows
-        self.bridge: str | None = None  # "online" / "offline" / None: never said
-        self.health: dict[str, Any] | None = None  # the bridge's latest retained health document
+        self.watch = BridgeWatch()  # every bridge's own status: a board's page follows the bridge that keeps it
+        self.health: dict[str, dict[str, Any]] = {}  # bridge id -> its latest retained health document
+        self.owner: dict[str, str | None] = {}  # board -> the bridge its latest scoreboard names
         self.loop: asyncio.AbstractEventLoop | None = None  # the HTTP server's: the streams live there
         self.streams: set[Stream] = set()  # the open event streams (changed in the loop only)
         self.by_board: dict[str, set[Stream]] = {}
@@ -401,7 +404,7 @@ class Hub:
         return self.subscriber.ready
 
     def topics(self) -> list[str]:
-        return [*board_topics(self.cfg.boards, DISPLAY_KINDS), BRIDGE_STATUS, BRIDGE_HEALTH]
+        return [*board_topics(self.cfg.boards, DISPLAY_KINDS), *BridgeWatch.TOPICS, EVERY_BRIDGE_HEALTH]
 
     def start(self) -> None:
         try:
@@ -482,16 +485,18 @@ class Hub:
             self.say(printable(f"a message on {msg.topic[:80]} could not be used ({type(e).__name__}: {e})"))
 
     def _message(self, topic: str, payload: bytes, retained: bool = False) -> None:
-        if topic == BRIDGE_STATUS:
-            text = payload.decode("utf-8", "replace").strip()
-            with self.lock:
-                self.bridge = text if text in ("online", "offline") else None
+        if self.watch.feed(topic, payload):  # a bridge's own status (or the shared one of older bridges)
             self._fan_status()
             return
-        if topic == BRIDGE_HEALTH:
-            health = _json_object(payload) if payload else None
-            with self.lock:
-                self.health = health
+        bridge_topic_of = parse_bridge_topic(topic)
+        if bridge_topic_of is not None:
+            if bridge_topic_of[1] == HEALTH:
+                health = _json_object(payload) if payload else None
+                with self.lock:
+                    if health is None:
+                        self.health.pop(bridge_topic_of[0], None)
+                    else:
+                        self.health[bridge_topic_of[0]] = health
             return
         parsed = parse_board_topic(topic)
         if parsed is None:
@@ -510,6 +515,7 @@ class Hub:
             with self.lock:
                 self.docs.pop(board, None)
                 self.seen.pop(board, None)
+                self.owner.pop(board, None)
             return
         doc = _json_object(payload)
         if doc is None:
@@ -519,9 +525,14 @@ class Hub:
                 self._problem(f"board {board}: a scoreboard this version cannot show (format/version not 1)")
                 return
             data = json.dumps(doc, separators=(",", ":"))
+            owner = doc.get("bridge") if isinstance(doc.get("bridge"), str) else None
             with self.lock:
                 self.docs[board] = data
                 self.seen[board] = _index_row(doc)
+                moved = self.owner.get(board, "") != owner
+                self.owner[board] = owner
+            if moved:  # another bridge keeps it now (or the first scoreboard): its page follows that one's status
+                self._in_loop(self._fan_here, board, sse("status", json.dumps(self.status(board))))
             self._fan(board, "scoreboard", data)
         elif kind == "events":
             if doc.get("format") == "flickboard-moment":
@@ -535,9 +546,15 @@ class Hub:
 
     # -- fan-out to the event streams
 
-    def status(self) -> dict[str, Any]:
+    def status(self, board: str | None = None) -> dict[str, Any]:
+        """{broker, bridge} for a board's page: `bridge` is "online" / "offline" for the bridge that keeps the
+        board's scoreboard (None: not known). Without a board: {broker, bridges: {id: online}}."""
+        if board is None:
+            return {"broker": self.connected, "bridges": self.watch.bridges}
         with self.lock:
-            return {"broker": self.connected, "bridge": self.bridge}
+            known, owner = board in self.owner, self.owner.get(board)
+        online = self.watch.owner_online({"bridge": owner} if owner else {}) if known else None
+        return {"broker": self.connected, "bridge": None if online is None else ("online" if online else "offline")}
 
     def _fan(self, board: str, event: str, data: str) -> None:
         self._in_loop(self._fan_here, board, sse(event, data))
@@ -547,11 +564,14 @@ class Hub:
             s.push(chunk)
 
     def _fan_status(self) -> None:
-        self._in_loop(self._fan_status_here, sse("status", json.dumps(self.status())))
+        self._in_loop(self._fan_status_here)
 
-    def _fan_status_here(self, chunk: bytes) -> None:
-        for s in list(self.streams):
-            s.push(chunk)
+    def _fan_status_here(self) -> None:
+        """Each open board's status, to its pages (in the loop)."""
+        for board, streams in list(self.by_board.items()):
+            chunk = sse("status", json.dumps(self.status(board)))
+            for s in list(streams):
+                s.push(chunk)
 
     async def _ping(self) -> None:
         """Every second, a `: ping` to each stream quiet for PING_EVERY (one task for all, not a timer per page)."""
@@ -568,7 +588,7 @@ class Hub:
 
     def stream_start(self, board: str) -> str:
         """What a page's stream says first (and again after it fell behind): the status, the latest scoreboard."""
-        first = f"event: status\ndata: {json.dumps(self.status())}\n\n"
+        first = f"event: status\ndata: {json.dumps(self.status(board))}\n\n"
         doc = self.scoreboard(board)
         return first if doc is None else f"{first}event: scoreboard\ndata: {doc}\n\n"
 
@@ -602,9 +622,12 @@ class Hub:
         with self.lock:
             return {b: dict(v) for b, v in sorted(self.seen.items())}
 
-    def bridge_health(self) -> dict[str, Any] | None:
+    def bridges(self) -> dict[str, dict[str, Any]]:
+        """Every bridge heard of: id -> {online, health} (its latest health document, or None)."""
+        online = self.watch.bridges
         with self.lock:
-            return self.health
+            health = dict(self.health)
+        return {b: {"online": online.get(b), "health": health.get(b)} for b in sorted({*online, *health})}
 
     # -- manual entries
 
@@ -1072,14 +1095,12 @@ class _Site:
         return refused or _json(200, {"scorer": bool(given)})
 
     async def api_console(self, request: Request) -> Response:
-        """The console's data, for the scoring key only: every board, the bridge's health document, the links."""
+        """The console's data, for the scoring key only: every board, and every bridge with its health document."""
         refused = await self.key_ok(request, self.given_key(request))
         if refused is not None:
             return refused
         hub = self.web.hub
-        status = hub.status()
-        doc = {"boards": hub.boards(), "broker": status["broker"], "bridge_status": status["bridge"]}
-        return _json(200, {**doc, "bridge": hub.bridge_health()})
+        return _json(200, {"boards": hub.boards(), "broker": hub.connected, "bridges": hub.bridges()})
 
     async def scorer_link(self, request: Request) -> Response:
         """The operator's link: the key in the query, kept in a cookie, then the boards."""
@@ -1426,9 +1447,9 @@ class WebApp:
         if not status["broker"]:
             conn = f"not connected to the broker {self.cfg.mqtt}: trying again"
         else:
-            conn = {"online": "the bridge is running", "offline": "the bridge (the scorer) is offline"}.get(
-                status["bridge"] or "", "no bridge has said it is running"
-            )
+            bridges = status["bridges"]
+            said = [f"bridge {b} " + ("running" if up else "OFFLINE") for b, up in sorted(bridges.items())]
+            conn = "; ".join(said) if said else "no bridge has said it is running"
         page = self.ui["index.html"].decode()
         page = page.replace("<!--BOARDS-->", "\n".join(rows)).replace("<!--STATUS-->", html.escape(conn))
         return page.encode()
@@ -1520,6 +1541,7 @@ def run_web(args: Any, out: TextIO) -> int:
             for b in app.cfg.boards or ("<board>",):
                 print(f"  TV: {app.url}/tv/{b}", file=out, flush=True)
                 print(f"  Entry: {app.url}/enter/{b}", file=out, flush=True)
+            print(f"  Console: {app.url}/console", file=out, flush=True)
             print(f"  Scoring key: {app.key} ({app.cfg.key_source})", file=out, flush=True)
             print(f"  Scorers' link (for phones, not the TV): {app.scorer_link}", file=out, flush=True)
             while not stop.wait(0.5):

@@ -46,6 +46,7 @@ from web_rig import (
 from host.config import parse_mqtt_url
 from host.displays import web
 from host.displays.web import WebConfig, start_web
+from host.mqtt import BRIDGE_HEALTH, HEALTH, bridge_topic
 from host.sim.broker import Broker, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,7 +184,8 @@ def test_pages_and_bad_paths(rig: Rig) -> None:
             assert body["ok"] is False and "\n" not in body["error"], body
     assert rig.http("POST", f"/tv/{BOARD}", b"{}")[0] == 404
     status, boards = rig.http("GET", "/api/boards")
-    assert status == 200 and boards["broker"] is True and boards["bridge"] == "online"
+    assert status == 200 and boards["broker"] is True
+    assert boards["bridges"] == {rig.bridge.bridge_id: True}  # each bridge by its own status
     assert boards["boards"][BOARD]["sides"] == ["Ana", "Ben"]
     status, rules = rig.http("GET", "/api/rules")
     values = {r["name"]: r["zone_values"] for r in rules["rules"]}
@@ -303,7 +305,7 @@ def test_without_a_bridge_the_answer_is_a_timeout(broker: Broker, tmp_path: Path
     rig = Rig(broker, tmp_path, timeout=1)
     try:
         rig.stop_bridge()
-        rig.wait(lambda: rig.web.hub.status()["bridge"] == "offline", "the bridge's offline status")
+        rig.wait(lambda: rig.web.hub.status(BOARD)["bridge"] == "offline", "the board's bridge's offline status")
         status, res = post(rig, {"line": "shot zone"})
         assert status == 504 and "no answer from a bridge for board t1 within 1 s" in res["error"]
         assert rig.web.hub.pending == {}
@@ -410,7 +412,7 @@ def test_tv_page_follows_the_game_and_shows_offline(browser: Chromium, rig: Rig)
     rig.bridge.submit(BOARD, "begin Ben")
     rig.bridge.submit(BOARD, "in @sensor")  # the hole beam: a provisional twenty for Ben
     page.wait("document.body.dataset.entries === '3'")
-    assert "1 provisional" in page.text("#side1 .twenties") and page.text("#side1 .twenties .n") == "1"
+    assert "1 to confirm" in page.text("#side1 .twenties") and page.text("#side1 .twenties .n") == "1"
     assert "TWENTY for Ben" in page.wait("document.getElementById('toast').innerText")
     check_png(page.screenshot(SHOTS / "tv.png"), 1280, 720)
 
@@ -431,9 +433,11 @@ def test_enter_page_zones_refusal_and_undo(browser: Chromium, rig: Rig) -> None:
         assert rig.bridge.submit(BOARD, line).accepted
     page = open_page(browser, rig, "enter", 360, 740)
     assert page.eval("document.documentElement.scrollWidth") <= 360  # nothing wider than the phone
-    assert "12 pucks on the board" in page.text(".zones[data-side='Ana'] .count")
-    # a refused entry: a shot while the zones are due; the bridge's reason in big type
-    page.click("#shot button[data-line='hit']")
+    assert "Puck 1 of 12 on the board" in page.text(".zones[data-side='Ana'] .count")
+    assert page.eval("document.getElementById('shot').hidden")  # every puck is shot: no shot buttons
+    # a refused entry: a shot typed while the zones are due; the bridge's reason in big type
+    page.type_text("#free-line", "hit")
+    page.click("#free button[type='submit']")
     page.wait("document.getElementById('answer').dataset.ok === 'false'")
     assert "Refused: first answer: enter the zones of Ana's 12 puck(s)" in page.text("#answer")
     assert rig.records()[-1]["in"] == "hit"
@@ -443,7 +447,7 @@ def test_enter_page_zones_refusal_and_undo(browser: Chromium, rig: Rig) -> None:
         if v == "edge":
             page.click(".zones[data-side='Ana'] button[data-act='zone-back']")
         page.click(f".zones[data-side='Ana'] button[data-act='zone-add'][data-value='{v}']")
-    assert "12 of 12" in page.text(".zones[data-side='Ana'] .count")
+    assert "All 12 pucks have a zone" in page.text(".zones[data-side='Ana'] .count")
     shot = page.screenshot(SHOTS / "enter.png", full_page=True)
     check_png(shot, 360)
     page.click(".zones[data-side='Ana'] button[data-act='zone-send']")
@@ -484,7 +488,7 @@ def test_enter_page_shot_twenty_choice_penalty_and_new_match(browser: Chromium, 
     rig.bridge.submit(BOARD, "in @sensor")
     n = len(rig.records())
     page.wait(f"document.body.dataset.entries === '{n}'")
-    tap("#provisional button[data-line='correct 5 Ana:in']", "correct 5 Ana:in")  # it was Ana's puck, knocked in
+    tap("#questions button[data-line='correct 5 Ana:in']", "correct 5 Ana:in")  # it was Ana's puck, knocked in
     doc = rig.synced()["score"]["current"]
     assert doc["twenties"] == [1, 0] and doc["provisional_twenties"] == []
     tap("#shot button[data-line='hit']", "hit")
@@ -518,9 +522,10 @@ def test_screenshots_of_a_mid_game(browser: Chromium, rig: Rig) -> None:
     """The docs' screenshots, made the same way (tests/support/web_rig.py writes docs/img/ when run as a script)."""
     rig.bridge.board_state(BOARD, True)
     mid_game(rig)
-    tv, enter = screenshots(rig, browser, SHOTS / "mid-game")
+    tv, enter, console = screenshots(rig, browser, SHOTS / "mid-game")
     check_png(tv.read_bytes(), 1280, 720)
-    check_png(enter.read_bytes(), 360)
+    check_png(enter.read_bytes(), 390)
+    check_png(console.read_bytes(), 1280)
 
 
 # ---------------------------------------------------------------- the other games in the browser
@@ -544,7 +549,7 @@ def test_quebec_tv_and_entry_pages(browser: Chromium, rig: Rig) -> None:
     tv = open_page(browser, rig, "tv", 1280, 720)
     assert "Québec Pichenottes · officiel · partie to 31 · manche 1" in tv.text("#match")
     assert tv.text("#side0 .colour") == "no colour yet" and "points of 31" in tv.text("#side0 .total")
-    assert "Ben chooses a colour" in tv.text("#flags")
+    assert tv.text("#flags") == "Ben chooses a colour before shooting"  # the room's words, once
     phone = open_page(browser, rig, "enter", 360, 740)
     assert phone.eval("document.getElementById('shot').hidden") and phone.text("#penalties") == ""
     tap_line(phone, rig, "#questions button[data-line='color red']", "color red")
@@ -719,24 +724,25 @@ def test_the_console_data_needs_the_key(rig: Rig) -> None:
     assert rig.http("GET", "/static/console.js")[0] == 200
     status, doc = rig.http("GET", "/api/console")
     assert status == 401 and doc["refused"] == "no scoring key"
-    # a bridge's health document, retained on flickboard/bridge/health (the in-process bridge publishes its own
-    # from its run loop, which this rig does not run)
-    health = {"format": "flickboard-bridge-health", "version": 1, "boards": {}}
-    publish(rig.broker, "flickboard/bridge/health", json.dumps(health).encode(), True)
-    rig.wait(lambda: rig.web.hub.bridge_health() is not None, "the bridge's health document")
+    # the bridge's health document, retained on its own flickboard/bridge/<id>/health, published by its run loop
+    # (which this rig does not run: one tick here)
+    rig.bridge.tick()
+    me = rig.bridge.bridge_id
+    rig.wait(lambda: rig.web.hub.bridges().get(me, {}).get("health") is not None, "the bridge's health document")
     req = urllib.request.Request(rig.url + "/api/console", headers={"X-Flickboard-Key": rig.web.key})
     with urllib.request.urlopen(req, timeout=10) as r:
         doc = json.loads(r.read())
     assert doc["boards"][BOARD]["sides"] == ["Ana", "Ben"] and doc["broker"] is True
-    assert doc["bridge_status"] == "online" and doc["bridge"]["format"] == "flickboard-bridge-health"
+    assert doc["bridges"][me]["online"] is True and doc["bridges"][me]["health"]["format"] == "flickboard-bridge-health"
     req = urllib.request.Request(rig.url + "/api/console", headers={"X-Flickboard-Key": "WRONGKEY"})
     try:
         urllib.request.urlopen(req, timeout=10)
         raise AssertionError("a wrong key was taken")
     except urllib.error.HTTPError as e:
         assert e.code == 403 and json.loads(e.read())["refused"] == "wrong scoring key"
-    publish(rig.broker, "flickboard/bridge/health", b"", True)  # cleared: the broker keeps nothing for the next test
-    rig.wait(lambda: rig.web.hub.bridge_health() is None, "the health document cleared")
+    for topic in (bridge_topic(me, HEALTH), BRIDGE_HEALTH):  # cleared: the broker keeps nothing for the next test
+        publish(rig.broker, topic, b"", True)
+    rig.wait(lambda: rig.web.hub.bridges()[me]["health"] is None, "the health document cleared")
 
 
 def test_a_page_that_falls_behind_gets_the_latest_scoreboard_not_a_backlog() -> None:

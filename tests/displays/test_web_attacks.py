@@ -415,7 +415,8 @@ def test_a_scorer_enters_the_key_once_and_the_tv_needs_none(scene: Scene, tmp_pa
         phone = browser.page(360, 740, mobile=True)
         phone.goto(f"{web.url}/enter/{BOARD}")
         phone.wait("document.body.dataset.scorer === 'no' && !document.getElementById('keyform').hidden")
-        phone.click("#shot button[data-line='zone']")  # no key yet: refused in words, the key form stays
+        phone.wait("!!document.querySelector(\"#shot button[data-line='shot zone']\")")  # Ana's free shot is due
+        phone.click("#shot button[data-line='shot zone']")  # no key yet: refused in words, the key form stays
         phone.wait("document.getElementById('answer').dataset.ok === 'false'")
         assert "to score, give this phone the scoring key" in phone.text("#answer") and scene.records() == []
         phone.type_text("#key", "ZZZZ-ZZZZ")
@@ -425,13 +426,14 @@ def test_a_scorer_enters_the_key_once_and_the_tv_needs_none(scene: Scene, tmp_pa
         phone.type_text("#key", web.key.lower())  # as a phone keyboard may type it
         phone.click("#key-send")
         phone.wait("document.body.dataset.scorer === 'yes' && document.getElementById('keyform').hidden")
-        phone.click("#shot button[data-line='zone']")
-        scene.wait(lambda: [r["in"] for r in scene.records()] == ["zone"], "the entry in the journal")
+        phone.click("#shot button[data-line='shot zone']")
+        scene.wait(lambda: [r["in"] for r in scene.records()] == ["shot zone"], "the entry in the journal")
         tv.wait("document.body.dataset.entries === '1'")  # the TV follows, with no key
         phone.goto(f"{web.url}/enter/{BOARD}")  # the phone kept the key: no form again
         phone.wait("document.body.dataset.scorer === 'yes' && document.body.dataset.entries === '1'")
-        phone.click("#shot button[data-line='hit']")
-        scene.wait(lambda: scene.records()[-1]["in"] == "hit", "the second entry")
+        phone.wait("!!document.querySelector(\"#shot button[data-line='shot hit']\")")  # Ben's contact shot
+        phone.click("#shot button[data-line='shot hit']")
+        scene.wait(lambda: scene.records()[-1]["in"] == "shot hit", "the second entry")
         # another phone gets in with the operator's link instead: it lands on the list of boards
         phone.clear_cookies()
         phone.goto(f"{web.url}/enter/{BOARD}")

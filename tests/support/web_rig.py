@@ -33,6 +33,10 @@ from host.cli.bridge import Running, start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
 from host.displays.web import WebApp, WebConfig, start_web
 from host.sim.broker import Broker, free_port, mosquitto
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))
+from fb import proto
+
 from host.sim.random_game import random_match
 
 BOARD = "t1"
@@ -304,19 +308,40 @@ def tv_screenshot(rig: Rig, browser: Chromium, path: Path) -> Path:
     return path
 
 
-def screenshots(rig: Rig, browser: Chromium, out: Path) -> tuple[Path, Path]:
-    """The TV page at 1280x720 and the entry page as a 360 px wide phone, full height."""
+class Board:
+    """The board's own lines, from the firmware's encoder, into the bridge as its USB port would give them."""
+
+    def __init__(self, rig: Rig, boot: int = 9) -> None:
+        self.rig = rig
+        self.enc = proto.Encoder(BOARD, boot, 0)
+
+    def event(self, kind: str, sensor: str, **fields: int) -> None:
+        line = self.enc.event(kind, sensor, 1000 * (self.enc.seq + 1), fields)
+        self.rig.bridge.serial_line("/dev/ttyFB", line, lambda _: None)
+
+
+def screenshots(rig: Rig, browser: Chromium, out: Path) -> list[Path]:
+    """The docs' screenshots of a board mid-game with a ditch pass nobody has attributed yet: the TV at 1280x720, the
+    scorer's phone (390 px wide, full height) and the operator's console."""
+    Board(rig).event("pass", "ditch1", dur_us=5000)
+    rig.bridge.tick()  # the bridge's health document, for the console
     tv = tv_screenshot(rig, browser, out / "tv.png")
-    enter = out / "enter.png"
     n = rig.synced()["entries"]
-    phone = browser.page(360, 740, mobile=True)
+    phone = browser.page(390, 844, mobile=True)
     phone.goto(f"{rig.url}/scorer?key={rig.web.key}")  # the scorer's phone holds the key
     phone.goto(f"{rig.url}/enter/{BOARD}")
     phone.wait(f"document.body.dataset.entries === '{n}' && document.querySelector('#new-rules').options.length")
-    phone.screenshot(enter, full_page=True)
+    phone.screenshot(out / "enter.png", full_page=True)
     assert not phone.errors, phone.errors
     phone.close()
-    return tv, enter
+    console = browser.page(1280, 900)
+    console.goto(f"{rig.url}/scorer?key={rig.web.key}")
+    console.goto(f"{rig.url}/console")
+    console.wait("document.body.dataset.boards === '1' && document.querySelector('section.bridge .facts') !== null")
+    console.screenshot(out / "console.png", full_page=True)
+    assert not console.errors, console.errors
+    console.close()
+    return [tv, out / "enter.png", out / "console.png"]
 
 
 def main(argv: list[str]) -> int:

@@ -84,6 +84,10 @@ const FB = (() => {
       return out;
     }
     const link = doc.board_link || {};
+    if (link.only_duplicates) {
+      const n = link.only_duplicates.count;
+      out.push({ key: "repeats", text: `The board's last ${n} messages were all repeats of ones already counted: nothing new is scored` });
+    }
     if (link.online === false) {
       out.push({ key: "board-offline", text: "BOARD OFFLINE: the sensors are not reporting; enter shots by hand" });
     } else if (link.online === true && link.in_sync === false) {
@@ -118,8 +122,14 @@ const FB = (() => {
     return KINDS[kind] || kind || "";
   }
 
+  // A rule set's name in words ("tournament 2019").
+  function rulesText(name) {
+    return String(name || "").replace(/-/g, " ");
+  }
+
   // One line for a scoring moment (the same vocabulary as host/scoreboard.py moment_text); "" for the quiet ones.
-  function momentText(m) {
+  // `room`: for spectators, who get what happens, not the scorer's check list.
+  function momentText(m, room) {
     switch (m.type) {
       case "twenty":
         return `TWENTY for ${m.side}` + (m.provisional ? " (provisional)" : "");
@@ -144,7 +154,7 @@ const FB = (() => {
       case "shootout-shot":
         return `${m.side}: ` + (m.in ? "IN!" : "missed");
       case "review":
-        return `NEEDS REVIEW: ${m.text}`;
+        return room ? "The scorer is checking the board" : `NEEDS REVIEW: ${m.text}`;
       case "edge":
         return "A puck stands on edge in the hole";
       case "question":
@@ -205,5 +215,5 @@ const FB = (() => {
     return (info && info.rules.find((r) => r.name === name)) || null;
   }
 
-  return { board, el, fill, connect, follow, alerts, sideNames, sideOf, matchText, kindText, momentText, rules, ruleSet };
+  return { board, el, fill, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, rules, ruleSet };
 })();

@@ -184,7 +184,6 @@
     if (score.over) return `Game over: ${score.winner} wins ${score.totals[0]}–${score.totals[1]}. Start a new game below.`;
     const qs = score.questions || [];
     if (qs.some((q) => q.kind === "order")) return "End of the round: tap the discs on the table, closest to the jack first.";
-    if (qs.length) return `Answer: ${qs[0].text}`;
     if (!cur) return "";
     if (score.game === QUEBEC && cur.to_play) return `${cur.to_play} to shoot${cur.turn_shots ? " again" : ""}: tap what the shot pocketed, then Send.`;
     if (score.game === FLICOCHET && cur.to_flick) {
@@ -201,40 +200,46 @@
     const rs = FB.ruleSet(st.rules, score.rules);
     const freeZone = rs ? rs.free_shot_zone : null;
     if (score.over) return `Match over: ${score.winner} wins. Start a new match below.`;
-    const qs = score.questions || [];
-    if (qs.some((q) => q.kind === "zones")) return "Every puck is shot: enter the zones of each side's pucks.";
-    if (qs.length) return `Answer: ${qs[0].text}`;
-    if (score.shootout) return `${score.shootout.to_shoot} to shoot · SHOOT-OUT: in or missed?`;
     if (!cur) return "";
     if (doc.open_shot) {
       const s = doc.open_shot;
-      const facts = s.facts.length ? ` (so far: ${s.facts.join(" ")})` : "";
-      return `${s.player}'s shot is open · ${FB.kindText(s.kind, freeZone, true)}${facts}`;
+      return `${s.player} is shooting · ${FB.kindText(s.kind, freeZone, true)}`;
     }
     if (cur.to_shoot) return `${cur.to_shoot} to shoot · ${FB.kindText(cur.shot_kind, freeZone)}`;
     return "No shot is due.";
   }
 
-  function questionCards(doc) {
+  // ---- the questions (doc.asks, host/core/asks.py): each once, a button per choice that applies now
+
+  const KIND_CLASS = { ditch: "q ditch", edge: "q edge", twenty: "q prov", review: "attention", waiting: "attention" };
+
+  function askCards(doc) {
+    const names = FB.sideNames(doc.score);
     const out = [];
-    for (const q of doc.score.questions || []) {
-      if (q.kind === "zones" || q.kind === "order") continue;
+    for (const a of doc.asks || []) {
+      if (a.kind === "zones") {
+        out.push(zoneCard(doc, a, names));
+        continue;
+      }
+      if (a.kind === "order") continue; // Flicochet's disc-order keypad (gameCards)
+      const i = a.side ? names.indexOf(a.side) : -1;
+      const extra = (a.items || []).slice(1).map((t) => el("li", { text: t }));
       out.push(
         el(
           "div",
-          { class: "card q" },
-          el("p", { class: "qtext", text: q.text }),
-          el("div", { class: "grid2" }, ...q.answers.map((a) => lineButton(a, a, { cls: `big ${q.kind === "colour" ? a.split(" ")[1] : ""}` })))
-        )
-      );
-    }
-    if (doc.score.shootout) {
-      out.push(
-        el(
-          "div",
-          { class: "card q" },
-          el("p", { class: "qtext", text: `Shoot-out: ${doc.score.shootout.to_shoot}'s shot at the hole` }),
-          el("div", { class: "grid2" }, lineButton("In", "shot in", { cls: "big" }), lineButton("Missed", "shot miss", { cls: "big" }))
+          { class: `card ask ${KIND_CLASS[a.kind] || "q"}${i >= 0 ? ` side${i}` : ""}`, data: { kind: a.kind, side: a.side || "" } },
+          el("p", { class: "qtext", text: a.text }),
+          extra.length ? el("ul", { class: "more-items" }, ...extra) : null,
+          el(
+            "div",
+            { class: a.choices.length > 2 ? "grid1" : "grid2" },
+            ...a.choices.map((c, k) =>
+              lineButton(c.label, c.line, {
+                confirm: c.confirm,
+                cls: `big ${k === 0 && !c.confirm ? "primary" : ""} ${a.kind === "colour" ? c.label.toLowerCase() : ""}`,
+              })
+            )
+          )
         )
       );
     }
@@ -246,88 +251,70 @@
     return rs ? rs.zone_values : DEFAULT_VALUES;
   }
 
-  function zoneCards(doc) {
-    const score = doc.score;
-    const names = FB.sideNames(score);
-    const cur = score.current;
-    const out = [];
-    const open = new Set();
-    for (const q of score.questions || []) {
-      if (q.kind !== "zones") continue;
-      const side = q.side;
-      const i = names.indexOf(side);
-      const example = (q.answers[0] || "").split(/\s+/).length - 2;
-      const count = cur && i >= 0 ? cur.on_board[i] : Math.max(0, example);
-      open.add(side);
-      const picks = (st.picks[side] || []).slice(0, count);
-      st.picks[side] = picks;
-      const full = picks.length >= count;
-      const chips = picks.map((v, k) =>
-        el("button", { type: "button", class: "chip", data: { act: "zone-del", side, index: k }, text: String(v), title: "remove" })
-      );
-      for (let k = picks.length; k < count; k++) chips.push(el("span", { class: "chip empty", text: "·" }));
-      out.push(
-        el(
-          "div",
-          { class: `card zones s${i}`, data: { side } },
-          el("h2", { text: `Zones: ${side}` }),
-          el("p", { class: "count", text: `${picks.length} of ${count} ${count === 1 ? "puck" : "pucks"} on the board` }),
-          el("div", { class: "chips" }, ...chips),
-          el(
-            "div",
-            { class: "vals" },
-            ...zoneValues(doc).map((v) =>
-              el("button", { type: "button", class: "val", disabled: full, data: { act: "zone-add", side, value: v }, text: String(v) })
-            )
-          ),
-          el(
-            "div",
-            { class: "grid3" },
-            el("button", { type: "button", data: { act: "zone-back", side }, disabled: !picks.length, text: "⌫ Back" }),
-            el("button", { type: "button", data: { act: "zone-clear", side }, disabled: !picks.length, text: "Clear" }),
-            el("button", { type: "button", class: "primary", data: { act: "zone-send", side }, disabled: !full, text: `Send ${side}'s zones` })
-          )
-        )
-      );
-    }
-    for (const side of Object.keys(st.picks)) if (!open.has(side)) delete st.picks[side];
-    return out;
-  }
-
-  function provisionalCards(doc) {
-    const score = doc.score;
-    const cur = score.current;
-    if (!cur || !cur.provisional_twenties || !cur.provisional_twenties.length) return [];
-    const names = FB.sideNames(score);
-    const out = cur.provisional_twenties.map((p) => {
-      const other = names.find((n) => n !== p.side);
-      return el(
+  // Zones at the end of a game: a keypad, one value per puck of the side still on the board.
+  function zoneCard(doc, a, names) {
+    const side = a.side;
+    const i = names.indexOf(side);
+    const count = a.pucks;
+    const picks = (st.picks[side] || []).slice(0, count);
+    st.picks[side] = picks;
+    const full = picks.length >= count;
+    const chips = picks.map((v, k) =>
+      el("button", { type: "button", class: "chip", data: { act: "zone-del", side, index: k }, text: String(v), title: "remove" })
+    );
+    for (let k = picks.length; k < count; k++) chips.push(el("span", { class: "chip empty", text: `puck ${k + 1}` }));
+    return el(
+      "div",
+      { class: `card zones s${i}`, data: { side, kind: "zones" } },
+      el("h2", { text: `Zones: ${side}` }),
+      el("p", { class: "count", text: full ? `All ${count} ${count === 1 ? "puck has its" : "pucks have a"} zone: send them` : `Puck ${picks.length + 1} of ${count} on the board: tap its zone` }),
+      el("div", { class: "chips" }, ...chips),
+      el(
         "div",
-        { class: "card prov" },
-        el("p", { class: "qtext", text: `Twenty for ${p.side}? (entry ${p.entry}, from the hole sensor)` }),
-        el(
-          "div",
-          { class: "grid3" },
-          lineButton("Confirm", `confirm ${p.entry}`, { cls: "primary" }),
-          lineButton(`It was ${other}'s puck`, `correct ${p.entry} ${other}:in`),
-          lineButton("No twenty", `correct ${p.entry} -`)
+        { class: "vals" },
+        ...zoneValues(doc).map((v) =>
+          el("button", { type: "button", class: "val", disabled: full, data: { act: "zone-add", side, value: v }, text: String(v) })
         )
-      );
-    });
-    if (cur.provisional_twenties.length > 1) out.push(lineButton("Confirm all twenties", "confirm", { cls: "primary" }));
-    return out;
+      ),
+      el(
+        "div",
+        { class: "grid3" },
+        el("button", { type: "button", data: { act: "zone-back", side }, disabled: !picks.length, text: "⌫ Back" }),
+        el("button", { type: "button", data: { act: "zone-clear", side }, disabled: !picks.length, text: "Clear" }),
+        el("button", { type: "button", class: "primary", data: { act: "zone-send", side, prefix: a.prefix }, disabled: !full, text: `Send ${side}'s zones` })
+      )
+    );
   }
 
-  function reviewCards(doc) {
-    const items = [];
-    for (const r of doc.review || []) items.push(el("li", { class: "review", text: `NEEDS REVIEW: ${r.text}` }));
-    if (doc.waiting) items.push(el("li", { class: "wait", text: `Waiting: ${doc.waiting.text}` }));
-    for (const c of doc.checks || []) items.push(el("li", { class: "wait", text: `Check: ${c}` }));
-    if (!items.length) return [];
-    const buttons = [];
-    if (doc.needs_review) buttons.push(lineButton("Reviewed: go on", "reviewed", { cls: "primary" }));
-    if (doc.queued) buttons.push(lineButton("Dismiss the board event", "dismiss", { confirm: true, cls: "warn" }));
-    return [el("div", { class: "card attention" }, el("ul", {}, ...items), el("div", { class: "grid2" }, ...buttons))];
+  // The shot card: only the words that fit the shot now (R-8 contact or declared twenty, R-9 free shot), none once a
+  // question is open about it, every puck is shot, or the match is over.
+  function shotButtons(doc) {
+    const score = doc.score;
+    const cur = score.current;
+    const asked = new Set((doc.asks || []).map((a) => a.kind));
+    if (!cur || score.over || score.shootout || ["zones", "contact", "zone", "choice"].some((k) => asked.has(k))) return [];
+    if (!st.rules) return []; // the rule set's free-shot zone decides the words: drawn once /api/rules is in
+    const rs = FB.ruleSet(st.rules, score.rules);
+    const freeZone = rs ? rs.free_shot_zone : null;
+    const sensors = (doc.board_link || {}).online === true;
+    const shot = doc.open_shot;
+    const out = [];
+    if (shot) {
+      if (shot.kind === "contact" && shot.contact === null) out.push(lineButton("Hit", "hit", { cls: "big primary" }), lineButton("Miss", "miss", { cls: "big" }));
+      if (shot.kind === "free" && shot.zone === null && freeZone) out.push(lineButton(`In the ${freeZone} zone`, "zone", { cls: "big primary" }), lineButton("Short", "short", { cls: "big" }));
+      if (shot.kind === "contact" && sensors) out.push(lineButton("Declare this shot a twenty", "declare this"));
+      return out;
+    }
+    if (!cur.to_shoot) return [];
+    if (cur.shot_kind === "contact") {
+      out.push(lineButton("Hit", "shot hit", { cls: "big primary" }), lineButton("Miss", "shot miss", { cls: "big" }));
+      if (sensors) out.push(lineButton("Declare a twenty (next shot)", "declare"));
+      else out.push(lineButton("Declared twenty: in", "shot call in"), lineButton("Declared twenty: missed", "shot call"));
+    } else if (cur.shot_kind === "free") {
+      if (freeZone) out.push(lineButton(`In the ${freeZone} zone`, "shot zone", { cls: "big primary" }), lineButton("Short", "shot short", { cls: "big" }));
+      else out.push(lineButton("Shot played", "shot", { cls: "big primary" }));
+    }
+    return out;
   }
 
   // ---- Québec Pichenottes: what one shot pocketed and knocked off the board, tapped piece by piece
@@ -479,17 +466,7 @@
     $("new-start").classList.toggle("armed", newArmed);
     const what = $("new-game").value && $("new-game").value !== "pichenotte" ? "game" : "match";
     $("new-start").textContent = newArmed ? `Tap again: start a new ${what}` : `Start a new ${what}`;
-    const cur = doc && doc.score.current;
-    const shot = doc && doc.open_shot;
-    const kind = shot ? shot.kind : cur ? cur.shot_kind : null;
-    for (const b of document.querySelectorAll("#shot button[data-line]")) {
-      const w = b.dataset.line;
-      const fits = (kind === "contact" && (w === "hit" || w === "miss")) || (kind === "free" && (w === "zone" || w === "short"));
-      b.classList.toggle("primary", fits);
-    }
-    $("declare-this").hidden = !shot;
     const game = gameOf(doc);
-    $("shot").hidden = game !== "pichenotte";
     $("more-title").textContent = game === "pichenotte" ? "Penalty, undo" : "Undo, any entry";
     document.body.dataset.game = game;
     $("free-line").placeholder = { pichenotte: "e.g. Ben:ditch", [QUEBEC]: "e.g. shot red c5@2", [FLICOCHET]: "e.g. flick at 12" }[game] || "";
@@ -576,17 +553,20 @@
     prefill(doc);
     refreshStatic(doc);
     if (!doc) {
-      for (const id of ["summary", "now", "questions", "zones", "provisional", "review", "penalties", "game"]) fill($(id));
+      for (const id of ["summary", "now", "questions", "shot-buttons", "penalties", "game"]) fill($(id));
+      $("shot").hidden = true;
       return;
     }
     fill($("summary"), ...summary(doc));
     $("now").textContent = nowLine(doc);
-    fill($("questions"), ...questionCards(doc));
-    fill($("zones"), ...zoneCards(doc));
-    fill($("provisional"), ...provisionalCards(doc));
-    fill($("review"), ...reviewCards(doc));
+    fill($("questions"), ...askCards(doc));
+    const shot = gameOf(doc) === "pichenotte" ? shotButtons(doc) : [];
+    fill($("shot-buttons"), ...shot);
+    $("shot").hidden = !shot.length;
     fill($("penalties"), ...penaltyButtons(doc));
     fill($("game"), ...gameCards(doc));
+    const asking = new Set((doc.asks || []).filter((a) => a.kind === "zones").map((a) => a.side));
+    for (const side of Object.keys(st.picks)) if (!asking.has(side)) delete st.picks[side];
   }
 
   // ---- input
@@ -635,7 +615,8 @@
     else if (d.act === "zone-back") picks.pop();
     else if (d.act === "zone-clear") picks.length = 0;
     else if (d.act === "zone-send") {
-      const line = picks.length ? `zones ${side} ${picks.join(" ")}` : `zones ${side}`;
+      const prefix = d.prefix || `zones ${side}`;
+      const line = picks.length ? `${prefix} ${picks.join(" ")}` : prefix;
       sendLine(line).then((res) => {
         if (res && res.ok) delete st.picks[side];
         render();

@@ -8,14 +8,20 @@
   const toasts = [];
   let toastTimer = null;
 
+  // Pichenotte: during a game the big number is what the side has banked in it (twenties, less penalties); the
+  // zones come at its end. The match total and the games won sit beside it.
   function sidePanel(score, cur, i, up) {
     const side = score.sides[i];
     const name = side.name;
     const prov = cur ? cur.provisional_twenties.filter((p) => p.side === name).length : 0;
     const won = score.games_won ? score.games_won[i] : 0;
-    const players = side.players.length > 1 ? side.players.join(" + ") : "";
+    const players = side.players.length > 1 && side.name !== side.players.join("+") ? side.players.join(" + ") : "";
     const stat = (label, value) => el("div", { class: "stat" }, el("span", { class: "n", text: value }), el("span", { class: "l", text: label }));
     const games = (score.games || []).slice(-8);
+    const banked = cur ? 20 * cur.twenties[i] - cur.penalties[i] : null;
+    const big = cur
+      ? el("div", { class: "total", data: { what: "game" } }, el("span", { class: "n", text: banked }), el("span", { class: "l", text: `this game` }))
+      : el("div", { class: "total", data: { what: "match" } }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: "match points" }));
     return el(
       "section",
       { class: `side s${i}` + (up ? " up" : ""), id: `side${i}` },
@@ -24,14 +30,15 @@
       el(
         "div",
         { class: "row1" },
-        el("div", { class: "total" }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: "match points" })),
+        big,
         cur
           ? el(
               "div",
               { class: "twenties" },
               el("span", { class: "n", text: cur.twenties[i] }),
               el("span", { class: "l", text: cur.twenties[i] === 1 ? "twenty" : "twenties" }),
-              prov ? el("span", { class: "prov", text: `${prov} provisional` }) : null
+              prov ? el("span", { class: "prov", text: `${prov} to confirm` }) : null,
+              cur.penalties[i] ? el("span", { class: "penalty", text: `penalty −${cur.penalties[i]}` }) : null
             )
           : null
       ),
@@ -39,10 +46,10 @@
       el(
         "div",
         { class: "games" },
+        cur ? el("span", { class: "match-total", text: `match ${score.totals[i]}` }) : null,
         el("span", { class: "l", text: `${won} ${won === 1 ? "game" : "games"} won` }),
         ...games.map((g) => el("span", { class: g.winner === name ? "g won" : "g", text: g.points[i] }))
-      ),
-      cur && cur.penalties[i] ? el("div", { class: "penalty", text: `penalty −${cur.penalties[i]}` }) : null
+      )
     );
   }
 
@@ -67,7 +74,7 @@
     const side = score.sides[i];
     const cur = score.current;
     const colour = cur ? cur.colours[i] : null;
-    const players = side.players.length > 1 ? side.players.join(" + ") : "";
+    const players = side.players.length > 1 && side.name !== side.players.join("+") ? side.players.join(" + ") : "";
     const mine = cur ? cur.compteuses.filter((c) => c.side === side.name) : [];
     const comp = mine.map((c) =>
       el("span", { class: `comp ${c.where}`, text: c.where === "won" ? `c${c.value} won` : c.where === "pending" ? `c${c.value} TO BURY` : `c${c.value}` })
@@ -182,31 +189,50 @@
     }
     if (!cur) return el("div", { text: "" });
     const shot = doc.open_shot;
+    const declared = doc.declared ? " · a twenty is declared" : "";
     if (shot) {
-      const facts = shot.facts.length ? ` · so far: ${shot.facts.join(" ")}` : "";
-      return el("div", {}, el("b", { text: `${shot.player} shooting` }), ` · ${FB.kindText(shot.kind, freeZone, true)}${facts}`);
+      return el("div", {}, el("b", { text: `${shot.player} is shooting` }), ` · ${FB.kindText(shot.kind, freeZone, true)}${declared}`);
     }
     if (cur.to_shoot) {
-      const next = `${cur.to_shoot} to shoot`;
-      const declared = doc.declared ? " · TWENTY DECLARED" : "";
-      return el("div", {}, el("b", { text: next }), ` · ${FB.kindText(cur.shot_kind, freeZone)}${declared}`);
+      return el("div", {}, el("b", { text: `${cur.to_shoot} to shoot` }), ` · ${FB.kindText(cur.shot_kind, freeZone)}${declared}`);
     }
-    return el("div", {}, el("b", { text: "Game over" }), " · enter the zones");
+    return el("div", {}, el("b", { text: `Game ${cur.game} is played` }), " · counting the pucks left on the board");
   }
 
-  function flags(doc) {
-    const out = [];
-    for (const q of doc.score.questions || []) out.push(el("div", { class: "flag q", text: `? ${q.text}` }));
-    for (const r of doc.review || []) out.push(el("div", { class: "flag review", text: `NEEDS REVIEW: ${r.text}` }));
-    if (doc.waiting) {
-      const queued = doc.queued > 1 ? ` (${doc.queued} board events waiting)` : "";
-      out.push(el("div", { class: "flag wait", text: `WAITING: ${doc.waiting.text}${queued}` }));
-    } else if (doc.queued && doc.needs_review) {
-      out.push(el("div", { class: "flag wait", text: `${doc.queued} board events wait for the review` }));
+  // The one sentence the room needs when the play waits for a person (doc.now, host/core/asks.py): never the
+  // scorer's notation, never a queue count; nothing when the play goes on (the turn line says whose shot).
+  function stateLine(doc) {
+    const asks = doc.asks || [];
+    const link = doc.board_link || {};
+    if (!asks.length && !link.only_duplicates) return null;
+    const kind = asks.length ? asks[0].kind : "repeats";
+    return el("div", { class: `state ${kind === "review" || kind === "waiting" || kind === "repeats" ? "check" : "ask"}`, data: { kind }, text: doc.now });
+  }
+
+  // The last scoring moments, newest first, kept across a reload of the page for the same match.
+  const RECENT = 4;
+  const recentKey = `flickboard-recent-${FB.board}`;
+  let recent = [];
+  try {
+    recent = JSON.parse(sessionStorage.getItem(recentKey) || "[]");
+  } catch (err) {
+    recent = [];
+  }
+  let lastEntries = null;
+
+  function keepRecent(text, kind) {
+    recent.unshift({ text, kind });
+    recent = recent.slice(0, RECENT);
+    try {
+      sessionStorage.setItem(recentKey, JSON.stringify(recent));
+    } catch (err) {
+      // private mode: the list lives as long as the page
     }
-    for (const c of doc.checks || []) out.push(el("div", { class: "flag wait", text: `CHECK: ${c}` }));
-    if (doc.declared && doc.open_shot) out.push(el("div", { class: "flag info", text: "A twenty is declared for the next shot" }));
-    return out;
+  }
+
+  function recentLine() {
+    if (!recent.length) return [];
+    return [el("span", { class: "l", text: "Last:" }), ...recent.map((r, k) => el("span", { class: `moment ${r.kind}${k ? "" : " newest"}`, text: r.text }))];
   }
 
   function render() {
@@ -218,10 +244,13 @@
     $("live").textContent = alerts.length ? "NOT LIVE" : "LIVE";
     $("live").className = "pill " + (alerts.length ? "bad" : "ok");
     $("board").textContent = FB.board;
+    if (doc && lastEntries !== null && doc.entries < lastEntries) recent = []; // a new match
+    if (doc) lastEntries = doc.entries;
     if (!doc) {
       fill($("sides"));
       fill($("turn"));
       fill($("flags"));
+      fill($("recent"));
       $("match").textContent = "";
       return;
     }
@@ -236,16 +265,18 @@
       $("match").textContent = otherTop(score);
       fill($("sides"), panel(score, 0, up === 0), panel(score, 1, up === 1));
       fill($("turn"), otherTurnLine(doc));
-      fill($("flags"), ...flags(doc));
+      fill($("flags"), stateLine(doc));
+      fill($("recent"), ...recentLine());
       return;
     }
     const upName = cur && cur.to_shoot ? cur.to_shoot : score.shootout ? score.shootout.to_shoot : null;
     const up = upName ? FB.sideOf(score, upName) : -1;
     const where = cur ? ` · game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game}` : "";
-    $("match").textContent = `${score.rules} · ${FB.matchText(score.match)}${where}`;
+    $("match").textContent = `Pichenotte · ${FB.rulesText(score.rules)} · ${FB.matchText(score.match)}${where}`;
     fill($("sides"), sidePanel(score, cur, 0, up === 0 && !score.over), sidePanel(score, cur, 1, up === 1 && !score.over));
     fill($("turn"), turnLine(doc));
-    fill($("flags"), ...flags(doc));
+    fill($("flags"), stateLine(doc));
+    fill($("recent"), ...recentLine());
   }
 
   function showToast() {
@@ -263,12 +294,14 @@
   }
 
   FB.follow(st, render, (m) => {
-    const text = FB.momentText(m);
+    const text = FB.momentText(m, true);
     if (!text) return;
+    keepRecent(text, m.type);
     $("toast").dataset.last = text; // the latest moment, even while earlier cards are still on screen
     toasts.push({ text, kind: m.type });
     if (toasts.length > 5) toasts.splice(0, toasts.length - 5);
     showToast();
+    render();
   });
   FB.rules().then((info) => {
     st.rules = info;

@@ -1,0 +1,241 @@
+"""What the game needs from a person now, as one-tap questions, and the board's state in one plain sentence.
+
+The scoreboard document carries both (docs/mqtt.md, `asks` and `now`): the phone draws each ask as a question with
+a button per choice, the TV says `now`. Pure functions of a session, so every screen asks the same questions in the
+same words, each question once.
+
+An ask is `{"kind", "text", "spectator", "side", "choices": [{"label", "line", "confirm"}]}`:
+- `text` is the question for the scorer, in plain words; `spectator` the same for the room ("whose puck went into
+  the ditch?"); `side` the side it is about, or None;
+- each choice's `line` is the notation line the bridge checks like any typed entry; `confirm` asks for a second tap
+  (it takes something back).
+Zones (end of a Pichenotte game) carry `pucks` and `prefix` instead of choices: a keypad per puck.
+
+Kinds, Pichenotte: `ditch` and `edge` (the sensors saw what nobody has said yet), `twenty` (a provisional twenty from
+the hole sensor), `contact`, `zone`, `choice` (the engine's questions), `zones`, `shootout`, `review`, `waiting`.
+Québec Pichenottes and Flicochet: their engines' questions (`colour`, `identify`, `place`, `order`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from host.core.evidence import unsettled
+from host.core.session import Session
+from rules.games import side_names
+from rules.pichenotte import Pichenotte
+
+
+def _choice(label: str, line: str, confirm: bool = False) -> dict[str, Any]:
+    return {"label": label, "line": line, "confirm": confirm}
+
+
+def _ask(
+    kind: str, text: str, spectator: str, choices: list[dict[str, Any]], side: str | None = None
+) -> dict[str, Any]:
+    return {"kind": kind, "text": text, "spectator": spectator, "side": side, "choices": choices}
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# Questions a player answers at the table (the room is told what happens, not that the scorer is awaited).
+PLAYERS_DECIDE = frozenset({"colour", "choice", "place", "shootout"})
+
+# The engine's answers in plain words; a line not listed is shown as it is.
+PLAIN_ANSWERS = {
+    "hit": "Yes, it touched",
+    "miss": "No contact",
+    "zone": "Yes, in the zone",
+    "short": "No, short of it",
+    "choose leave": "Leave it on the board",
+    "choose ditch": "Remove it to the ditch",
+    "color green": "Green",
+    "color red": "Red",
+    "place": "Placed on the table",
+    "place off": "It left the table",
+}
+
+
+def asks(session: Session) -> list[dict[str, Any]]:
+    """Every question open now, most urgent first, each once."""
+    game = session.game
+    fold = session.fold
+    out: list[dict[str, Any]] = []
+    if isinstance(game, Pichenotte):
+        out += _pichenotte(session)
+    else:
+        names = side_names(game)
+        for q in session.state.questions():
+            if q.kind == "order":  # the phone's disc-order keypad; the answers are patterns, not lines
+                measuring = _ask("order", _cap(q.text), "measuring the discs around the jack", [])
+                out.append({**measuring, "lines": list(q.answers)})
+                continue
+            side = names[q.side] if isinstance(q.side, int) else None
+            choices = [_choice(_plain_answer(a), a) for a in q.answers]
+            out.append(_ask(q.kind, _cap(q.text), _other_spectator(q.kind, q.text), choices, side))
+    if fold.review:
+        choices = [_choice("Checked: go on", "reviewed")]
+        if fold.waiting_events:
+            choices.append(_choice("Drop the board's event", "dismiss", confirm=True))
+        texts = [t for _, t in fold.review]
+        more = f" (and {len(texts) - 1} more)" if len(texts) > 1 else ""
+        out.append(
+            {
+                **_ask("review", _cap(texts[0]) + more, "the scorer is checking the board", choices),
+                "items": texts,
+            }
+        )
+    elif fold.waiting and not out:
+        out.append(
+            _ask(
+                "waiting",
+                _cap(fold.waiting[1]),
+                "waiting for the scorer",
+                [_choice("Drop the board's event", "dismiss", confirm=True)],
+            )
+        )
+    return out
+
+
+def _plain_answer(line: str) -> str:
+    """An engine's answer line in words: `shot c5@2` (Québec, naming a pocketed piece) is "c5 in pocket 2"."""
+    if line in PLAIN_ANSWERS:
+        return PLAIN_ANSWERS[line]
+    words = line.split()
+    if len(words) == 2 and words[0] == "shot" and "@" in words[1]:
+        piece, pocket = words[1].split("@", 1)
+        return f"{piece} in pocket {pocket}"
+    return line
+
+
+def _other_spectator(kind: str, text: str) -> str:
+    if kind in PLAYERS_DECIDE:  # the engine's own sentence, without the rule's reference
+        return re.sub(r"\s*\([^)]*\)$", "", text)
+    return {"identify": "naming the piece that went into a pocket"}.get(kind, "waiting for the scorer")
+
+
+def _pichenotte(session: Session) -> list[dict[str, Any]]:
+    game = session.game
+    assert isinstance(game, Pichenotte)
+    st = session.state
+    setup = game.setup
+    sides = list(setup.sides)
+    out: list[dict[str, Any]] = []
+    g = st.game
+    shot = g.shot if g is not None and g.points is None else None
+    if g is not None and shot is not None:
+        own = setup.side_of(shot.seat)
+        shooter = setup.players[shot.seat]
+        shooting_on_board = shot.puck == "board"
+
+        def others(fact: str) -> list[dict[str, Any]]:
+            """A choice per side that has a puck on the board besides the shooting one."""
+            assert g is not None
+            out: list[dict[str, Any]] = []
+            for side in (own, 1 - own):
+                left = g.board[side] - (1 if side == own and shooting_on_board else 0)
+                if left > 0:
+                    word = "Another" if side == own else "A"
+                    out.append(_choice(f"{word} {sides[side]} puck", f"{sides[side]}:{fact}"))
+            return out
+
+        for u in unsettled(game, shot, session.fold.evidence):
+            mine = [_choice(f"{shooter}'s shooting puck", u.kind)] if shooting_on_board else []
+            if u.kind == "ditch":
+                many = f"{u.unaccounted} pucks" if u.unaccounted > 1 else "A puck"
+                text = f"{many} went into the ditch during {shooter}'s shot: whose?"
+                wrong = _choice("No puck went in (the sensor was wrong)", "reviewed")
+                out.append(_ask("ditch", text, "whose puck went into the ditch?", [*mine, *others("ditch"), wrong]))
+            else:
+                text = f"A puck stands on edge in the twenty hole during {shooter}'s shot (not a twenty, 15): whose?"
+                wrong = _choice("No puck is there", "reviewed")
+                out.append(_ask("edge", text, "a puck stands on edge in the hole", [*mine, *others("edge"), wrong]))
+    if g is not None:
+        for ref, side in g.provisional:
+            other = sides[1 - side]
+            given = [_choice(f"It was {other}'s puck", f"correct {ref} {other}:in")] if g.board[1 - side] else []
+            out.append(
+                _ask(
+                    "twenty",
+                    f"Twenty for {sides[side]}? (the hole sensor saw a puck drop)",
+                    f"is it a twenty for {sides[side]}?",
+                    [
+                        _choice("Yes, a twenty", f"confirm {ref}"),
+                        *given,
+                        _choice("No twenty", f"correct {ref} -"),
+                    ],
+                    sides[side],
+                )
+            )
+    for q in st.questions():
+        side = sides[q.side]
+        if q.kind == "zones":
+            assert g is not None
+            out.append(
+                {
+                    **_ask(
+                        "zones",
+                        f"Every puck is shot: the zone of each {side} puck on the board",
+                        "counting the pucks left on the board",
+                        [],
+                        side,
+                    ),
+                    "pucks": g.board[q.side],
+                    "prefix": f"zones {side}",
+                }
+            )
+            continue
+        spectator = {
+            "contact": f"did the shot touch a {sides[1 - q.side]} puck?",
+            "zone": "did the free shot reach the zone?",
+            "choice": f"{side} chooses what happens to the shooting puck",  # a player's sentence: PLAYERS_DECIDE
+        }.get(q.kind, "waiting for the scorer")
+        choices = [_choice(_plain_answer(a), a) for a in q.answers]
+        out.append(_ask(q.kind, _cap(q.text), spectator, choices, side))
+    so = st.shootout
+    if so is not None and not st.over:
+        who = st.to_shoot()
+        if who is not None:
+            player = setup.players[who]
+            out.append(
+                _ask(
+                    "shootout",
+                    f"Shoot-out: {player}'s shot at the hole",
+                    f"Shoot-out: {player} shoots",
+                    [_choice("In", "shot in"), _choice("Missed", "shot miss")],
+                    sides[setup.side_of(who)],
+                )
+            )
+    return out
+
+
+def now(doc: dict[str, Any], asked: list[dict[str, Any]]) -> str:
+    """The board's state in one plain sentence for the room, from a scoreboard document and its asks."""
+    score = doc["score"]
+    link = doc.get("board_link") or {}
+    if score.get("over"):
+        what = "match" if score.get("game", "pichenotte") == "pichenotte" else "game"
+        return f"{score.get('winner')} wins the {what}"
+    if link.get("only_duplicates"):
+        return "The board's messages are not counting (all repeats): waiting for the scorer"
+    if asked:
+        first = asked[0]
+        if first["kind"] in ("review", "waiting"):
+            return "Waiting for the scorer to check the board"
+        if first["kind"] in PLAYERS_DECIDE:
+            return _cap(first["spectator"])
+        return f"Waiting for the scorer: {first['spectator']}"
+    cur = score.get("current") or {}
+    shot = doc.get("open_shot")
+    if shot:
+        return f"{shot['player']} is shooting"
+    for key in ("to_shoot", "to_play", "to_flick"):
+        if cur.get(key):
+            verb = "flick" if key == "to_flick" else "shoot"
+            return f"{cur[key]} to {verb}"
+    if cur.get("to_place_jack"):
+        return f"{cur['to_place_jack']} places the jack"
+    return "Waiting for the next match" if not cur else "Waiting for the scorer"
