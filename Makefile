@@ -197,10 +197,13 @@ FUZZ_ARGS  ?=
 FUZZ_STAMP := $(VENV)/.flickboard-fuzz
 
 # Every fault of tests/support/faults.py on SOAK_SEEDS whole games each, with real Mosquitto, ptys and MicroPython; writes the
-# table of faults x events x lost x duplicated into docs/reliability.md, and fails if any event was lost or doubled.
+# table of faults x events x lost x duplicated into docs/reliability.md, and fails if any event was lost or doubled. Then a
+# whole tournament whose boards report their own results (tests/support/tournament_soak.py; docs/tournament.md, Measured).
 soak: setup system
 	@echo "==> soak: seven faults, $(SOAK_SEEDS) whole games each; the table goes into docs/reliability.md"
 	@$(BIN)/python tests/support/soak.py --seeds $(SOAK_SEEDS)
+	@echo "==> soak: a whole tournament (128 entrants, 32 boards, 4 bridges) whose boards report their own results, the director killed mid-round"
+	@$(BIN)/python tests/support/tournament_soak.py
 
 # The fuzz targets of tests/fuzz/targets.py, coverage-guided with atheris: 100,000 decoder inputs, 10,000 session
 # input sequences, 20,000 of each other target (FUZZ_ARGS="--runs-decoder N ..." to change). Without atheris the same

@@ -5,7 +5,8 @@ Data flows board → link → protocol → bridge → journal → fold (rules, e
 - `host/core` (journal, session, evidence, documents) only `rules`, itself and the JSON module;
 - `host/board` the core, itself and the shared modules;
 - `host/tournament` (the director's journal and fold) itself, the rules registry, the core's journal and the JSON
-  module;
+  module; its one I/O module, `hall.py` (the director's link to the boards over MQTT), also the shared `mqtt` and
+  `config`, and still nothing of the bridge or the commands;
 - `host/displays` the shared modules, itself, the rules registry and the core's documents (the scoreboard, its
   text and the manual-entry request), never the bridge or the links;
 - the shared modules (`config`, `mqtt`, `jsontext`, `lifecycle`, `errors`) only each other;
@@ -38,7 +39,8 @@ def allowed(module: str, imported: str) -> bool:
     if module.startswith("host.board"):
         return inside("host.board") or inside("host.core") or imported in SHARED
     if module.startswith("host.tournament"):
-        return inside("host.tournament") or imported in ("host.core.journal", "host.jsontext")
+        io = ("host.mqtt", "host.config") if module == "host.tournament.hall" else ()
+        return inside("host.tournament") or imported in ("host.core.journal", "host.jsontext", *io)
     if module.startswith("host.displays"):
         return inside("host.displays") or imported in SHARED or imported in DOCUMENTS
     return module.startswith(("host.cli", "host.sim", "host.__init__"))
@@ -97,6 +99,8 @@ def test_the_rules_catch_a_wrong_import() -> None:
     assert not allowed("host.displays.web", "host.board.links")
     assert not allowed("rules.games", "host.core.session")
     assert not allowed("host.mqtt", "host.board.protocol")
+    assert not allowed("host.tournament.event", "host.mqtt") and allowed("host.tournament.hall", "host.mqtt")
+    assert not allowed("host.tournament.hall", "host.board.bridge") and not allowed("host.tournament.hall", "host.cli")
     assert allowed("host.board.bridge", "host.core.session") and allowed("host.sim.demo", "host.cli.bridge")
 
 

@@ -1,0 +1,158 @@
+"""The hall (host/tournament/hall.py) against a live Mosquitto and a real bridge in-process with its MQTT link: an
+assigned match is opened on its board through the checked entry path (the board's scoreboard shows who plays), the
+board's finished match comes back as a `result` act with its journal as evidence, a restart (the same retained
+scoreboard again) appends nothing, an organiser's result that disagrees is held and not overwritten (until the
+organiser's correction agrees), a refused open is counted and shown and sent again only on request, and a request
+whose answer was lost in a restart is recognised on the board's scoreboard. One test, a few seconds: the whole
+simulated event is in `make soak` (tests/support/tournament_soak.py)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from host.cli.bridge import start_bridge
+from host.config import BridgeConfig, parse_mqtt_url
+from host.core import journal
+from host.sim.broker import Broker
+from host.sim.random_game import random_match
+from host.tournament import Director, read
+from host.tournament.hall import Hall, players_of
+
+
+def until(pred: Callable[[], Any], what: str, timeout: float = 15) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = pred()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def play(bridge: Any, board: str, players: list[str], seed: int) -> dict[str, Any]:
+    """A whole random legal match typed on the board, as its scorer would; the board's final scoreboard."""
+    text = random_match(seed, "tournament-2019", players, match="games:1")
+    for line in (ln for ln in text.splitlines() if ln and not ln.startswith("[")):
+        out = bridge.submit(board, line)
+        assert out.accepted, (line, out.message)
+    doc: dict[str, Any] = bridge.scoreboard(board)
+    assert doc["score"]["over"]
+    return doc
+
+
+def results_of(path: str, match: str) -> list[dict[str, Any]]:
+    return [r for _, r in read(path).applied if r["act"] in ("result", "correct") and r["match"] == match]
+
+
+def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Broker, tmp_path: Path) -> None:
+    path = str(tmp_path / "open.jsonl")
+    with Director.create(path, "Club open") as d:
+        for name in ("Ana", "Ben", "Cy", "Di Long"):  # "Di Long" is no name a game takes: the open is refused
+            d.add_entrant(name)
+        d.start_stage("rr", "round-robin", match="games:1")
+        matches = list(d.event.matches.values())
+    good = [m.id for m in matches if "Di Long" not in m.sides]
+    bad = next(m.id for m in matches if "Di Long" in m.sides)
+    m1, m2 = good[0], good[1]
+    running = start_bridge(
+        BridgeConfig(
+            mqtt=parse_mqtt_url(broker.url),
+            boards=("t1", "t2"),
+            journals=str(tmp_path / "journals"),
+            client_id=f"hall-test-{uuid.uuid4().hex[:8]}",
+            bridge_id="room-a",
+        )
+    )
+    bridge = running.bridge
+    said: list[str] = []
+    url = parse_mqtt_url(broker.url)
+    hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+    try:
+        assert hall.wait_ready(10)
+        # 1. Assigned: the board opens the match; its scoreboard (the TV) shows who plays.
+        hall.act({"act": "assign", "match": m1, "board": "t1"})
+        want = players_of(hall.event, hall.event.matches[m1])
+        until(lambda: hall.opens.get(m1, {}).get("state") == "opened", "the match opened on t1")
+        doc = bridge.scoreboard("t1")
+        assert doc["score"]["players"] == want and not doc["score"]["over"]
+        assert hall.opens[m1]["journal"] == doc["journal"]
+        assert any(line.startswith(f"opened: {m1} on t1") for line in said)
+        # 2. Played by entries: the result comes back by itself, with the game journal as evidence.
+        final = play(bridge, "t1", want, seed=3)
+        until(lambda: hall.event.matches[m1].outcome is not None, "the board's result")
+        o = hall.event.matches[m1].outcome
+        assert o is not None and o.source == "board"
+        assert o.evidence == {
+            "journal": final["journal"],
+            "entries": final["entries"],
+            "board": "t1",
+            "bridge": "room-a",
+        }
+        side = {n: i for i, n in enumerate(s["name"] for s in final["score"]["sides"])}
+        a, b = hall.event.matches[m1].sides
+        assert o.winner == final["score"]["winner"]
+        assert o.points == (final["score"]["totals"][side[a]], final["score"]["totals"][side[b]])
+        assert o.confirmed and o.twenties is not None  # typed by hand, nothing provisional: the journal says so
+        entries = read(path).count
+        # 3. A restart: the same retained scoreboard comes again, and nothing is appended.
+        hall.stop()
+        hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+        until(lambda: hall.counts["agreed"] >= 1, "the retained scoreboard seen again")
+        time.sleep(0.5)
+        assert read(path).count == entries and len(results_of(path, m1)) == 1
+        assert hall.counts["results"] == 0 and hall.counts["requests"] == 0  # m1 was opened already: not again
+        # 4. The organiser types another result first: the board's is held, never written over it.
+        hall.act({"act": "assign", "match": m2, "board": "t2"})
+        until(lambda: hall.opens.get(m2, {}).get("state") == "opened", "the match opened on t2")
+        m = hall.event.matches[m2]
+        with Director.open(path) as organiser:  # another command, while the hall runs
+            organiser.result(m2, m.sides[1], points=[1, 2], source="organiser")
+        play(bridge, "t2", players_of(hall.event, m), seed=5)
+        until(lambda: hall.held, "the board's result held")
+        (h,) = hall.held
+        assert h["match"] == m2 and h["board"] == "t2" and h["recorded"]["source"] == "organiser"
+        assert [r["source"] for r in results_of(path, m2)] == ["organiser"]
+        assert sum(line.startswith(f"held for the organiser: {m2}") for line in said) == 1
+        board_says = h["result"]
+        with Director.open(path) as organiser:  # the organiser checks the card and takes the board's result
+            organiser.result(m2, board_says["winner"], points=board_says["points"], games=board_says["games"],
+                             twenties=board_says["twenties"], correct=True, reason="the board was right")  # fmt: skip
+        until(lambda: not hall.held, "the hold cleared by the correction")
+        # 5. A refused open: logged in one line, counted, shown as not opened; t1's old scoreboard is not its result.
+        hall.act({"act": "assign", "match": bad, "board": "t1"})
+        until(lambda: hall.opens.get(bad, {}).get("state") == "refused", "the refusal")
+        assert hall.counts["refused"] == 1 and "cannot be a name" in hall.opens[bad]["message"]
+        assert [line for line in said if line.startswith(f"not opened: {bad} on t1")]
+        hall.retry(bad)  # on request, and only then: retry(), or the match assigned again
+        until(lambda: hall.counts["refused"] == 2, "the second refusal")
+        hall.act({"act": "assign", "match": bad, "board": "t1"})
+        until(lambda: hall.counts["refused"] == 3, "the third refusal")
+        assert hall.event.matches[bad].outcome is None and bridge.scoreboard("t1")["journal"] == final["journal"]
+        # 6. Killed between its request and the answer: on restart the board's new journal, with the match's players
+        # and not the one the board showed before the request, is recognised as the match's; nothing is sent again.
+        hall.stop()
+        m3 = good[2]
+        with Director.open(path) as organiser:
+            n = organiser.assign(m3, "t2")
+            new = {"rules": "tournament-2019", "players": players_of(organiser.event, organiser.event.matches[m3]),
+                   "match": "games:1"}  # fmt: skip
+        before = bridge.scoreboard("t2")["journal"]
+        with journal.Journal.open(path + ".hall") as side:  # what the hall wrote before it sent the request
+            side.append({"hall": "open", "match": m3, "board": "t2", "id": "lost", "assign": n, "prior": before})
+        assert bridge.mqtt_input("t2", json.dumps({"id": "lost", "new": new}).encode())["ok"]  # its answer unheard
+        hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+        until(lambda: hall.opens[m3]["state"] == "opened", "the open recognised")
+        assert hall.opens[m3]["journal"] == bridge.scoreboard("t2")["journal"] != before
+        play(bridge, "t2", new["players"], seed=7)
+        until(lambda: hall.event.matches[m3].outcome is not None, "the result of the recognised match")
+        assert hall.counts["requests"] == 0 and len(results_of(path, m3)) == 1
+    finally:
+        hall.stop()
+        running.stop()
+    assert not read(path).rejected
