@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,16 +18,12 @@ from typing import Any
 import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from web_rig import BOARD, Board, Rig, mid_game, other_game
 
 from host.board import bridge as bridge_module
 from host.cli.bridge import start_bridge
 from host.config import BridgeConfig, parse_mqtt_url
 from host.sim.broker import Broker
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "support"))
-
-from web_rig import BOARD, Board, Rig, mid_game, other_game  # noqa: E402
 
 TV_SIZES = [(1280, 720), (1920, 1080), (3840, 2160)]
 # What the room must never read: quoted entry words, SIDE:fact, sensor marks, the scorer's verbs, queue counts.
@@ -73,7 +68,7 @@ def synced(page: Page, rig: Rig) -> None:
     page.wait_for_function("n => document.body.dataset.entries === n", arg=str(n), timeout=10_000)
 
 
-CLIPPED = (ROOT / "tests" / "support" / "clipped.js").read_text(encoding="utf-8")
+CLIPPED = (Path(__file__).resolve().parents[1] / "support" / "clipped.js").read_text(encoding="utf-8")
 
 
 def assert_whole(page: Page, what: str, shots: Path) -> None:
