@@ -40,9 +40,10 @@ ROOT = "flickboard"
 BRIDGE = "bridge"  # the level under ROOT that holds the bridges' own topics (a reserved board id)
 HEALTH = "health"
 # Deprecated: the one status and health topic every bridge shared. With two bridges on a broker the last will of one
-# said "offline" for the boards of both. The bridge still says `online` on connect and `offline` on a clean stop
-# here (not as its last will), for the displays that have not switched to BridgeWatch yet (the web page, the
-# integrations); remove once they have.
+# said "offline" for the boards of both. Flickboard's own displays (terminal, web, integrations) follow each bridge's
+# own status through BridgeWatch, and read the shared one only for a scoreboard that names no bridge (one published
+# by a bridge older than per-bridge topics). The bridge still says `online` on connect and `offline` on a clean stop
+# here (not as its last will) for such older displays a club may run.
 BRIDGE_STATUS = f"{ROOT}/{BRIDGE}/status"
 BRIDGE_HEALTH = f"{ROOT}/{BRIDGE}/health"
 BRIDGE_KINDS = ("status", HEALTH)
