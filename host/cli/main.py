@@ -206,6 +206,13 @@ def build_parser() -> argparse.ArgumentParser:
     configure_accuracy(ac)
     ac.set_defaults(func=run_accuracy)
 
+    tn = sub.add_parser("tournament", help="run a tournament: entrants, stages, pairings, results, standings, exports")
+    from host.cli.tournament import configure_parser as configure_tournament
+    from host.cli.tournament import run as run_tournament
+
+    tn.set_defaults(func=run_tournament)
+    configure_tournament(tn)
+
     dm = sub.add_parser("demo", help="play a whole game through the simulated board, the bridge and MQTT")
     dm.add_argument("--live", action="store_true", help="play in real time, for a person to watch")
     dm.add_argument("--seed", type=int, help="which random game to play (default: a fixed one)")
