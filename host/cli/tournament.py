@@ -26,7 +26,6 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from host.cli.tournament_hall import cmd_run, configure_run
 from host.errors import UserError
 from host.tournament import TIEBREAKS, ActError, Director, Event, PairingError, dumps, proposals, read
 from host.tournament import export as exports
@@ -72,6 +71,8 @@ def _director(path: str) -> Iterator[Director]:
         d = Director.open(path)
     except ActError as e:
         raise UserError(str(e)) from None
+    if d.torn is not None:  # a crash (kill -9) in the middle of an append: that act was never acknowledged
+        print(f"warning: {d.torn.message()}", file=sys.stderr)
     try:
         with _refusals():
             yield d
@@ -169,20 +170,26 @@ def _who(ev: Event, st: Stage, m: Match, i: int) -> str:
 
 
 def _numbers(m: Match) -> str:
+    """A result's numbers in the order of the sentence that says it: the winner's first."""
     o = m.outcome
     if o is None:
         return ""
+    flip = o.winner == m.sides[1]
+
+    def pair(v: tuple[int, int]) -> str:
+        return f"{v[1]}-{v[0]}" if flip else f"{v[0]}-{v[1]}"
+
     if o.walkover:
         return "walkover" + (f" ({o.reason})" if o.reason else "")
     parts = []
     if o.games:
-        parts.append(f"games {o.games[0]}-{o.games[1]}")
+        parts.append(f"games {pair(o.games)}")
     if o.points:
-        parts.append(f"points {o.points[0]}-{o.points[1]}")
+        parts.append(f"points {pair(o.points)}")
     if o.twenties:
-        parts.append(f"twenties {o.twenties[0]}-{o.twenties[1]}" + (" confirmed" if o.confirmed else ""))
+        parts.append(f"twenties {pair(o.twenties)}" + (" confirmed" if o.confirmed else ""))
     if o.shootout:
-        parts.append(f"shoot-out {o.shootout[0]}-{o.shootout[1]}")
+        parts.append(f"shoot-out {pair(o.shootout)}")
     if o.replaced:
         parts.append("corrected")
     return ", ".join(parts)
@@ -220,7 +227,9 @@ def _grid(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Colle
 def _stage_line(ev: Event, st: Stage) -> str:
     what = FORMAT_NAMES[st.format]
     if st.format == "swiss":
-        what += f", round {len(st.rounds)} of {st.options['rounds']}"
+        what += (
+            f", round {len(st.rounds)} of {st.options['rounds']}" if st.rounds else f", {st.options['rounds']} rounds"
+        )
     elif st.format == "pools":
         what += f", {len(st.pools)} pools"
     elif st.format == "double-elimination":
@@ -389,7 +398,7 @@ def show_lines(ev: Event, path: str) -> list[str]:
         lines.append("No stage has started.")
     for st in ev.stages.values():
         lines.append("Stage " + _stage_line(ev, st))
-    playing = [m for m in ev.matches.values() if m.board and not m.decided]
+    playing = sorted((m for m in ev.matches.values() if m.board and not m.decided), key=lambda m: _natural(m.board))
     ready = [m for m in ev.matches.values() if m.state == "ready" and not m.board and not ev.stages[m.stage].closed_by]
     if playing:
         lines += ["", "On the boards:"]
@@ -405,6 +414,11 @@ def show_lines(ev: Event, path: str) -> list[str]:
         lines.append(f"{len(later)} more matches wait for earlier results.")
     lines += ["", "Next: " + next_step(ev, path)]
     return lines
+
+
+def _natural(text: str | None) -> list[Any]:
+    """A sort key that puts table-2 before table-10."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text or "")]
 
 
 def next_step(ev: Event, path: str) -> str:
@@ -617,7 +631,8 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             raise UserError(f"stage {args.stage} cannot start: {e}") from None
         st = d.event.stages[args.stage]
         out.write("Stage " + _stage_line(d.event, st) + "\n")
-        out.write(f"  {_chain_text(st)}\n")
+        if fmt not in BRACKETS:
+            out.write(f"  {_chain_text(st)}\n")
         out.write("  seeding: " + ", ".join(f"{i}. {e}" for i, e in enumerate(st.entrants, 1)) + "\n")
         if fmt in BRACKETS:
             out.write("\n".join(bracket_lines(d.event, st)[1:]) + "\n")
@@ -745,6 +760,13 @@ def _result_act(d: Director, args: argparse.Namespace, m: Match, correct: bool) 
         "source": "organiser",
         "evidence": _evidence(args.journal, args.file),
     }
+    games_won = act["games"]
+    if games_won is not None and games_won[0] != games_won[1]:
+        more = m.sides[0] if games_won[0] > games_won[1] else m.sides[1]
+        if more != winner:
+            raise UserError(
+                f"the games say {more} won ({args.games} in the order {m.sides[0]}, {m.sides[1]}), not {winner}"
+            )
     if args.confirmed and act["twenties"] is None:
         raise UserError("--confirmed says the twenties were checked: give them with --twenties a-b")
     if correct:
@@ -918,7 +940,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             raise UserError(f"cannot write {args.archive}: {e.strerror or e}") from None
         files = manifest["files"]
         games_in = len(manifest["evidence"])
-        print(f"wrote {args.archive}: {len(files) + 1} files, {games_in} game journals", file=sys.stderr)
+        journals = f"{games_in} game journal" + ("" if games_in == 1 else "s")
+        print(f"wrote {args.archive}: {len(files) + 1} files, {journals}", file=sys.stderr)
         for missing in manifest["missing"]:
             print(f"warning: the game journal {missing} named as evidence was not found", file=sys.stderr)
     return 0
@@ -1027,13 +1050,10 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     c.add_argument("--json", metavar="FILE", help="the event's JSON document ('-': stdout)")
     c.add_argument("--archive", metavar="FILE", help="a zip: the journals, the documents, a manifest of sha256 sums")
 
-    configure_run(cmd("run", cmd_run, "the hall: open each assigned match on its board, take the boards' results"))
-
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Without an action: say which there are."""
     raise UserError(
         "say what to do: flickboard tournament new | add | withdraw | disqualify | start | pair | assign | result | "
-        "walkover | correct | undo | shootout | standings | bracket | show | export | run "
-        "(see: flickboard tournament --help)"
+        "walkover | correct | undo | shootout | standings | bracket | show | export (see: flickboard tournament --help)"
     )

@@ -59,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
@@ -103,6 +103,9 @@ from host.mqtt import client as mqtt_client
 from rules import games
 from rules.pichenotte import RULE_SETS, rule_set
 from rules.pichenotte.engine import ZONE_VALUES
+
+if TYPE_CHECKING:
+    from host.displays.tournament_web import TournamentPages
 
 __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_web", "start_web"]
 
@@ -150,6 +153,7 @@ class WebConfig:
     client_rate: tuple[float, float] = CLIENT_RATE  # entries per second and burst, per client address
     board_rate: tuple[float, float] = BOARD_RATE  # entries per second and burst, per board
     key_rate: tuple[float, float] = KEY_RATE  # wrong keys per second and burst, per client address
+    tournament: str | None = None  # a tournament journal: its pages and its hall (host/displays/tournament_web.py)
 
 
 # ---------------------------------------------------------------- refusals, keys and rates
@@ -875,6 +879,7 @@ class _Site:
         self.web = web
         get, post = ["GET"], ["POST"]
         routes = [
+            *(web.tournament.routes(self) if web.tournament is not None else []),
             Route("/", self.index, methods=get),
             Route("/tv/{board}", self.page, methods=get),
             Route("/enter/{board}", self.page, methods=get),
@@ -1307,6 +1312,15 @@ class WebApp:
         except OSError as e:
             raise WebError(f"cannot listen on {cfg.host}:{cfg.port}: {e.strerror or e}") from None
         self.port = int(self.sock.getsockname()[1])
+        self.tournament: TournamentPages | None = None
+        if cfg.tournament is not None:
+            from host.displays import tournament_web  # (it imports this module: loaded only when asked for)
+
+            try:
+                self.tournament = tournament_web.TournamentPages(self, cfg.tournament)
+            except WebError:
+                self.sock.close()
+                raise
         self.site = _Site(self)
         config = uvicorn.Config(
             self.site,
@@ -1406,6 +1420,8 @@ class WebApp:
         logging.getLogger("uvicorn").propagate = False
         logging.getLogger("uvicorn").addHandler(self.log)
         self._thread.start()
+        if self.tournament is not None:
+            self.tournament.start()
         deadline = time.monotonic() + 15
         while not self.server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
@@ -1417,6 +1433,8 @@ class WebApp:
         if self._stopped:
             return
         self._stopped = True
+        if self.tournament is not None:
+            self.tournament.stop()
         self.hub.stop()  # closes the event streams, in the loop: their responses end
         self.server.should_exit = True
         if self._thread.is_alive():
@@ -1497,6 +1515,12 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         default=[],
         help="one more name the server answers for (a DNS name, a reverse proxy's; repeatable)",
     )
+    p.add_argument(
+        "--tournament",
+        metavar="FILE",
+        help="a tournament journal: its hall screen, entrants' and organiser's pages and score cards, and its hall "
+        "(the boards open their assigned matches and report their results)",
+    )
 
 
 def web_config(args: Any) -> WebConfig:
@@ -1524,6 +1548,7 @@ def web_config(args: Any) -> WebConfig:
         key=key,
         key_source=source,
         allowed_hosts=allowed,
+        tournament=getattr(args, "tournament", None),
     )
 
 
@@ -1542,6 +1567,9 @@ def run_web(args: Any, out: TextIO) -> int:
                 print(f"  TV: {app.url}/tv/{b}", file=out, flush=True)
                 print(f"  Entry: {app.url}/enter/{b}", file=out, flush=True)
             print(f"  Console: {app.url}/console", file=out, flush=True)
+            if app.tournament is not None:
+                print(f"  Hall: {app.url}/hall  Organiser: {app.url}/organiser  Entrants: {app.url}/entrant/<name>",
+                      file=out, flush=True)  # fmt: skip
             print(f"  Scoring key: {app.key} ({app.cfg.key_source})", file=out, flush=True)
             print(f"  Scorers' link (for phones, not the TV): {app.scorer_link}", file=out, flush=True)
             while not stop.wait(0.5):

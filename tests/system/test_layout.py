@@ -8,7 +8,9 @@ Data flows board → link → protocol → bridge → journal → fold (rules, e
   module; its one I/O module, `hall.py` (the director's link to the boards over MQTT), also the shared `mqtt` and
   `config`, and still nothing of the bridge or the commands;
 - `host/displays` the shared modules, itself, the rules registry and the core's documents (the scoreboard, its
-  text and the manual-entry request), never the bridge or the links;
+  text and the manual-entry request), never the bridge or the links; its tournament pages (`tournament_web`) also
+  the tournament director (their acts go through its `Director`, the boards through its `Hall`) and the journal's
+  lock error;
 - the shared modules (`config`, `mqtt`, `jsontext`, `lifecycle`, `errors`) only each other;
 - `host/cli` and `host/sim` compose the rest.
 """
@@ -41,6 +43,8 @@ def allowed(module: str, imported: str) -> bool:
     if module.startswith("host.tournament"):
         io = ("host.mqtt", "host.config") if module == "host.tournament.hall" else ()
         return inside("host.tournament") or imported in ("host.core.journal", "host.jsontext", *io)
+    if module == "host.displays.tournament_web" and (inside("host.tournament") or imported == "host.core.journal"):
+        return True  # the tournament's pages act through its director, follow its hall (and the journal's lock error)
     if module.startswith("host.displays"):
         return inside("host.displays") or imported in SHARED or imported in DOCUMENTS
     return module.startswith(("host.cli", "host.sim", "host.__init__"))
@@ -101,6 +105,10 @@ def test_the_rules_catch_a_wrong_import() -> None:
     assert not allowed("host.mqtt", "host.board.protocol")
     assert not allowed("host.tournament.event", "host.mqtt") and allowed("host.tournament.hall", "host.mqtt")
     assert not allowed("host.tournament.hall", "host.board.bridge") and not allowed("host.tournament.hall", "host.cli")
+    assert allowed("host.displays.tournament_web", "host.tournament.hall")
+    assert not allowed("host.displays.web", "host.tournament") and not allowed(
+        "host.displays.tournament_web", "host.board"
+    )
     assert allowed("host.board.bridge", "host.core.session") and allowed("host.sim.demo", "host.cli.bridge")
 
 

@@ -1,0 +1,343 @@
+"""The tournament's pages (host/displays/tournament_web.py) in headless Chromium (Playwright) against the real web
+server run with `--tournament`, a live Mosquitto and a real bridge in-process where boards are involved
+(tests/support/tournament_rig.py):
+
+- the hall screen follows a Swiss round of 40 entrants as results come in (from a board by itself, and typed by the
+  organiser in another command), with a board's live score, never clipped at 1280x720 and 1920x1080 (every element's
+  box measured, each page of the standings);
+- an entrant's phone shows the next match, its board and the board's TV;
+- the organiser, with the scoring key, pairs a round, lets the next free boards take the next matches, enters a
+  result, fixes a wrong one, approves a held board result and withdraws an entrant; without the key the page's data
+  and acts are refused; bad input is one plain line and changes nothing;
+- the score cards print (page.pdf), one A4 page per match, and each card's QR code, decoded from the browser's pixels,
+  names its board's phone page; with another hall holding the event, the pages still work and say so.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import zxingcpp
+from PIL import Image
+from playwright.sync_api import Browser, Page, sync_playwright
+from tournament_rig import NAMES, TournamentRig, organiser, play, round_results, swiss_event, until
+
+from host.config import parse_mqtt_url
+from host.sim.broker import Broker
+from host.tournament import read
+from host.tournament.hall import Hall
+
+SHOWN = "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.hidden).map(r => r.dataset.entrant)"
+HALL_SIZES = [(1280, 720), (1920, 1080)]
+CLIPPED = (Path(__file__).resolve().parents[1] / "support" / "clipped.js").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def new_page(browser: Browser, width: int, height: int, mobile: bool = False) -> Page:
+    ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile, reduced_motion="reduce")
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: pytest.fail(f"the page failed: {e}"))
+    return page
+
+
+def entries(page: Page, n: int) -> None:
+    page.wait_for_function("n => document.body.dataset.entries === n", arg=str(n), timeout=10_000)
+
+
+def assert_whole(page: Page, what: str) -> None:
+    w, h = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
+    cut = page.evaluate(CLIPPED)
+    img = Image.open(io.BytesIO(page.screenshot()))
+    assert img.size == (w, h)
+    assert len(img.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 20, "a blank screenshot"
+    assert not cut, f"{what} at {w}x{h}: " + "; ".join(cut[:6])
+
+
+def wins(page: Page, entrant: str) -> str:
+    return str(page.evaluate("e => document.querySelector(`tr[data-entrant='${e}'] td.w`).textContent", entrant))
+
+
+def test_the_hall_screen_follows_a_swiss_round_and_is_never_clipped(
+    browser: Browser, broker: Broker, tmp_path: Path
+) -> None:
+    path = str(tmp_path / "open.jsonl")
+    swiss_event(path, NAMES)
+    with organiser(path) as d:
+        d.pair_round("swiss")
+        first = d.event.stages["swiss"].rounds[0]
+        for i, mid in enumerate(first[:10]):  # ten boards; the other ten matches wait for one
+            d.assign(mid, f"t{i + 1}")
+    rig = TournamentRig(broker, tmp_path, path, boards=("t1",))
+    try:
+        # The board's match opens by itself (the web server runs the hall); its score is live on the hall screen.
+        until(lambda: rig.hall.opens.get(first[0], {}).get("state") == "opened", "the match opened on t1")
+        m1 = read(path).matches[first[0]]
+        play(rig.bridge, "t1", list(m1.sides), seed=3, lines=6)
+        page = new_page(browser, 1280, 720)
+        page.goto(f"{rig.url}/hall")
+        entries(page, rig.count())
+        assert "round 1 of 5" in page.inner_text("#stage")
+        page.wait_for_function(
+            "() => document.querySelector(\"li[data-board='t1'] .bscore\").textContent.match(/\\d – \\d/)"
+        )
+        assert page.locator("#boards li.bm").count() == 10
+        waiting = page.locator("#waiting li.wm").count()  # what does not fit is counted, not cut
+        more = page.locator("#waiting li.more").all_inner_texts()
+        assert waiting + sum(int(t.split()[0]) for t in more) == 10 and more == [f"+{10 - waiting} more waiting"] * (
+            waiting < 10
+        )
+        assert page.inner_text("li[data-board='t2'] .bwho") == " v ".join(read(path).matches[first[1]].sides)
+        heads = page.locator("#tablebox th").all_inner_texts()
+        assert heads[-5:] == ["Bh", "MBh", "20s", "Pts", "+/-"]  # the Swiss chain's columns, in its order
+        # Results come in: the board's own (the hall takes it), then the organiser's for the rest of the round.
+        doc = play(rig.bridge, "t1", list(m1.sides), seed=3, start=6)
+        until(lambda: read(path).matches[first[0]].outcome is not None, "the board's result")
+        winner = read(path).matches[first[0]].winner
+        assert winner == doc["score"]["winner"]
+        entries(page, rig.count())
+        page.wait_for_function("() => !document.querySelector(\"li[data-board='t1']\")")  # t1 is free again
+        assert wins(page, winner) == "1"
+        round_results(path)
+        ev = read(path)
+        entries(page, ev.count)
+        for mid in first:
+            assert wins(page, ev.matches[mid].winner) == "1"
+        assert sum(int(t) for t in page.locator("#tablebox td.w").all_text_contents()) == 20
+        assert page.inner_text("#boards") == "" and page.inner_text("#waiting") == "none"
+        with organiser(path) as d:
+            d.pair_round("swiss")
+            for i, mid in enumerate(d.event.stages["swiss"].rounds[1][:10]):
+                d.assign(mid, f"t{i + 1}")
+        entries(page, rig.count())
+        assert "round 2 of 5" in page.inner_text("#stage")
+        page.close()
+        # Never clipped: 40 entrants, ten boards, ten matches waiting, the long names, each page of the standings.
+        for w, h in HALL_SIZES:
+            page = new_page(browser, w, h)
+            page.goto(f"{rig.url}/hall")
+            entries(page, rig.count())
+            pages = int(page.evaluate("() => document.body.dataset.pages"))
+            assert w > 1280 or pages > 1, "40 entrants do not fit at 720 p: the standings go in pages"
+            for n in range(1, pages + 1):
+                page.goto(f"{rig.url}/hall?page={n}")
+                entries(page, rig.count())
+                assert page.evaluate("() => document.body.dataset.page") == str(n)
+                assert_whole(page, f"the hall screen, page {n}")
+            shown = page.evaluate(
+                "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.hidden).length"
+            )
+            assert shown >= 1
+            page.close()
+        # Every entrant is on one page or another, once.
+        page = new_page(browser, 1280, 720)
+        seen: list[str] = []
+        page.goto(f"{rig.url}/hall")
+        entries(page, rig.count())
+        for n in range(1, int(page.evaluate("() => document.body.dataset.pages")) + 1):
+            page.goto(f"{rig.url}/hall?page={n}")
+            entries(page, rig.count())
+            seen += page.evaluate(SHOWN)
+        assert sorted(seen) == sorted(NAMES)
+        page.close()
+    finally:
+        rig.close()
+
+
+def answer(page: Page, before: int) -> str:
+    page.wait_for_function("n => Number(document.body.dataset.acts || 0) > n", arg=before, timeout=15_000)
+    return page.inner_text("#answer")
+
+
+def click_act(page: Page, selector: str) -> tuple[str, bool]:
+    """Click a button of the organiser's page: its one-line answer, and whether it was done."""
+    before = int(page.evaluate("() => Number(document.body.dataset.acts || 0)"))
+    page.click(selector)
+    said = answer(page, before)
+    return said, "ok" in (page.get_attribute("#answer", "class") or "")
+
+
+def test_the_organiser_runs_a_round_from_the_page(browser: Browser, broker: Broker, tmp_path: Path) -> None:
+    path = str(tmp_path / "open.jsonl")
+    swiss_event(path, ["Ana", "Ben", "Cy", "Di", "Ed", "Flo"], rounds=3)
+    rig = TournamentRig(broker, tmp_path, path, boards=("t1", "t2"))
+    try:
+        until(lambda: {"t1", "t2"} <= set(rig.web.hub.boards()), "the boards' scoreboards on the web server")
+        # Without the key: the page asks for it, its data and its acts are refused, nothing changes.
+        n0 = rig.count()
+        page = new_page(browser, 1280, 900)
+        page.goto(f"{rig.url}/organiser")
+        page.wait_for_function("() => document.body.dataset.state === 'no-key'")
+        assert page.is_visible("#keyform") and not page.is_visible("#pair")
+        assert rig.http("GET", "/api/tournament/organiser", key=None)[0] == 401
+        code, res = rig.http("POST", "/api/tournament/act", {"do": "pair"}, key=None)
+        assert code == 401 and res["refused"] == "no scoring key"
+        code, res = rig.http("POST", "/api/tournament/act", {"do": "pair"}, key="ABCD-EFGH")
+        assert code == 403 and res["refused"] == "wrong scoring key"
+        code, res = rig.http("POST", "/api/tournament/act", {"do": "pair"}, origin=False)
+        assert code == 403 and res["refused"] == "foreign Origin"
+        assert rig.count() == n0
+        # With the key (typed in the page's form): pair round 1.
+        page.fill("#key", rig.web.key)
+        page.click("#keyform button")
+        page.wait_for_function("() => document.body.dataset.state === 'live'")
+        assert page.get_attribute("body", "data-hall") == "here"
+        said, ok = click_act(page, "#pair")
+        assert ok and said == "paired round 1 of swiss: 3 matches", said
+        ev = read(path)
+        r1 = ev.stages["swiss"].rounds[0]
+        assert len(r1) == 3
+        entries(page, ev.count)
+        # The next free boards take the next matches: t1 and t2 (seen on the broker), in the proposals' order.
+        said, ok = click_act(page, "#nextfree")
+        assert ok and said == f"assigned {r1[0]} on t1, {r1[1]} on t2", said
+        ev = read(path)
+        assert ev.matches[r1[0]].board == "t1" and ev.matches[r1[1]].board == "t2"
+        said, ok = click_act(page, "#nextfree")
+        assert not ok and said == "no free board: every board has a match to play"
+        until(lambda: rig.hall.opens.get(r1[0], {}).get("state") == "opened", "the match opened on t1")
+        until(lambda: rig.hall.opens.get(r1[1], {}).get("state") == "opened", "the match opened on t2")
+        # An entrant's phone: the next match, its board and the board's TV.
+        a, b = ev.matches[r1[1]].sides
+        phone = new_page(browser, 390, 740, mobile=True)
+        phone.goto(f"{rig.url}/entrant/{a}")
+        phone.wait_for_function("m => document.body.dataset.next === m", arg=r1[1])
+        assert phone.inner_text("#next .opponent") == b and phone.inner_text("#next .board") == "t2"
+        assert phone.get_attribute("#next a.btn", "href") == "/tv/t2"
+        assert "Score: 0 – 0" in phone.inner_text("#next")
+        phone.goto(f"{rig.url}/entrant/{a.lower()}")
+        phone.wait_for_function("() => document.body.dataset.state === 'unknown'")
+        assert phone.inner_text("#conn") == f"no entrant named '{a.lower()}'; did you mean '{a}'?"
+        phone.close()
+        # Enter a result for the third match (no board), then fix it: the other side won.
+        third = r1[2]
+        x, y = ev.matches[third].sides
+        row = f"tr[data-match='{third}']"
+        page.select_option(f"{row} select.winner", x)
+        page.fill(f"{row} input.points", "310-250")
+        said, ok = click_act(page, f"{row} button[data-do='result']")
+        assert ok and said == f"result: {third}: {x} wins 310–250", said
+        page.select_option(f"{row} select.winner", y)
+        page.fill(f"{row} input.points", "240-300")
+        said, ok = click_act(page, f"{row} button[data-do='correct']")
+        assert ok and said == f"corrected: {third}: {y} wins 240–300", said
+        o = read(path).matches[third].outcome
+        assert o is not None and o.winner == y and o.points == (240, 300) and o.replaced and o.source == "organiser"
+        # Bad input: one plain line, nothing changed.
+        n1 = rig.count()
+        page.fill(f"{row} input.points", "a lot")
+        said, ok = click_act(page, f"{row} button[data-do='correct']")
+        assert not ok and said == "points: type two whole numbers, one per side, as 310-250"
+        for doc, line in [
+            ({"do": "result", "match": "swiss/R1-9", "winner": "Ana"}, "there is no match swiss/R1-9; did you mean"),
+            ({"do": "assign", "match": third, "board": "t 3"}, "bad board id 't 3'"),
+            ({"do": "assign", "match": third, "board": "t3"}, f"match {third} is not ready to play (done)"),
+            ({"do": "withdraw", "entrant": "Benn"}, "no entrant named 'Benn'; did you mean 'Ben'?"),
+            ({"do": "result", "match": r1[0], "winner": "Zed"}, f"the winner of {r1[0]} is"),
+            ({"do": "pair"}, "round 1 of stage swiss still has matches to play"),
+            ({"do": "launch"}, "unknown act 'launch'"),
+        ]:
+            code, res = rig.act(**doc)
+            assert code == 400 and res["error"].startswith(line) and "\n" not in res["error"], (doc, res)
+        assert rig.count() == n1
+        # A held board result: the organiser typed t1's result first (wrongly); the board's differs and is held.
+        m = read(path).matches[r1[0]]
+        row = f"tr[data-match='{r1[0]}']"
+        page.select_option(f"{row} select.winner", m.sides[1])
+        page.fill(f"{row} input.points", "1-2")
+        said, ok = click_act(page, f"{row} button[data-do='result']")
+        assert ok, said
+        final = play(rig.bridge, "t1", list(m.sides), seed=5)
+        until(lambda: rig.hall.held, "the board's result held for the organiser")
+        page.wait_for_function("() => document.body.dataset.held === '1'")
+        held = f"section.held[data-match='{r1[0]}']"
+        assert "The board says" in page.inner_text(held)
+        said, ok = click_act(page, f"{held} button[data-do='approve']")
+        assert ok and said.startswith(f"approved board t1's result for {r1[0]}"), said
+        o = read(path).matches[r1[0]].outcome
+        assert o is not None and o.source == "board" and o.evidence and o.evidence["journal"] == final["journal"]
+        assert o.replaced, "appended as a correction of the organiser's result"
+        until(lambda: not rig.hall.held, "the hold cleared")
+        page.wait_for_function("() => document.body.dataset.held === '0'")
+        # A held result dismissed: t2's board result against an organiser's result typed first.
+        m = read(path).matches[r1[1]]
+        rig.act(do="result", match=r1[1], winner=m.sides[0], points="5-4")
+        play(rig.bridge, "t2", list(m.sides), seed=7)
+        until(lambda: rig.hall.held, "t2's result held")
+        page.wait_for_function("() => document.body.dataset.held === '1'")
+        n2 = rig.count()
+        said, ok = click_act(page, f"section.held[data-match='{r1[1]}'] button[data-do='dismiss']")
+        assert ok and said.startswith(f"dismissed the board's result for {r1[1]}"), said
+        page.wait_for_function("() => document.body.dataset.held === '0'")
+        assert rig.count() == n2 and read(path).matches[r1[1]].outcome.points == (5, 4)  # type: ignore[union-attr]
+        # Withdraw an entrant from the page.
+        said, ok = click_act(page, "li[data-entrant='Flo'] button[data-do='withdraw']")
+        assert ok and said.startswith("Flo withdrawn"), said
+        assert read(path).entrants["Flo"].status == "withdrawn"
+        page.close()
+        assert not read(path).rejected
+    finally:
+        rig.close()
+
+
+def test_score_cards_print_with_each_boards_qr_code(browser: Browser, broker: Broker, tmp_path: Path) -> None:
+    path = str(tmp_path / "open.jsonl")
+    swiss_event(path, ["Ana", "Ben", "Cy", "Di", "Ed", "Flo", "Gus"], rounds=3)
+    with organiser(path) as d:
+        d.pair_round("swiss")
+        r1 = d.event.stages["swiss"].rounds[0]
+        d.assign(r1[0], "t1")
+        d.assign(r1[1], "court-7")
+    # Another hall already runs for the event (flickboard tournament run): the pages work, and say so.
+    other = Hall(path, parse_mqtt_url(broker.url), say=lambda _: None).start()
+    rig = TournamentRig(broker, tmp_path, path, boards=())
+    try:
+        assert rig.web.tournament is not None and rig.web.tournament.hall is None
+        code, res = rig.http("GET", "/api/tournament/organiser")
+        assert code == 200 and res["hall"]["state"] == "other" and "another hall" in res["hall"]["text"]
+        assert any("not followed here" in line for line in rig.said)
+        page = new_page(browser, 900, 1200)
+        page.goto(f"{rig.url}/cards/swiss/1")
+        cards = page.locator("section.scorecard")
+        assert cards.count() == 3  # 7 entrants: three matches and a bye
+        for i, mid in enumerate(r1):
+            card = cards.nth(i)
+            m = read(path).matches[mid]
+            assert card.get_attribute("data-match") == mid
+            assert [t.strip() for t in card.locator(".side").all_inner_texts()] == list(m.sides)
+            assert card.locator("table.grid tbody tr").count() == 2  # one game, and the total
+            if m.board is None:
+                assert card.locator("svg").count() == 0 and "no board yet" in card.inner_text()
+                continue
+            png = card.locator("svg.qr").screenshot()
+            found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)).convert("L"))
+            assert [r.text for r in found] == [f"{rig.url}/enter/{m.board}"], found
+        pdf = page.pdf(format="A4")
+        assert pdf.startswith(b"%PDF")
+        pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
+        assert pages == 3, f"one A4 page per card, not {pages}"
+        boxes = [[float(v) for v in b.split()] for b in re.findall(rb"/MediaBox\s*\[([^\]]+)\]", pdf)]
+        assert boxes and all(abs(b[2] - 595.3) < 1.5 and abs(b[3] - 841.9) < 1.5 for b in boxes), boxes  # A4, in pt
+        # Bad input: one plain line.
+        for url, line in [
+            ("/cards/swis/1", "no stage named 'swis'; did you mean 'swiss'?"),
+            ("/cards/swiss/9", "stage swiss has no matches in round '9'"),
+        ]:
+            r = page.goto(rig.url + url)
+            assert r is not None and r.status == 404 and page.inner_text("p.line") == line
+        code, res = rig.http("GET", "/api/tournament/entrant/Anna")
+        assert code == 404 and res["error"] == "no entrant named 'Anna'; did you mean 'Ana'?"
+        page.close()
+    finally:
+        rig.close()
+        other.stop()

@@ -1,0 +1,233 @@
+"""The tournament pages' test rig, all real parts: a Mosquitto, a bridge in-process following some boards with its MQTT
+link, and `flickboard web --tournament FILE` in-process on a free port (which runs the event's hall). The browser is
+web_rig's `Chromium` (the distribution's, driven by Playwright).
+
+Run as a script, it writes the screenshots of docs/displays.md, "Tournament pages", from a 40-entrant Swiss evening
+in its first round (one board playing live, results coming in), then a playoff bracket:
+
+    .venv/bin/python tests/support/tournament_rig.py docs/img    # hall.png, hall-bracket.png, entrant.png,
+                                                                  # organiser.png, cards.png
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from web_rig import Chromium
+
+from host.cli.bridge import Running, start_bridge
+from host.config import BridgeConfig, parse_mqtt_url
+from host.core import journal
+from host.displays.web import WebApp, WebConfig, start_web
+from host.sim.broker import Broker, mosquitto
+from host.sim.random_game import random_match
+from host.tournament import Director, read
+
+# 40 entrants, as a club's open has them: a few long names, every one a name a game takes (one word).
+LONG = {5: "Maximilienne-Berenice_Okonkwo-Fitzgerald", 17: "Jean-Christophe_Vandenbroucke", 33: "Anastasia_Papadou"}
+NAMES = [LONG.get(i, f"Player{i + 1:02d}") for i in range(40)]
+
+
+def until(pred: Callable[[], Any], what: str, timeout: float = 15) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = pred()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def organiser(path: str) -> Director:
+    """The tournament journal opened by another command (`flickboard tournament ...`), waiting while the hall holds
+    it for one of its own acts."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return Director.open(path)
+        except journal.JournalInUse:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def swiss_event(path: str, names: list[str], rounds: int = 5, name: str = "Club Open 2026") -> None:
+    """A Swiss stage of one-game matches (tournament-2019) with these entrants, seeded in this order."""
+    with Director.create(path, name) as d:
+        for i, n in enumerate(names):
+            d.add_entrant(n, seed=i + 1, club="Santa Fe" if i % 3 == 0 else None)
+        d.start_stage("swiss", "swiss", options={"rounds": rounds}, rules="tournament-2019", match="games:1")
+
+
+def play(
+    bridge: Any, board: str, players: list[str], seed: int, lines: int | None = None, start: int = 0
+) -> dict[str, Any]:
+    """A random legal match typed on the board as its scorer would (its lines from `start`, to `lines` when given)."""
+    text = random_match(seed, "tournament-2019", players, match="games:1")
+    todo = [ln for ln in text.splitlines() if ln and not ln.startswith("[")]
+    for line in todo[start:lines]:
+        out = bridge.submit(board, line)
+        assert out.accepted, (line, out.message)
+    doc: dict[str, Any] = bridge.scoreboard(board)
+    return doc
+
+
+class TournamentRig:
+    """A bridge following `boards` and `flickboard web --tournament path`; `said` is what the web server said."""
+
+    def __init__(self, broker: Broker, tmp: Path, path: str, boards: tuple[str, ...] = ("t1", "t2")) -> None:
+        self.broker = broker
+        self.path = path
+        self.said: list[str] = []
+        self.running: Running | None = None
+        if boards:
+            self.running = start_bridge(
+                BridgeConfig(
+                    mqtt=parse_mqtt_url(broker.url),
+                    boards=boards,
+                    journals=str(tmp / "journals"),
+                    client_id=f"tpages-{uuid.uuid4().hex[:8]}",
+                    bridge_id="room-a",
+                )
+            )
+            assert self.running.mqtt is not None and self.running.mqtt.wait_ready(10), "the bridge did not connect"
+        cfg = WebConfig(parse_mqtt_url(broker.url), port=0, reconnect_max=1, tournament=path)
+        self.web: WebApp = start_web(cfg, self.said.append)
+        self.url = f"http://127.0.0.1:{self.web.port}"
+        until(lambda: self.web.hub.ready, "the web server's MQTT subscriptions")
+        if self.web.tournament is not None and self.web.tournament.hall is not None:
+            assert self.web.tournament.hall.wait_ready(10)
+
+    @property
+    def bridge(self) -> Any:
+        assert self.running is not None
+        return self.running.bridge
+
+    @property
+    def hall(self) -> Any:
+        assert self.web.tournament is not None and self.web.tournament.hall is not None
+        return self.web.tournament.hall
+
+    def count(self) -> int:
+        return read(self.path).count
+
+    def http(self, method: str, path: str, doc: Any = None, key: str | None = "yes", origin: bool = True) -> Any:
+        """(status, parsed JSON or text) of one request; a POST from this server's page with the key by default."""
+        body = None if doc is None else json.dumps(doc).encode()
+        req = urllib.request.Request(self.url + path, data=body, method=method)
+        if body is not None:
+            req.add_header("Content-Type", "application/json")
+        if origin and method == "POST":
+            req.add_header("Origin", self.url)
+        if key is not None:
+            req.add_header("X-Flickboard-Key", self.web.key if key == "yes" else key)
+        try:
+            with urllib.request.urlopen(req, timeout=20) as r:
+                status, raw, kind = r.status, r.read(), r.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as e:
+            status, raw, kind = e.code, e.read(), e.headers.get("Content-Type", "")
+        return status, (json.loads(raw) if kind.startswith("application/json") else raw.decode())
+
+    def act(self, **doc: Any) -> Any:
+        return self.http("POST", "/api/tournament/act", doc)
+
+    def close(self) -> None:
+        self.web.stop()
+        if self.running is not None:
+            self.running.stop()
+
+
+def round_results(path: str, skip: tuple[str, ...] = (), seed: int = 1) -> None:
+    """Every undecided match of the Swiss stage's latest round gets a result from the organiser (another command
+    on the same file): the first side wins on even pairs, the second on odd ones."""
+    with organiser(path) as d:
+        st = d.event.stages["swiss"]
+        for i, mid in enumerate(st.rounds[-1]):
+            m = d.event.matches[mid]
+            if m.decided or mid in skip:
+                continue
+            w = (i + seed) % 2
+            pts = [300 + 10 * i, 250] if w == 0 else [240, 310 + 10 * i]
+            d.result(mid, m.sides[w], points=pts, games=[1, 0] if w == 0 else [0, 1], twenties=[i % 4, 2],
+                     twenties_confirmed=True)  # fmt: skip
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0] if argv else "docs/img")
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmpdir, mosquitto() as broker:
+        tmp = Path(tmpdir)
+        path = str(tmp / "open.jsonl")
+        swiss_event(path, NAMES)
+        with organiser(path) as d:
+            d.pair_round("swiss")
+            st = d.event.stages["swiss"]
+            for i, mid in enumerate(st.rounds[0][:10]):
+                d.assign(mid, f"t{i + 1}")
+        rig = TournamentRig(broker, tmp, path, boards=("t1",))
+        try:
+            with Chromium() as browser:
+                first = read(path).stages["swiss"].rounds[0][0]
+                until(lambda: rig.hall.opens.get(first, {}).get("state") == "opened", "the match opened on t1")
+                m = read(path).matches[first]
+                play(rig.bridge, "t1", list(m.sides), seed=3, lines=12)
+                round_results(path, skip=tuple(read(path).stages["swiss"].rounds[0][:10]))
+                n = rig.count()
+                hall = browser.page(1280, 720)
+                hall.goto(f"{rig.url}/hall")
+                hall.wait(f"document.body.dataset.entries === '{n}'")
+                hall.wait("(document.querySelector('li[data-board=t1] .bscore') || {}).textContent.includes('–')")
+                hall.screenshot(out / "hall.png")
+                phone = browser.page(390, 700, mobile=True)
+                phone.goto(f"{rig.url}/entrant/{m.sides[0]}")
+                phone.wait("document.body.dataset.state === 'live' && document.querySelector('#next .board')")
+                phone.screenshot(out / "entrant.png", full_page=True)
+                org = browser.page(1280, 900)
+                org.goto(f"{rig.url}/scorer?key={rig.web.key}")
+                org.goto(f"{rig.url}/organiser")
+                org.wait(f"document.body.dataset.entries === '{n}'")
+                org.screenshot(out / "organiser.png")
+                cards = browser.page(900, 1000)
+                cards.goto(f"{rig.url}/cards/swiss/1")
+                cards.screenshot(out / "cards.png")
+                for p in ("hall", "entrant", "organiser", "cards"):
+                    print(f"wrote {out / p}.png")
+                # The playoff: the top 8 after the Swiss rounds, in a double elimination.
+                for r in range(2, 6):
+                    with organiser(path) as d:
+                        if r == 2:
+                            for mid in d.event.stages["swiss"].rounds[0]:
+                                mm = d.event.matches[mid]
+                                if not mm.decided:
+                                    d.result(mid, mm.sides[0], points=[280, 200])
+                        d.pair_round("swiss")
+                    round_results(path, seed=r)
+                with organiser(path) as d:
+                    d.start_stage("playoff", "double-elimination", options={"reset": True}, match="games:3",
+                                  intake={"from": "swiss", "top": 8})  # fmt: skip
+                    for mid in list(d.event.stages["playoff"].matches)[:6]:
+                        mm = d.event.matches[mid]
+                        if mm.state == "ready":
+                            d.result(mid, mm.sides[0], points=[610, 480], games=[2, 1])
+                n = rig.count()
+                hall.goto(f"{rig.url}/hall")
+                hall.wait(f"document.body.dataset.entries === '{n}' && document.querySelector('.bracket')")
+                hall.screenshot(out / "hall-bracket.png")
+                print(f"wrote {out / 'hall-bracket.png'}")
+        finally:
+            rig.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
