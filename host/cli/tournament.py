@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from host.cli.tournament_hall import cmd_run, configure_run
 from host.errors import UserError
 from host.tournament import TIEBREAKS, ActError, Director, Event, PairingError, dumps, proposals, read
 from host.tournament import export as exports
@@ -1050,10 +1051,13 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     c.add_argument("--json", metavar="FILE", help="the event's JSON document ('-': stdout)")
     c.add_argument("--archive", metavar="FILE", help="a zip: the journals, the documents, a manifest of sha256 sums")
 
+    configure_run(cmd("run", cmd_run, "the hall: open each assigned match on its board, take the boards' results"))
+
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Without an action: say which there are."""
     raise UserError(
         "say what to do: flickboard tournament new | add | withdraw | disqualify | start | pair | assign | result | "
-        "walkover | correct | undo | shootout | standings | bracket | show | export (see: flickboard tournament --help)"
+        "walkover | correct | undo | shootout | standings | bracket | show | export | run "
+        "(see: flickboard tournament --help)"
     )
