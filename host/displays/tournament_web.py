@@ -415,7 +415,7 @@ class TournamentPages:
     def start(self) -> None:
         cfg = self.web.cfg
         hall = Hall(
-            self.path, cfg.mqtt, ca_file=cfg.ca_file, boards=cfg.boards, say=lambda t: self.web.say(f"hall: {t}")
+            self.path, cfg.mqtt, ca_file=cfg.ca_file, boards=cfg.boards, say=lambda t: self.web.say(f"tournament: {t}")
         )
         try:
             self.hall = hall.start()

@@ -28,7 +28,7 @@ from tournament_rig import NAMES, TournamentRig, organiser, play, round_results,
 
 from host.config import parse_mqtt_url
 from host.sim.broker import Broker
-from host.tournament import read
+from host.tournament import Director, read
 from host.tournament.hall import Hall
 
 SHOWN = "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.hidden).map(r => r.dataset.entrant)"
@@ -341,3 +341,43 @@ def test_score_cards_print_with_each_boards_qr_code(browser: Browser, broker: Br
     finally:
         rig.close()
         other.stop()
+
+
+def test_pools_then_a_double_elimination_on_the_hall_screen(browser: Browser, broker: Broker, tmp_path: Path) -> None:
+    """Pools: a table per pool on the hall screen; then the top two of each in a double elimination: its bracket
+    (winners, losers, grand final), never clipped at either size."""
+    path = str(tmp_path / "open.jsonl")
+    names = [f"Pool{i:02d}" for i in range(12)]
+    with Director.create(path, "Pools Cup") as d:
+        for i, n in enumerate(names):
+            d.add_entrant(n, seed=i + 1)
+        d.start_stage("pools", "pools", options={"pools": 3}, match="games:1")
+        for k, m in enumerate(list(d.event.stages["pools"].matches.values())[:-2]):
+            d.result(m.id, m.sides[k % 2], points=[300, 200] if k % 2 == 0 else [200, 300])
+    rig = TournamentRig(broker, tmp_path, path, boards=())
+    try:
+        for w, h in HALL_SIZES:
+            page = new_page(browser, w, h)
+            page.goto(f"{rig.url}/hall")
+            entries(page, rig.count())
+            assert page.locator("#tablebox tr.poolhead").all_inner_texts() == ["Pool 1", "Pool 2", "Pool 3"]
+            assert_whole(page, "the hall screen of three pools")
+            page.close()
+        with organiser(path) as d:
+            for m in list(d.event.stages["pools"].matches.values())[-2:]:
+                d.result(m.id, m.sides[0], points=[300, 250])
+            d.start_stage("playoff", "double-elimination", options={"reset": True}, match="games:3",
+                          intake={"from": "pools", "top": 2})  # fmt: skip
+            first = next(m for m in d.event.stages["playoff"].matches.values() if m.state == "ready")
+            d.result(first.id, first.sides[1], points=[500, 610], games=[1, 2])
+        for w, h in HALL_SIZES:
+            page = new_page(browser, w, h)
+            page.goto(f"{rig.url}/hall")
+            entries(page, rig.count())
+            assert page.locator(".bracket h3").all_inner_texts() == ["Winners", "Losers", "Grand final"]
+            assert page.inner_text(f".bx[data-match='{first.id}'] .bs.won").startswith(first.sides[1])
+            assert "double elimination" in page.inner_text("#stage")
+            assert_whole(page, "the hall screen's bracket")
+            page.close()
+    finally:
+        rig.close()
