@@ -602,11 +602,14 @@ class TournamentPages:
                 return site.not_found(request)
             return _response(200, self.ui[name], f"{STATIC[name]}; charset=utf-8")
 
-        async def api_hall(request: Request) -> Response:
-            return _json(200, hall_view(self.file.get(), self.scoreboard))
+        def view_of_hall() -> dict[str, Any]:
+            return hall_view(self.file.get(), self.scoreboard)
+
+        async def api_hall(request: Request) -> Response:  # (a fold of a long journal: not in the event loop)
+            return _json(200, await asyncio.to_thread(view_of_hall))
 
         async def api_entrant(request: Request) -> Response:
-            ev = self.file.get()
+            ev = await asyncio.to_thread(self.file.get)
             name = request.path_params["name"]
             problem = entrant_problem(ev, name)
             if problem:
@@ -618,7 +621,8 @@ class TournamentPages:
             if refused is not None:
                 return refused
             seen = list(self.web.hub.boards())
-            return _json(200, organiser_view(self.file.get(), self.held(), self.hall_state(), seen))
+            ev = await asyncio.to_thread(self.file.get)
+            return _json(200, organiser_view(ev, self.held(), self.hall_state(), seen))
 
         async def post_act(request: Request) -> Response:
             refused = await site.origin_ok(request) or await site.key_ok(request, site.given_key(request))
@@ -641,7 +645,7 @@ class TournamentPages:
             return _json(200, {"ok": True, "message": said})
 
         async def cards(request: Request) -> Response:
-            ev = self.file.get()
+            ev = await asyncio.to_thread(self.file.get)
             stage, rnd = request.path_params["stage"], request.path_params["round"]
             st = ev.stages.get(stage)
             if st is None:

@@ -219,10 +219,14 @@ def test_the_organiser_runs_a_round_from_the_page(browser: Browser, broker: Brok
         phone.wait_for_function("() => document.body.dataset.state === 'unknown'")
         assert phone.inner_text("#conn") == f"no entrant named '{a.lower()}'; did you mean '{a}'?"
         phone.close()
-        # Enter a result for the third match (no board), then fix it: the other side won.
+        # The third match on a board typed in its row; then its result, then fixed: the other side won.
         third = r1[2]
         x, y = ev.matches[third].sides
         row = f"tr[data-match='{third}']"
+        page.fill(f"{row} input.board", "t3")
+        said, ok = click_act(page, f"{row} button[data-do='assign']")
+        assert ok and said == f"{third} ({x} v {y}) on board t3", said
+        assert read(path).matches[third].board == "t3"
         page.select_option(f"{row} select.winner", x)
         page.fill(f"{row} input.points", "310-250")
         said, ok = click_act(page, f"{row} button[data-do='result']")
