@@ -365,7 +365,9 @@ class Bridge:
         self.tracker.forget(bg.board)
         self._health_dirty = True
 
-    def _create(self, board: str, game: AnyGame, baseline: dict[str, int] | None = None) -> Session:
+    def _create(
+        self, board: str, game: AnyGame, baseline: dict[str, int] | None = None, rid: str | None = None
+    ) -> Session:
         folder = self.journals / board
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -373,6 +375,8 @@ class Bridge:
             extra: dict[str, Any] = {"board": board}
             if baseline:
                 extra["delivery"] = baseline
+            if rid is not None:  # the `new` request that opened it: the same request again opens nothing more
+                extra["rid"] = rid
             session = Session.create(str(path), game, extra=extra)
         except (OSError, JournalError) as e:
             raise BridgeError(f"board {board}: cannot start a journal in {folder}: {e}") from None
@@ -427,15 +431,22 @@ class Bridge:
             bg.other_content.add((r["bt"], r["s"], _digest(r["m"], r["f"], r.get("t", 0))))
 
     def new_game(
-        self, board: str, rules: str, players: Iterable[str], match: str | None, target: str | None = None
+        self,
+        board: str,
+        rules: str,
+        players: Iterable[str],
+        match: str | None,
+        target: str | None = None,
+        rid: str | None = None,
     ) -> BoardGame:
-        """Start a new match on the board, in a new journal (the old one stays as it is)."""
+        """Start a new match on the board, in a new journal (the old one stays as it is). `rid`: the id of the
+        request that asked for it, kept in the new journal's set-up line."""
         with self.lock:
             game = GameSetup(rules, tuple(players), match, target).game()
             old = self.game(board)
             ack = self.tracker.ack_for(board)
             baseline = {"bt": ack[0], "s": ack[1]} if ack else None
-            session = self._create(board, game, baseline)
+            session = self._create(board, game, baseline, rid)
             old.session.close()
             old.session = session
             old.requests = {}
@@ -961,8 +972,14 @@ class Bridge:
         new = req.new or {}
         rules, players = new.get("rules", self.setup.rules), new["players"]
         match, target = new.get("match"), new.get("target")
+        key = None if rid is None else f"{type(rid).__name__}:{rid}"
         try:
-            bg = self.new_game(board, rules, players, match, target)
+            with self.lock:
+                # A resent `new` (its answer was lost; the bridge restarted in between) opened the board's match
+                # already: answer as the first time, open nothing more.
+                current = self.game(board)  # the board's latest journal, read again after a restart
+                again = key is not None and current.session.journal.header.get("rid") == key
+                bg = current if again else self.new_game(board, rules, players, match, target, key)
         except BridgeError as e:
             return invalid(str(e), rid)
         what = "match" if bg.session.game.name == "pichenotte" else f"{games.title(bg.session.game.name)} game"

@@ -189,6 +189,25 @@ def test_a_new_match_starts_a_new_journal_and_keeps_delivery(tmp_path: Path) -> 
     assert not bad["ok"] and "nope" in bad["message"]
 
 
+def test_a_resent_new_request_opens_one_match_even_across_a_restart(tmp_path: Path) -> None:
+    """A `new` whose answer was lost is sent again with the same id (the tournament hall does): the board's match is
+    already open, so the bridge answers as the first time and opens no second journal, also after a restart."""
+    bridge, _ = make(tmp_path)
+    req = json.dumps({"id": "hall-7", "new": {"rules": "beginner", "players": ["Cy", "Di"]}}).encode()
+    first = bridge.mqtt_input("t1", req)
+    assert first["ok"] and first["id"] == "hall-7"
+    path = bridge.games["t1"].session.journal.path
+    assert bridge.submit("t1", "shot").accepted  # the match goes on
+    assert bridge.mqtt_input("t1", req) == first and bridge.games["t1"].session.journal.path == path
+    bridge.close()
+    again, _ = make(tmp_path)
+    assert again.mqtt_input("t1", req) == first  # the id is in the journal's set-up line: it survives a restart
+    assert again.games["t1"].session.journal.path == path and again.games["t1"].session.journal.count == 1
+    assert len(list((tmp_path / "journals" / "t1").glob("*.jsonl"))) == 2  # the first match's and this one
+    other = again.mqtt_input("t1", req.replace(b"hall-7", b"hall-8"))  # another request: another match
+    assert other["ok"] and again.games["t1"].session.journal.path != path
+
+
 def test_a_board_reboot_with_lost_events_holds_the_game_for_review(tmp_path: Path) -> None:
     bridge, _ = make(tmp_path)
     b = Board(bridge)
