@@ -653,7 +653,7 @@ class TournamentPages:
             ms = [m for m in st.matches.values() if str(m.round) == rnd and m.state != "bye" and m.state != "void"]
             if not ms:
                 return line_page(404, f"stage {stage} has no matches in round {rnd[:10]!r}")
-            base = f"{request.url.scheme}://{request.headers.get('host', '')}"
+            base = card_base(request.url.scheme, request.headers.get("host", ""), self.web.cfg.host, self.web.url)
             return _html(200, cards_page(ev, st, rnd, ms, base))
 
         return [
@@ -700,6 +700,19 @@ def format_said(st: Stage) -> str:
         n = m.split(":", 1)[1]
         return f"{n} game" if n == "1" else f"{n} games"
     return f"to {m}" if m else "the rule set's match"
+
+
+LOOPBACK = ("localhost", "127.", "[::1]", "::1")
+
+
+def card_base(scheme: str, host: str, listen: str, server_url: str) -> str:
+    """Where the score cards' QR codes point: the address the organiser's browser used, as the phones in the room
+    reach the same server; but a card printed from this machine's own `localhost` would send every phone to itself,
+    so when the server listens on the network its own address (the one it printed) is used instead."""
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    if name.startswith(LOOPBACK) and not listen.startswith(LOOPBACK):
+        return server_url
+    return f"{scheme}://{host}"
 
 
 def cards_page(ev: Event, st: Stage, rnd: str, ms: list[Match], base: str) -> str:

@@ -27,6 +27,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from tournament_rig import NAMES, TournamentRig, organiser, play, round_results, swiss_event, until
 
 from host.config import parse_mqtt_url
+from host.displays.tournament_web import card_base
 from host.sim.broker import Broker
 from host.tournament import Director, read
 from host.tournament.hall import Hall
@@ -385,3 +386,18 @@ def test_pools_then_a_double_elimination_on_the_hall_screen(browser: Browser, br
             page.close()
     finally:
         rig.close()
+
+
+@pytest.mark.parametrize(
+    ("host", "listen", "expected"),
+    [
+        ("192.168.1.20:8080", "0.0.0.0", "http://192.168.1.20:8080"),  # opened on the club's network: as it was
+        ("clubpc:8080", "0.0.0.0", "http://clubpc:8080"),
+        ("localhost:8080", "0.0.0.0", "http://clubpc:8080"),  # printed from the server's own screen: its address
+        ("127.0.0.1:8080", "0.0.0.0", "http://clubpc:8080"),
+        ("[::1]:8080", "0.0.0.0", "http://clubpc:8080"),
+        ("127.0.0.1:8080", "127.0.0.1", "http://127.0.0.1:8080"),  # a server for this machine only: nothing better
+    ],
+)
+def test_score_cards_point_phones_at_an_address_they_can_reach(host: str, listen: str, expected: str) -> None:
+    assert card_base("http", host, listen, "http://clubpc:8080") == expected
