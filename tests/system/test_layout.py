@@ -119,6 +119,9 @@ def test_the_tests_are_grouped_like_the_product() -> None:
     assert (tests / "conftest.py").is_file()
     assert sorted(p.name for p in tests.glob("test_*.py")) == []
     groups = {p.parent.name for p in tests.rglob("test_*.py")}
+    names = [p.name for p in tests.rglob("test_*.py")]
+    # pytest imports a test file by its base name (no __init__.py here): two alike stop the whole run at collection
+    assert not {n for n in names if names.count(n) > 1}, "two test files share a name"
     assert groups == {"rules", "core", "board", "displays", "firmware", "system", "tournament"}, groups
     edits = []
     for p in tests.rglob("test_*.py"):
