@@ -22,11 +22,13 @@ import math
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
 from host.cli.tournament_hall import cmd_run, configure_run
+from host.core.journal import JournalInUse
 from host.errors import UserError
 from host.tournament import TIEBREAKS, ActError, Director, Event, PairingError, dumps, proposals, read
 from host.tournament import export as exports
@@ -35,6 +37,8 @@ from host.tournament.standings import Row, Table
 from rules import games
 from rules.base import did_you_mean
 
+SHOW_READY = 12  # `show` lists this many of the matches waiting for a board (a round robin schedules them all)
+LOCK_WAIT = 3.0  # seconds a command waits for another process's append before it says the file is in use
 ALIASES = {
     "head-to-head": "h2h",
     "mini-league": "h2h",
@@ -68,10 +72,18 @@ FORMAT_NAMES = {
 def _director(path: str) -> Iterator[Director]:
     if not os.path.exists(path):
         raise UserError(f"there is no tournament {path} (start one: flickboard tournament new {path} --name NAME)")
-    try:
-        d = Director.open(path)
-    except ActError as e:
-        raise UserError(str(e)) from None
+    waited = 0.0
+    while True:
+        try:
+            d = Director.open(path)
+            break
+        except ActError as e:
+            raise UserError(str(e)) from None
+        except JournalInUse:  # the hall appends a board's result: it holds the lock for a moment only
+            if waited >= LOCK_WAIT:
+                raise
+            time.sleep(0.1)
+            waited += 0.1
     if d.torn is not None:  # a crash (kill -9) in the middle of an append: that act was never acknowledged
         print(f"warning: {d.torn.message()}", file=sys.stderr)
     try:
@@ -97,18 +109,23 @@ def _read(path: str) -> Event:
 
 
 def _entrant(ev: Event, word: str, among: Sequence[str] | None = None) -> str:
-    """The entrant `word` names: its name, any case, or one of its players' names when only one entrant has it."""
+    """The entrant `word` names: its name in any case, one of a doubles team's players, or one word of a name (a first
+    name, a surname) when only one entrant has it."""
     names = list(among) if among is not None else list(ev.entrants)
     if word in names:
         return word
-    low = word.strip().lower()
-    hits = [n for n in names if n.lower() == low]
-    if len(hits) != 1:
-        hits = [n for n in names if any(p.lower() == low for p in ev.entrants[n].players)]
-    if len(hits) != 1:  # a first name, or the start of a name, that only one of them has
-        hits = [n for n in names if n.lower().startswith(low) and low]
-    if len(hits) == 1:
-        return hits[0]
+    low = " ".join(word.lower().split())
+    hits: list[str] = []
+    for same in (
+        lambda n: n.lower() == low,
+        lambda n: any(p.lower() == low for p in ev.entrants[n].players),
+        lambda n: low in n.lower().replace("&", " ").split(),
+    ):
+        hits = [n for n in names if same(n)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise UserError(f"{word} could be {', '.join(hits)}: type the whole name")
     players = [p for n in names for p in ev.entrants[n].players]
     if among is not None:
         raise UserError(f"{word} is not in this match: it is {' or '.join(among)}{did_you_mean(word, names + players)}")
@@ -409,7 +426,9 @@ def show_lines(ev: Event, path: str) -> list[str]:
         lines += ["", "Waiting for a board:"]
         nxt = proposals.next_match(ev)
         rows = [(m.id, m.sides[0], "vs", m.sides[1], "next" if m.id == nxt else "") for m in ready]
-        lines += _grid(["Match", "Entrant", "", "Entrant", ""], rows)
+        lines += _grid(["Match", "Entrant", "", "Entrant", ""], rows[:SHOW_READY])
+        if len(rows) > SHOW_READY:
+            lines.append(f"  ... and {len(rows) - SHOW_READY} more")
     later = [m for m in ev.matches.values() if m.state == "waiting" and not ev.stages[m.stage].closed_by]
     if later:
         lines.append(f"{len(later)} more matches wait for earlier results.")
@@ -518,6 +537,10 @@ def cmd_add(args: argparse.Namespace, out: TextIO) -> int:
     else:
         acts = [(0, _entrant_act(args.name, args.partner, args.seed, args.club))]
     with _director(args.file) as d:
+        known = []
+        if args.from_csv:  # a row already registered exactly so is skipped: the same file can be read again
+            known = [act for _, act in acts if _registered(d.event, act)]
+            acts = [(n, act) for n, act in acts if act not in known]
         trial = copy.deepcopy(d.event)  # every row is checked before any is written: all of the file, or nothing
         for lineno, act in acts:
             try:
@@ -529,7 +552,14 @@ def cmd_add(args: argparse.Namespace, out: TextIO) -> int:
         for _, act in acts:
             d.act(act)
             out.write(f"entrant {len(d.event.entrants)}: {_entrant_text(act)}\n")
+        if known:
+            out.write(f"already registered: {', '.join(str(act['name']) for act in known)}\n")
     return 0
+
+
+def _registered(ev: Event, act: dict[str, Any]) -> bool:
+    e = ev.entrants.get(act["name"])
+    return e is not None and (list(e.players), e.seed, e.club) == (act["players"], act["seed"], act["club"])
 
 
 def _out(args: argparse.Namespace, out: TextIO, status: str) -> int:

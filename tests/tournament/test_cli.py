@@ -332,3 +332,22 @@ def test_doubles_teams_and_pools_into_a_double_elimination(tmp_path: Path) -> No
         ev = read(str(tmp_path / "d.jsonl"))
     out = ok("bracket", "d.jsonl", cwd=tmp_path)
     assert f"Champion: {ev.champion(ev.stages['playoff'])}" in out and "Ana & Ben" in out
+
+
+def test_the_spreadsheet_can_be_read_again_and_names_are_found_by_a_word(tmp_path: Path) -> None:
+    """An organiser who adds late rows to the spreadsheet (or whose import was cut short) reads the whole file again:
+    the rows already registered exactly so are skipped. A first name or a surname finds an entrant when it is the
+    only one with it."""
+    (tmp_path / "early.csv").write_text(ENTRANTS_CSV.splitlines()[0] + "\n" + "\n".join(ENTRANTS_CSV.splitlines()[1:4]))
+    (tmp_path / "all.csv").write_text(ENTRANTS_CSV + "Ana Silva,,,Lyon\n", encoding="utf-8")
+    ok("new", "e.jsonl", "--name", "Open", cwd=tmp_path)
+    assert len(ok("add", "e.jsonl", "--from", "early.csv", cwd=tmp_path).splitlines()) == 3
+    out = ok("add", "e.jsonl", "--from", "all.csv", cwd=tmp_path).splitlines()
+    assert out[0] == "entrant 4: Dan Meyer (seed 4, Montréal)" and out[-2] == "entrant 11: Ana Silva (Lyon)"
+    assert out[-1] == "already registered: Ana Costa, Ben Okafor, Cat Dubois"
+    assert "Ana Costa is withdrawn" in ok("withdraw", "e.jsonl", "costa", cwd=tmp_path)
+    line = refused(tmp_path, "e.jsonl", "disqualify", "e.jsonl", "Ana", "--reason", "x")
+    assert line == "flickboard: Ana could be Ana Costa, Ana Silva: type the whole name"
+    (tmp_path / "changed.csv").write_text("name,seed\nBen Okafor,7\n", encoding="utf-8")
+    line = refused(tmp_path, "e.jsonl", "add", "e.jsonl", "--from", "changed.csv")
+    assert line == "flickboard: changed.csv line 2: there is already an entrant named Ben Okafor"
