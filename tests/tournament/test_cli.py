@@ -351,3 +351,22 @@ def test_the_spreadsheet_can_be_read_again_and_names_are_found_by_a_word(tmp_pat
     (tmp_path / "changed.csv").write_text("name,seed\nBen Okafor,7\n", encoding="utf-8")
     line = refused(tmp_path, "e.jsonl", "add", "e.jsonl", "--from", "changed.csv")
     assert line == "flickboard: changed.csv line 2: there is already an entrant named Ben Okafor"
+
+
+def test_after_a_kill_mid_append_the_next_command_sets_the_torn_line_aside(mid_round: Path) -> None:
+    """What a kill -9 in the middle of an append leaves: part of a line at the end. Reading skips it; the next command
+    that writes sets it aside (and says so), and the event is the one of the complete lines."""
+    path = mid_round / "e.jsonl"
+    complete = path.read_bytes()
+    before = dumps(read(str(path)))
+    torn = b'{"act":"result","match":"swiss/R1-2","sid'
+    path.write_bytes(complete + torn)
+    assert dumps(read(str(path))) == before
+    assert ok("show", "e.jsonl", cwd=mid_round).startswith("Club night · 6 entrants")
+    p = fb("tournament", "result", "e.jsonl", "swiss/R1-2", "Ben", cwd=mid_round)
+    assert p.returncode == 0, p.stderr
+    warning = f"warning: journal e.jsonl: the last record ({len(torn)} bytes at offset {len(complete)}) was incomplete"
+    assert p.stderr.startswith(warning) and p.stderr.count("\n") == 1
+    assert p.stdout.startswith("swiss/R1-2: Ben beat Eve")
+    assert path.read_bytes().startswith(complete) and (mid_round / f"e.jsonl.torn-{len(complete)}").exists()
+    assert read(str(path)).matches["swiss/R1-2"].winner == "Ben"
