@@ -2,7 +2,8 @@
 and its player and side names, and a history; and `flickboard enter`'s, typing entries for a running bridge. The
 completer alone; a PromptSession fed keys through prompt_toolkit's pipe input; and the real programs on a
 pseudo-terminal that says it is an xterm, typing a partial word and Tab. On a dumb terminal, or without
-prompt_toolkit, it is readline (tests/system/test_play_pty.py); from a pipe, plain lines (tests/system/test_commands.py)."""
+prompt_toolkit, it is readline (tests/system/test_play_pty.py); from a pipe, plain lines
+(tests/system/test_commands.py)."""
 
 from __future__ import annotations
 
