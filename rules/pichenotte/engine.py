@@ -320,6 +320,10 @@ def new_match(options: Options, setup: Setup, match: MatchFormat | None = None) 
         match=match or options.match,
         per_player=options.pucks_per_player(len(setup.players)),
     )
+    if st.match.kind == "shootout":
+        # A match that is only the twenties shoot-out (001 R-1-B, 000 rule 9): no game; the breaker shoots first,
+        # and it ends as a match shoot-out does (`_shootout`: the winner and `shootout_result`).
+        return evolve(st, shootout=Shootout("match", setup.breaker))
     return evolve(st, game=Game(number=1, breaker=setup.breaker))
 
 

@@ -27,10 +27,13 @@ class MatchFormat:
                    a shoot-out); `max_games` caps the match (002: first to 4 of 7), None = no cap.
     kind "games":  a fixed number of games, most total points wins (001 R-1-B).
     kind "points": first to `target` total points at the end of a game (001 S-3: 500).
+    kind "shootout": no games, only the twenties shoot-out (001 R-1-B: "ties broken by 20's shootout of 12 pucks
+                   each"; 000 rule 9): the rule set's `shootout_pucks` each, then one each until it breaks. A
+                   tournament plays it to break a tie in its standings; `target` is unused (1).
     A match still tied when it ends is decided by a twenties shoot-out (001 R-1-B, 000 rule 9).
     """
 
-    kind: Literal["wins", "games", "points"]
+    kind: Literal["wins", "games", "points", "shootout"]
     target: int
     max_games: int | None = None
     tied_game: TiedGame = "half"
@@ -40,6 +43,8 @@ class MatchFormat:
             cap = f" of {self.max_games}" if self.max_games else ""
             tie = "half a game each" if self.tied_game == "half" else "a twenties shoot-out"
             return f"first to {self.target} games won{cap}; a tied game: {tie}"
+        if self.kind == "shootout":
+            return "a twenties shoot-out only: the rule set's shoot-out pucks each (12), then one each until it breaks"
         if self.kind == "games":
             return f"{self.target} games, most total points wins; a tie: twenties shoot-out"
         return f"first to {self.target} total points; a tie: twenties shoot-out"
@@ -49,12 +54,17 @@ class MatchFormat:
         if self.kind == "wins":
             text = f"wins:{self.target}" + (f"/{self.max_games}" if self.max_games else "")
             return text + (":shootout" if self.tied_game == "shootout" else "")
+        if self.kind == "shootout":
+            return "shootout"
         return f"{self.kind}:{self.target}"
 
 
 def parse_match(text: str) -> MatchFormat:
-    """Parse `wins:4`, `wins:4/7`, `wins:4:shootout`, `games:8`, `points:500`."""
-    usage = "a match format is wins:N, wins:N/M, wins:N:shootout, games:N or points:N (e.g. games:8)"
+    """Parse `wins:4`, `wins:4/7`, `wins:4:shootout`, `games:8`, `points:500`, `shootout`."""
+    usage = (
+        "a match format is wins:N, wins:N/M, wins:N:shootout, games:N, points:N (e.g. games:8) "
+        "or shootout (a twenties shoot-out only)"
+    )
     parts = text.strip().lower().split(":")
     try:
         kind = parts[0]
@@ -66,6 +76,8 @@ def parse_match(text: str) -> MatchFormat:
                     raise ValueError
                 tied = "shootout"
             fmt = MatchFormat("wins", int(target), int(cap) if cap else None, tied)
+        elif kind == "shootout" and len(parts) == 1:
+            fmt = MatchFormat("shootout", 1)
         elif kind in ("games", "points") and len(parts) == 2:
             fmt = MatchFormat(kind, int(parts[1]))  # type: ignore[arg-type]
         else:

@@ -1179,6 +1179,80 @@ def test_doubles_shootout_alternates_sides_clockwise_R_1_B() -> None:
     assert order == ["Bob", "Cat", "Dan", "Ann"]
 
 
+# ------------------------------------------- a match that is only the shoot-out: R-1-B (001), rule 9 (000)
+
+
+def test_shootout_match_format_starts_in_the_shootout_twelve_each_R_1_B_000_rule_9() -> None:
+    """001 R-1-B "ties broken by 20's shootout of 12 pucks each" (000 rule 9 "best of 12 pucks for the center
+    hole"), played on its own (a tournament's tie-break): `shootout` starts in the match shoot-out at once, no game,
+    the breaker first; 12 each; the match ends with its winner and the shoot-out's twenties."""
+    t = Table("tournament-2019", match="shootout")
+    so = t.state.shootout
+    assert so is not None and so.purpose == "match" and t.state.game is None and not t.state.games
+    assert t.to_shoot() == "North" and t.state.next_kind() == "shootout"
+    assert t.game.match.spec() == "shootout" and "shoot-out only" in t.game.match.describe()
+    t.shootout({"North": [True, False] * 6, "South": [False, True] * 5 + [False, False]})
+    assert t.state.over and t.state.winner == 0 and t.state.shootout_result == (6, 5)
+    assert (t.state.shootout.shots if t.state.shootout else None) is None
+    doc = t.game.summary(t.state)
+    assert doc["match"] == "shootout" and doc["games"] == [] and doc["current"] is None
+    assert doc["winner"] == "North" and doc["match_shootout"] == [6, 5] and doc["over"]
+
+
+def test_shootout_match_decided_early_when_one_side_cannot_be_caught_R_1_B_000_rule_9() -> None:
+    """000 rule 9 "best of 12": South, shooting second, trails 0-7 with 6 pucks left after North's 7th: over."""
+    t = Table("tournament-2019", match="shootout", breaker="North")
+    for _ in range(6):
+        t.play("shot in", "shot miss")
+    assert not t.state.over and t.state.shootout is not None and t.state.shootout.twenties == (6, 0)
+    t.play("shot in")
+    assert t.state.over and t.state.winner == 0 and t.state.shootout_result == (7, 0)
+    t.refused("shot in", "the match is over")
+
+
+def test_shootout_match_sudden_death_after_twelve_all_R_1_B_000_rule_9() -> None:
+    """R-1-B: 12-12 after 12 each, then one puck each until a pair differs (the first shooter's make alone decides
+    nothing); here South breaks it on the 15th pair."""
+    t = Table("beginner", match="shootout", breaker="South")
+    assert t.to_shoot() == "South"
+    for _ in range(12):
+        t.play("shot in", "shot in")
+    assert not t.state.over and t.state.shootout is not None and t.state.shootout.twenties == (12, 12)
+    t.play("shot in", "shot in", "shot miss", "shot miss")  # 13th and 14th pairs: still level
+    assert not t.state.over
+    t.play("shot in")  # South's 15th: North may still answer
+    assert not t.state.over
+    t.play("shot miss")
+    assert t.state.over and t.state.winner == 1 and t.state.shootout_result == (13, 14)
+    assert t.game.summary(t.state)["match_shootout"] == [13, 14]
+
+
+def test_shootout_match_takes_only_shot_in_or_shot_miss_R_1_B_000_rule_9() -> None:
+    """R-1-B: only the shooting puck counts, in the hole or not. A hit, a call, a zone, a choice, zones, a penalty,
+    a forfeit or the end of a shot are refused with the two lines it takes; the state does not change."""
+    t = Table("tournament-2019", match="shootout")
+    for line in ("shot hit", "shot call in", "shot zone", "shot miss in", "shot in in", "shot South:in"):
+        t.refused(line, "shot in", "shot miss")
+    for line in ("choose ditch", "North 15 10", "penalty North", "forfeit North conduct", "end"):
+        with pytest.raises((Illegal, NotationError)):
+            t.apply(line)
+    t.refused("shot South in", "it is North's shoot-out shot")
+    t.play("shot miss", "in")
+    assert t.state.shootout is not None and t.state.shootout.twenties == (0, 1)
+
+
+def test_shootout_match_format_parses_and_names_itself_in_the_usage_R_1_B() -> None:
+    """The match format's text form: `shootout` alone; a wrong form's message names it among the others."""
+    from rules.pichenotte.options import MatchFormat, parse_match
+
+    assert parse_match("shootout") == MatchFormat("shootout", 1) and parse_match(" Shootout ").spec() == "shootout"
+    for bad in ("shootout:12", "shoot-out", "games"):
+        with pytest.raises(ValueError, match=r"wins:N:shootout, games:N, points:N \(e.g. games:8\) or shootout"):
+            parse_match(bad)
+    game = Pichenotte.from_header({"Rules": ["tournament-2019"], "Players": ["Ana", "Ben"], "Match": ["shootout"]})
+    assert game.header()["Match"] == ["shootout"] and game.start().shootout is not None
+
+
 # ---------------------------------------------------------------- transcripts
 
 
