@@ -36,6 +36,7 @@ from host.tournament.event import BRACKETS, EMPTY, FORMATS, PENDING, Match, Stag
 from host.tournament.standings import Row, Table
 from rules import games
 from rules.base import did_you_mean
+from rules.pichenotte import rule_set as pichenotte_rules
 
 SHOW_READY = 12  # `show` lists this many of the matches waiting for a board (a round robin schedules them all)
 LOCK_WAIT = 3.0  # seconds a command waits for another process's append before it says the file is in use
@@ -199,6 +200,8 @@ def _numbers(m: Match) -> str:
 
     if o.walkover:
         return "walkover" + (f" ({o.reason})" if o.reason else "")
+    if m.shootout:  # a tie-break shoot-out match: its twenties are all it is
+        return f"shoot-out {pair(o.shootout)}" + (", corrected" if o.replaced else "") if o.shootout else ""
     parts = []
     if o.games:
         parts.append(f"games {pair(o.games)}")
@@ -265,12 +268,23 @@ def _stage_line(ev: Event, st: Stage) -> str:
     return f"{st.name}: {what}, {len(st.entrants)} entrants, {game} — {state}"
 
 
-def _value(key: str, st: Stage, r: Row) -> str:
+def _shootout_of(ev: Event, st: Stage, entrant: str) -> tuple[int | None, int] | None:
+    """An entrant's latest finished shoot-out in the stage: (its shoot-out wins, or None when entered as counts;
+    its twenties)."""
+    for s in reversed(sorted(ev.shootouts(st), key=lambda s: s.entry)):
+        if entrant in s.entrants:
+            i = s.entrants.index(entrant)
+            return (s.wins[i] if s.wins is not None else None, s.twenties[i])
+    return None
+
+
+def _value(key: str, st: Stage, r: Row, ev: Event) -> str:
     if key == "shootout":
-        for s in reversed(st.shootouts):
-            if r.entrant in s.entrants:
-                return str(s.twenties[s.entrants.index(r.entrant)])
-        return ""
+        so = _shootout_of(ev, st, r.entrant)
+        if so is None:
+            return ""
+        wins, twenties = so
+        return str(twenties) if wins is None else f"{wins}w {twenties}"
     attr = {"twenties": "twenties", "points": "points_for", "diff": "diff", "buchholz": "buchholz"}.get(
         key, "median_buchholz"
     )
@@ -287,7 +301,7 @@ COLUMNS = {
 }
 
 
-def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: str) -> list[str]:
+def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: Callable[[list[str]], str]) -> list[str]:
     """A table with the stage's tie-break columns, and the one-line note of how each tie was broken."""
     chain = [k for k in st.tiebreaks if k in COLUMNS]
     byes = any(r.byes for r in t.rows)
@@ -300,7 +314,7 @@ def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: str) -> list[
         rank = f"{r.rank}=" if r.tied else str(r.rank)
         name = r.entrant if r.status == "active" else f"{r.entrant} [{r.status}]"
         row: list[object] = [rank, name, r.played, r.wins, r.losses] + ([r.byes] if byes else [])
-        row += [_value(k, st, r) for k in chain]
+        row += [_value(k, st, r, ev) for k in chain]
         if reported:
             row.append(r.twenties_reported)
         rows.append(row)
@@ -315,12 +329,19 @@ def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: str) -> list[
         assert key is not None
         if key == "h2h":
             notes.append(f"{r.entrant} over {nxt.entrant} on head-to-head")
+        elif key == "shootout" and (mine := _shootout_of(ev, st, r.entrant)) and mine[0] is not None:
+            theirs = _shootout_of(ev, st, nxt.entrant) or (0, 0)
+            notes.append(
+                f"{r.entrant} over {nxt.entrant} on the shoot-out (wins {mine[0]}-{theirs[0]}, "
+                f"twenties {mine[1]}-{theirs[1]})"
+            )
         else:
             notes.append(
-                f"{r.entrant} over {nxt.entrant} on {KEY_NAMES[key]} ({_value(key, st, r)}-{_value(key, st, nxt)})"
+                f"{r.entrant} over {nxt.entrant} on {KEY_NAMES[key]} "
+                f"({_value(key, st, r, ev)}-{_value(key, st, nxt, ev)})"
             )
     for group in t.unresolved:
-        notes.append(f"{', '.join(group)} still level after the whole chain ({shootout_hint})")
+        notes.append(f"{', '.join(group)} still level after the whole chain ({shootout_hint(group)})")
     if not any(r.played or r.byes for r in t.rows):
         notes = ["no match decided yet"]
     lines.append("  Ties: " + ("; ".join(notes) if notes else "none to break") + ".")
@@ -331,8 +352,28 @@ def _chain_text(st: Stage) -> str:
     return "tie-breaks: " + (", ".join(st.tiebreaks) if st.tiebreaks else "none")
 
 
+def shootout_hint(ev: Event, st: Stage, path: str) -> Callable[[list[str]], str]:
+    """What a tie the whole chain left waits for: its shoot-out matches being played, the command that makes them,
+    or (a stage whose shoot-out cannot be played on the engine) the counts of one played on paper."""
+    paper = f"a shoot-out decides: flickboard tournament shootout {path} {st.name} NAME=TWENTIES ..."
+
+    def hint(group: list[str]) -> str:
+        for rnd in ev.shootouts_playing(st):
+            if set(group) & set(rnd.entrants):
+                left = [i for i in rnd.matches if not ev.matches[i].decided]
+                return f"awaits its shoot-out, round {rnd.number}: {', '.join(left)} to play"
+        if st.game != "pichenotte" or "shootout" not in st.tiebreaks:
+            return paper
+        make = f"flickboard tournament shootout {path} {st.name} makes its matches"
+        if not ev.played_out(st):
+            return f"a shoot-out decides once the stage is played: {make}"
+        return f"a shoot-out decides, and none is made yet: {make}"
+
+    return hint
+
+
 def stage_standings(ev: Event, st: Stage, path: str) -> list[str]:
-    hint = f"a shoot-out decides: flickboard tournament shootout {path} {st.name} NAME=TWENTIES ..."
+    hint = shootout_hint(ev, st, path)
     if st.format in BRACKETS:
         lines = [_stage_line(ev, st)]
         rows = [(p if p is not None else "in", e) for p, e in ev.placings(st)]
@@ -459,7 +500,10 @@ def next_step(ev: Event, path: str) -> str:
     if st.complete:
         unresolved = ev.table(st).unresolved if st.format != "pools" else []
         if unresolved:
-            return f"a tie is unbroken ({', '.join(unresolved[0])}): shootout, or start the next stage"
+            return (
+                f"a tie is unbroken ({', '.join(unresolved[0])}): flickboard tournament shootout {path} {st.name}, "
+                "or start the next stage"
+            )
         return f"flickboard tournament start {path} NEXT --format single-elimination --top N --from {st.name}"
     return "wait for the matches in play"
 
@@ -871,6 +915,9 @@ def _describe(ev: Event, act: dict[str, Any]) -> str:
         return f"round {act.get('round')} of stage {act.get('stage')}"
     if kind == "shootout":
         return f"shoot-out in stage {act.get('stage')} among {', '.join(act.get('entrants') or [])}"
+    if kind == "shootout-round":
+        who = ", ".join(act.get("entrants") or [])
+        return f"shoot-out round {act.get('round')} of stage {act.get('stage')} among {who}"
     return str(kind)
 
 
@@ -884,9 +931,40 @@ def cmd_undo(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _shootout_matches(d: Director, st: Stage, path: str, out: TextIO) -> int:
+    """`shootout FILE STAGE`: the shoot-out matches the stage's standings need, made and listed."""
+    ids = d.shootout_matches(st.name)
+    ev = d.event
+    if not ids:
+        playing = ev.shootouts_playing(st)
+        if playing:
+            left = [i for r in playing for i in r.matches if not ev.matches[i].decided]
+            out.write(f"no new shoot-out in stage {st.name}: {', '.join(left)} still to play\n")
+        else:
+            out.write(f"no tie in stage {st.name} awaits a shoot-out\n")
+        return 0
+    pucks = pichenotte_rules(st.rules).shootout_pucks  # (only a Pichenotte stage has shoot-out matches)
+    for rnd in st.shootout_rounds:
+        if not set(rnd.matches) & set(ids):
+            continue
+        kind = "one match" if len(rnd.matches) == 1 else "every pair once"
+        out.write(f"shoot-out round {rnd.number} of stage {st.name}, {', '.join(rnd.entrants)} ({kind}):\n")
+        rows = [(i, ev.matches[i].sides[0], "vs", ev.matches[i].sides[1]) for i in rnd.matches]
+        out.write("\n".join(_grid(["Match", "Entrant", "", "Entrant"], rows)) + "\n")
+    out.write(
+        f"Each is a twenties shoot-out on the engine (match format shootout, {st.rules}: {pucks} pucks each, then "
+        "one each until it breaks).\n"
+        f"Next: flickboard tournament assign {path} --auto BOARD ... (or a result typed: "
+        f"flickboard tournament result {path} MATCH WINNER --shootout a-b)\n"
+    )
+    return 0
+
+
 def cmd_shootout(args: argparse.Namespace, out: TextIO) -> int:
     with _director(args.file) as d:
         st = _stage(d.event, args.stage)
+        if not args.scores:
+            return _shootout_matches(d, st, args.file, out)
         who, counts = [], []
         for item in args.scores:
             name, sep, num = item.rpartition("=")
@@ -1063,9 +1141,14 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 
     cmd("undo", cmd_undo, "take back the last act (a new entry; nothing is erased)")
 
-    c = cmd("shootout", cmd_shootout, "a twenties shoot-out among tied entrants (R-1-B)")
+    c = cmd(
+        "shootout",
+        cmd_shootout,
+        "a twenties shoot-out among tied entrants (R-1-B): without scores, the shoot-out matches the standings need "
+        "(played on the boards, scored by the engine); NAME=TWENTIES ...: one played on paper",
+    )
     c.add_argument("stage", metavar="STAGE")
-    c.add_argument("scores", nargs="+", metavar="NAME=TWENTIES")
+    c.add_argument("scores", nargs="*", metavar="NAME=TWENTIES")
 
     c = cmd("standings", cmd_standings, "a stage's table with its tie-breaks, or the event's final standings")
     c.add_argument("stage", nargs="?", metavar="STAGE")

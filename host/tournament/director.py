@@ -187,6 +187,16 @@ class Director:
             }
         )
 
+    def shootout_matches(self, stage: str) -> list[str]:
+        """The shoot-out matches a stage's standings need (R-1-B): for each group still level at the end of its
+        chain, a `shootout-round` act with every pair of the group once (`proposals.shootout_rounds`). The ids of
+        the matches made, in order; none when no tie awaits a shoot-out (ActError when one cannot be made now)."""
+        ids: list[str] = []
+        for act in proposals.shootout_rounds(self.event, stage):
+            self.act(act)
+            ids += self.event.stages[stage].shootout_rounds[-1].matches
+        return ids
+
     def undo(self) -> int:
         """Take back the last act still in effect."""
         if not self.event.applied:

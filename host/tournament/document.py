@@ -3,7 +3,9 @@ placings and champions. A pure function of the fold; `dumps` writes it in the jo
 keys, no spaces, UTF-8), so folding the same journal twice gives the same bytes.
 
 Slots not known yet and the empty side of a bye are null; a match's `state` says which ("waiting", "ready",
-"done", "walkover" when an entrant is out, "bye", "void").
+"done", "walkover" when an entrant is out, "bye", "void"). A tie-break shoot-out match has `"format": "shootout"`,
+and a stage with shoot-out rounds lists them in `shootout_rounds` (both keys only when there are: the document of
+an event without them is what it always was).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def _outcome(o: Outcome | None) -> dict[str, Any] | None:
 
 
 def _match(m: Match) -> dict[str, Any]:
-    return {
+    doc: dict[str, Any] = {
         "id": m.id,
         "label": m.label,
         "round": m.round,
@@ -52,6 +54,9 @@ def _match(m: Match) -> dict[str, Any]:
         "winner": _who(m.winner),
         "result": _outcome(m.outcome),
     }
+    if m.format is not None:  # only a shoot-out match has its own format: an older event's document is unchanged
+        doc["format"] = m.format
+    return doc
 
 
 def stage_doc(event: Event, st: Stage) -> dict[str, Any]:
@@ -74,6 +79,10 @@ def stage_doc(event: Event, st: Stage) -> dict[str, Any]:
         "matches": [_match(m) for m in st.matches.values()],
         "shootouts": [{"entrants": list(s.entrants), "twenties": list(s.twenties)} for s in st.shootouts],
     }
+    if st.shootout_rounds:  # (only when there are: an older event's document is unchanged)
+        doc["shootout_rounds"] = [
+            {"round": r.number, "entrants": list(r.entrants), "matches": list(r.matches)} for r in st.shootout_rounds
+        ]
     if st.format == "pools":
         doc["pools"] = []
         for p, members in enumerate(st.pools):

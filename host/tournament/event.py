@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 from host.tournament import brackets, roundrobin
@@ -39,8 +40,10 @@ ACTS = (
     "walkover",
     "correct",
     "shootout",
+    "shootout-round",
     "undo",
 )
+SHOOTOUT_MATCH = "shootout"  # the Pichenotte match format of a tie-break shoot-out match (R-1-B)
 PENDING = "\x00pending"  # a bracket slot whose entrant is not known yet
 EMPTY = "\x00empty"  # a bracket slot no entrant will ever fill (a bye)
 MAX_NAME = 60
@@ -94,6 +97,12 @@ class Match:
     state: str = "waiting"  # "ready", "done", "walkover" (an entrant is out), "bye", "void"
     winner: str = PENDING
     loser: str = PENDING
+    format: str | None = None  # the match format, when not the stage's: "shootout" for a tie-break shoot-out
+
+    @property
+    def shootout(self) -> bool:
+        """A tie-break shoot-out match (a `shootout-round`), outside the stage's own standings."""
+        return self.format == SHOOTOUT_MATCH
 
     @property
     def decided(self) -> bool:
@@ -102,6 +111,16 @@ class Match:
     @property
     def known(self) -> bool:
         return all(s not in (PENDING, EMPTY) for s in self.sides)
+
+
+@dataclass
+class ShootoutRound:
+    """A twenties shoot-out among tied entrants played as matches: every pair of them once (two: one match)."""
+
+    number: int  # 1, 2, ... in the stage
+    entrants: tuple[str, ...]  # the tied group, in its standings order
+    matches: list[str]  # match ids "<stage>/SO<number>-<k>"
+    entry: int
 
 
 @dataclass
@@ -120,7 +139,8 @@ class Stage:
     rounds: list[list[str]] = field(default_factory=list)  # match ids per round (round robin, pools, Swiss)
     byes: list[tuple[int, str]] = field(default_factory=list)  # (round, entrant)
     pools: list[list[str]] = field(default_factory=list)
-    shootouts: list[Shootout] = field(default_factory=list)
+    shootouts: list[Shootout] = field(default_factory=list)  # entered as counts (`shootout` acts)
+    shootout_rounds: list[ShootoutRound] = field(default_factory=list)  # played as matches (`shootout-round` acts)
     closed_by: str | None = None  # the later stage that took its qualifiers
 
     @property
@@ -209,7 +229,7 @@ class Event:
             return lambda: None
         if kind not in ACTS:
             raise ActError(f"unknown act {str(kind)[:20]!r}: one of {', '.join(ACTS)}")
-        handler: Callable[[dict[str, Any], int], Callable[[], None]] = getattr(self, "_" + str(kind))
+        handler: Callable[[dict[str, Any], int], Callable[[], None]] = getattr(self, "_" + str(kind).replace("-", "_"))
         return handler(act, n)
 
     # -- entrants ------------------------------------------------------------------------------------------
@@ -382,8 +402,9 @@ class Event:
                 outside = [e for e in tied if e not in cut and self.entrants[e].active]
                 if inside and outside:
                     raise ActError(
-                        f"the qualifying place is tied between {', '.join(tied)}: enter a twenties shoot-out "
-                        "among them (R-1-B), or put one in the tie-break chain"
+                        f"the qualifying place is tied between {', '.join(tied)}: play a twenties shoot-out "
+                        "among them (R-1-B: `flickboard tournament shootout FILE STAGE` makes its matches), "
+                        "or put one in the tie-break chain"
                     )
             for place, r in enumerate(active[:top]):
                 while len(places) <= place:
@@ -525,6 +546,14 @@ class Event:
         twenties = _two(act.get("twenties"), "twenties")
         if confirmed and twenties is None:
             raise ActError("confirmed twenties need the twenties")
+        shootout = _two(act.get("shootout"), "a shoot-out")
+        if m.shootout:
+            w = m.sides.index(str(winner))
+            if shootout is None or shootout[w] <= shootout[1 - w]:
+                raise ActError(
+                    f"match {m.id} is a twenties shoot-out: its result gives both sides' twenties (shootout), "
+                    "the winner's the higher"
+                )
         return Outcome(
             str(winner),
             False,
@@ -533,7 +562,7 @@ class Event:
             points=_two(act.get("points"), "points", None),
             twenties=twenties,
             confirmed=confirmed,
-            shootout=_two(act.get("shootout"), "a shoot-out"),
+            shootout=shootout,
             source=str(source),
             evidence=dict(evidence) if evidence else None,
         )
@@ -593,12 +622,109 @@ class Event:
         counts = tuple(_int(t, "twenties") for t in twenties)
         if act.get("source", "organiser") not in SOURCES:
             raise ActError(f"a shoot-out's source is one of {', '.join(SOURCES)}")
-        so = Shootout(tuple(who), counts)
+        so = Shootout(tuple(who), counts, entry=n)
 
         def do() -> None:
             st.shootouts.append(so)
 
         return do
+
+    def shootout_groups(self, st: Stage) -> list[list[str]]:
+        """The groups of a stage's standings still level at the end of its chain (so at its `shootout` key), each
+        of its active entrants in standings order, when two or more are active: those a shoot-out must break."""
+        if st.format in BRACKETS:
+            return []
+        tables = [self.table(st, p) for p in range(len(st.pools))] if st.format == "pools" else [self.table(st)]
+        playing = {e for r in self.shootouts_playing(st) for e in r.entrants}
+        out = []
+        for t in tables:
+            for group in t.unresolved:
+                active = [e for e in group if self.entrants[e].active]
+                if len(active) >= 2 and not playing & set(active):
+                    out.append(active)
+        return out
+
+    def shootouts_playing(self, st: Stage) -> list[ShootoutRound]:
+        """A stage's shoot-out rounds with a match still to play."""
+        return [r for r in st.shootout_rounds if not all(st.matches[i].decided for i in r.matches)]
+
+    @staticmethod
+    def played_out(st: Stage) -> bool:
+        """Every match of the stage's own is decided (a Swiss stage: after its last round); shoot-outs aside."""
+        if st.format == "swiss" and len(st.rounds) < st.options["rounds"]:
+            return False
+        return all(m.decided for m in st.matches.values() if not m.shootout)
+
+    def _shootout_round(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        st = self._stage_of(act.get("stage"))
+        who = act.get("entrants")
+        if st.format in BRACKETS:
+            raise ActError(f"stage {st.name} is a bracket: a match decides every place, with no tie to break")
+        if "shootout" not in st.tiebreaks:
+            raise ActError(f"the tie-break chain of stage {st.name} has no shootout")
+        if st.game != "pichenotte":
+            raise ActError(
+                f"stage {st.name} plays {st.game}: a shoot-out match is played on the Pichenotte engine; "
+                "enter the shoot-out's twenties instead"
+            )
+        if st.closed_by:
+            raise ActError(f"stage {st.name} is over: its qualifiers went on to stage {st.closed_by}")
+        if not self.played_out(st):
+            raise ActError(f"stage {st.name} still has matches to play: its standings are not final")
+        for busy in self.shootouts_playing(st):
+            if set(busy.entrants) & set(who if type(who) is list else ()):
+                raise ActError(
+                    f"shoot-out round {busy.number} of stage {st.name} ({', '.join(busy.entrants)}) is still being "
+                    "played"
+                )
+        r = len(st.shootout_rounds) + 1
+        if act.get("round") != r:
+            raise ActError(f"the next shoot-out round of stage {st.name} is round {r}")
+        groups = self.shootout_groups(st)
+        if who not in groups:
+            level = "; ".join(", ".join(g) for g in groups) or "none"
+            raise ActError(f"a shoot-out round is among a group still level in stage {st.name} (now: {level})")
+        pairs = act.get("pairs")
+        if pairs != [list(p) for p in combinations(who, 2)]:
+            raise ActError("a shoot-out round pairs every two of its entrants once, in their order")
+        ids = [f"{st.name}/SO{r}-{k}" for k in range(1, len(pairs) + 1)]
+        rnd = ShootoutRound(r, tuple(who), ids, n)
+
+        def do() -> None:
+            for k, (a, b) in enumerate(pairs, 1):
+                label = f"SO{r}-{k}"
+                m = Match(f"{st.name}/{label}", st.name, label, r, None, [a, b], format=SHOOTOUT_MATCH)
+                st.matches[m.id] = self.matches[m.id] = m
+            st.shootout_rounds.append(rnd)
+            self._refresh(st)
+
+        return do
+
+    def shootouts(self, st: Stage) -> list[Shootout]:
+        """Every finished shoot-out of a stage for its chain: those entered as counts, and each shoot-out round
+        whose matches are all decided (wins, and twenties summed over its matches), in journal order."""
+        out = list(st.shootouts)
+        for rnd in st.shootout_rounds:
+            ms = [st.matches[i] for i in rnd.matches]
+            if not all(m.decided for m in ms):
+                continue
+            wins = dict.fromkeys(rnd.entrants, 0)
+            twenties = dict.fromkeys(rnd.entrants, 0)
+            for m in ms:
+                if m.winner in wins:
+                    wins[m.winner] += 1
+                if m.outcome is not None and m.outcome.shootout is not None and m.state == "done":
+                    for side, t in zip(m.sides, m.outcome.shootout, strict=True):
+                        twenties[side] += t
+            out.append(
+                Shootout(
+                    rnd.entrants,
+                    tuple(twenties[e] for e in rnd.entrants),
+                    tuple(wins[e] for e in rnd.entrants),
+                    rnd.entry,
+                )
+            )
+        return out
 
     # -- what follows from the acts ------------------------------------------------------------------------
 
@@ -659,7 +785,7 @@ class Event:
         members = st.pools[pool] if pool is not None else st.entrants
         played: list[Played] = []
         for m in st.matches.values():
-            if m.pool != pool or not m.known or m.state not in ("done", "walkover"):
+            if m.pool != pool or m.shootout or not m.known or m.state not in ("done", "walkover"):
                 continue
             o = m.outcome
             played.append(
@@ -676,7 +802,7 @@ class Event:
             if e in members:
                 played.append(Played(e, None, e, bye_wins=st.format == "swiss"))
         status = {e: self.entrants[e].status for e in members}
-        return table(members, played, st.tiebreaks, st.shootouts, status)
+        return table(members, played, st.tiebreaks, self.shootouts(st), status)
 
     def champion(self, st: Stage) -> str | None:
         """The winner of an elimination stage, once known."""

@@ -8,7 +8,8 @@
 What it does:
 - **Opens each assigned match on its board.** For every board, the first match assigned to it (`assign` acts, in
   journal order) that is not decided yet is opened through the checked entry path a person uses: a `new` request
-  (the stage's rules and match format, the entrants' players; doubles seated A1 B1 A2 B2) with an id on
+  (the stage's rules and match format, the entrants' players; doubles seated A1 B1 A2 B2; a tie-break shoot-out
+  match: the match format `shootout`, only the R-1-B shoot-out, scored by the engine) with an id on
   `flickboard/<board>/input`, answered on `flickboard/<board>/result`. The board's TV then shows who plays. When
   that match is decided (from the board or by anyone), the board's next match is opened. A refused request is logged
   in one line, counted (`refused`) and shown in `opens` as refused; it is sent again only on request: `retry(match)`,
@@ -16,7 +17,8 @@ What it does:
   sent again only while the board's bridge says it is online and the board still shows the match it showed before.
 - **Takes each board's own result.** When a board's retained scoreboard says its match is over, and the scoreboard
   belongs to the match (below) and has its players, the hall appends a `result` act: source `board`, the points
-  (`score.totals`), the games won, the twenties per side and the match shoot-out, in the match's order of sides, and
+  (`score.totals`), the games won, the twenties per side and the match shoot-out (`match_shootout`: the engine's
+  `shootout_result`, all a shoot-out match's result is), in the match's order of sides, and
   the evidence {"journal", "entries", "board", "bridge"} of the scoreboard. The twenties are confirmed only when the
   game's journal has no provisional twenty, no board event waiting and no review open. A table without sensors ends
   its match from the phone page, on the same scoreboard: the same path.
@@ -139,7 +141,9 @@ def request_of(event: Event, m: Match) -> dict[str, Any]:
     """The `new` part of the request that opens match `m` (docs/mqtt.md, "The request")."""
     st = event.stages[m.stage]
     new: dict[str, Any] = {"rules": st.rules, "players": players_of(event, m)}
-    if st.match is not None:
+    if m.format is not None:  # a tie-break shoot-out match: the Pichenotte match that is only the shoot-out (R-1-B)
+        new["match"] = m.format
+    elif st.match is not None:
         new["match" if st.game == "pichenotte" else "target"] = st.match
     return new
 
@@ -215,13 +219,14 @@ def board_result(event: Event, m: Match, board: str, doc: Mapping[str, Any]) -> 
 
 def agrees(m: Match, act: Mapping[str, Any]) -> bool:
     """Whether the result recorded for `m` says what the board's `act` says: the same winner, and the same points,
-    games and twenties wherever the recorded result gives them."""
+    games, twenties and shoot-out twenties wherever the recorded result gives them."""
     o = m.outcome
     if o is None:
         return False
     if o.walkover or o.winner != act["winner"]:
         return False
-    for mine, theirs in ((o.points, act["points"]), (o.games, act["games"]), (o.twenties, act["twenties"])):
+    pairs = ((o.points, act["points"]), (o.games, act["games"]), (o.twenties, act["twenties"]))
+    for mine, theirs in (*pairs, (o.shootout, act["shootout"])):
         if mine is not None and (theirs is None or list(mine) != list(theirs)):
             return False
     return True

@@ -7,12 +7,15 @@ functions of the event; the act then carries what they gave, so the fold never c
   the order `Event.intake` ranks them.
 - `next_round(event, stage)`: the pairs and the bye of a Swiss stage's next round (host/tournament/swiss.py), from
   its standings: every active entrant ranked by wins and the stage's tie-break chain.
+- `shootout_rounds(event, stage)`: the shoot-out matches (as `shootout-round` acts) that break the ties a stage's
+  chain left at its `shootout` key.
 - `next_match(event)`: the match the next free board should take, longest-waiting entrants first (for the board
   queue; the director then appends an `assign`).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -43,6 +46,31 @@ def next_round(event: Event, stage: str) -> tuple[list[tuple[str, str]], str | N
         event.met(st),
         {e for _, e in st.byes},
     )
+
+
+def shootout_rounds(event: Event, stage: str) -> list[dict[str, Any]]:
+    """The `shootout-round` acts a stage's standings need (001 R-1-B): one per group of entrants still level at the
+    end of the chain, numbered on from the stage's earlier shoot-out rounds, each pairing every two of the group once
+    in standings order (two tied: one match; three: a shoot-out round robin of three matches). A group left level
+    by its round (equal shoot-out wins and twenties) gets a further round here once that round is over. ActError
+    when the stage cannot have one now (its chain has no `shootout`, its matches are not all played, ...)."""
+    st = event.stages.get(stage)
+    if st is None:
+        raise ActError(f"there is no stage named {stage[:60]}")
+    groups = event.shootout_groups(st)
+    acts: list[dict[str, Any]] = []
+    for k, group in enumerate(groups):
+        act = {
+            "act": "shootout-round",
+            "stage": stage,
+            "round": len(st.shootout_rounds) + 1 + k,
+            "entrants": group,
+            "pairs": [list(p) for p in itertools.combinations(group, 2)],
+        }
+        if k == 0:
+            event.check(act)  # says why not (the chain, unplayed matches, ...) before anything is appended
+        acts.append(act)
+    return acts
 
 
 def next_match(event: Event) -> str | None:

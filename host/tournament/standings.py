@@ -10,8 +10,10 @@ on wins are separated by the stage's chain of tie-breaks, in the order the organ
 - `points`: points scored. `diff`: points scored minus points conceded. Walkovers and byes carry no points.
 - `buchholz`: the sum of the opponents' wins (the strength of the field met; a bye has no opponent and adds
   nothing). `median-buchholz`: the same without the best and the worst opponent (when there are three or more).
-- `shootout`: a twenties shoot-out (001 R-1-B: "ties broken by 20's shootout of 12 pucks each"), entered like a
-  match: the latest shoot-out whose entrants include all the tied ones ranks them by its twenties.
+- `shootout`: a twenties shoot-out (001 R-1-B: "ties broken by 20's shootout of 12 pucks each"): the latest
+  finished shoot-out whose entrants include all the tied ones ranks them. Played on boards as shoot-out matches
+  (every pair of the tied once, scored by the engine), it ranks by shoot-out wins, then shoot-out twenties; entered
+  as counts (a shoot-out played on paper), by its twenties.
 
 When a key splits a tied group, each smaller group still tied starts again at the same key (so a head-to-head
 among three that leaves two level is decided by their own meeting), then goes on down the chain. Entrants still
@@ -44,8 +46,13 @@ class Played:
 
 @dataclass(frozen=True)
 class Shootout:
+    """A finished twenties shoot-out among tied entrants: its twenties per entrant, and `wins` when it was played as
+    shoot-out matches (every pair once: it ranks by wins, then twenties); `entry` orders it among the others."""
+
     entrants: tuple[str, ...]
     twenties: tuple[int, ...]
+    wins: tuple[int, ...] | None = None
+    entry: int = 0
 
 
 @dataclass
@@ -136,7 +143,7 @@ def table(
         r.buchholz = sum(scores)
         r.median_buchholz = sum(scores[1:-1]) if len(scores) >= 3 else r.buchholz
 
-    def h2h(group: list[str]) -> dict[str, int] | None:
+    def h2h(group: list[str]) -> dict[str, tuple[int, ...]] | None:
         wins = dict.fromkeys(group, 0)
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
@@ -146,27 +153,33 @@ def table(
                 for w in met:
                     if w in wins:
                         wins[w] += 1
-        return wins
+        return {e: (v,) for e, v in wins.items()}
 
-    def shootout(group: list[str]) -> dict[str, int] | None:
-        for s in reversed(shootouts):
+    in_order = sorted(shootouts, key=lambda s: s.entry)  # stable: entries of the same act keep their order
+
+    def shootout(group: list[str]) -> dict[str, tuple[int, ...]] | None:
+        for s in reversed(in_order):
             if set(group) <= set(s.entrants):
                 got = dict(zip(s.entrants, s.twenties, strict=True))
-                return {e: got[e] for e in group}
+                won = dict(zip(s.entrants, s.wins or (0,) * len(s.entrants), strict=True))
+                return {e: (won[e], got[e]) for e in group}
         return None
 
-    keys: dict[str, Callable[[list[str]], dict[str, int] | None]] = {
+    def each(value: Callable[[Row], int]) -> Callable[[list[str]], dict[str, tuple[int, ...]]]:
+        return lambda g: {e: (value(rows[e]),) for e in g}
+
+    keys: dict[str, Callable[[list[str]], dict[str, tuple[int, ...]] | None]] = {
         "h2h": h2h,
-        "twenties": lambda g: {e: rows[e].twenties for e in g},
-        "points": lambda g: {e: rows[e].points_for for e in g},
-        "diff": lambda g: {e: rows[e].diff for e in g},
-        "buchholz": lambda g: {e: rows[e].buchholz for e in g},
-        "median-buchholz": lambda g: {e: rows[e].median_buchholz for e in g},
+        "twenties": each(lambda r: r.twenties),
+        "points": each(lambda r: r.points_for),
+        "diff": each(lambda r: r.diff),
+        "buchholz": each(lambda r: r.buchholz),
+        "median-buchholz": each(lambda r: r.median_buchholz),
         "shootout": shootout,
     }
     chain = tuple(chain)
 
-    def split(group: list[str], value: Mapping[str, int]) -> list[list[str]]:
+    def split(group: list[str], value: Mapping[str, tuple[int, ...]]) -> list[list[str]]:
         levels = sorted({value[e] for e in group}, reverse=True)
         return [[e for e in group if value[e] == v] for v in levels]
 
@@ -188,7 +201,7 @@ def table(
         return [(group, None)]
 
     order: list[tuple[list[str], str | None]] = []
-    for block in split(list(entrants), {e: rows[e].wins for e in entrants}):
+    for block in split(list(entrants), {e: (rows[e].wins,) for e in entrants}):
         order += rank(block, 0)
         order[-1] = (order[-1][0], "wins")
     if order:
