@@ -268,23 +268,23 @@ def _stage_line(ev: Event, st: Stage) -> str:
     return f"{st.name}: {what}, {len(st.entrants)} entrants, {game} — {state}"
 
 
-def _shootout_of(ev: Event, st: Stage, entrant: str) -> tuple[int | None, int] | None:
-    """An entrant's latest finished shoot-out in the stage: (its shoot-out wins, or None when entered as counts;
-    its twenties)."""
-    for s in reversed(sorted(ev.shootouts(st), key=lambda s: s.entry)):
-        if entrant in s.entrants:
-            i = s.entrants.index(entrant)
-            return (s.wins[i] if s.wins is not None else None, s.twenties[i])
-    return None
+def _shootouts_of(ev: Event, st: Stage, *who: str) -> list[list[tuple[int | None, int]]]:
+    """The finished shoot-outs of the stage that include all of `who`, in journal order: for each, each one's (shoot-out
+    wins, or None when entered as counts; twenties)."""
+    out = []
+    for s in sorted(ev.shootouts(st), key=lambda s: s.entry):
+        if set(who) <= set(s.entrants):
+            at = [s.entrants.index(e) for e in who]
+            out.append([(s.wins[i] if s.wins is not None else None, s.twenties[i]) for i in at])
+    return out
 
 
 def _value(key: str, st: Stage, r: Row, ev: Event) -> str:
-    if key == "shootout":
-        so = _shootout_of(ev, st, r.entrant)
-        if so is None:
-            return ""
-        wins, twenties = so
-        return str(twenties) if wins is None else f"{wins}w {twenties}"
+    if key == "shootout":  # every shoot-out the entrant took part in: "7" (counts), "1w 21" (wins, twenties)
+        return " / ".join(
+            str(twenties) if wins is None else f"{wins}w {twenties}"
+            for ((wins, twenties),) in _shootouts_of(ev, st, r.entrant)
+        )
     attr = {"twenties": "twenties", "points": "points_for", "diff": "diff", "buchholz": "buchholz"}.get(
         key, "median_buchholz"
     )
@@ -329,12 +329,10 @@ def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: Callable[[lis
         assert key is not None
         if key == "h2h":
             notes.append(f"{r.entrant} over {nxt.entrant} on head-to-head")
-        elif key == "shootout" and (mine := _shootout_of(ev, st, r.entrant)) and mine[0] is not None:
-            theirs = _shootout_of(ev, st, nxt.entrant) or (0, 0)
-            notes.append(
-                f"{r.entrant} over {nxt.entrant} on the shoot-out (wins {mine[0]}-{theirs[0]}, "
-                f"twenties {mine[1]}-{theirs[1]})"
-            )
+        elif key == "shootout" and (both := _shootouts_of(ev, st, r.entrant, nxt.entrant)):
+            (w1, t1), (w2, t2) = both[-1]  # the latest shoot-out of the two: the one that put one above the other
+            won = "" if w1 is None else f"wins {w1}-{w2}, twenties "
+            notes.append(f"{r.entrant} over {nxt.entrant} on the shoot-out ({won}{t1}-{t2})")
         else:
             notes.append(
                 f"{r.entrant} over {nxt.entrant} on {KEY_NAMES[key]} "
