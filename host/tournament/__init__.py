@@ -14,6 +14,7 @@ Public API (everything else is internal):
         d.assign("swiss/R1-1", "table-1")
         d.result("swiss/R1-1", "Ana", points=[310, 250], twenties=[6, 4], twenties_confirmed=True,
                  source="board", evidence={"journal": "journals/table-1/....jsonl"})
+        d.shootout_matches("swiss")                                      # a tie the chain left: shoot-out matches
         d.start_stage("final", "single-elimination", intake={"from": "swiss", "top": 8})
         d.event            # the fold: Event (entrants, stages, matches); d.event.table(stage) the standings,
                            # d.event.placings(stage) a bracket's, d.event.final_standings() the whole event's
@@ -41,10 +42,18 @@ Acts ("act": ...) and their fields:
   twenties_confirmed, shootout ([a, b]: the match's own twenties shoot-out, R-1-B), source (board | phone |
   organiser), evidence ({"journal": path, ...}: required from a board; the board's confirmed twenties come with it).
 - `walkover`: match, winner, reason.   `correct`: a result's fields again, and reason; it replaces the match's result.
-- `shootout`: stage, entrants, twenties: a twenties shoot-out among tied entrants, for the chain's `shootout` key.
+- `shootout`: stage, entrants, twenties: a twenties shoot-out among tied entrants, for the chain's `shootout` key,
+  played on paper and entered as counts.
+- `shootout-round`: stage, round (1, 2, ... in the stage), entrants (a group still level at the end of the chain, in
+  standings order), pairs (every two of them once, in that order; from `proposals.shootout_rounds`): shoot-out
+  matches "<stage>/SO<round>-<k>" with the Pichenotte match format `shootout` (only the R-1-B shoot-out, 12 pucks
+  each then one each, scored by the engine), played on boards like any match once the stage's own matches are all
+  decided. A result of one gives `shootout` [a, b], the winner's the higher. The round ranks the tied by shoot-out
+  wins, then shoot-out twenties, once all its matches are decided; any still level get a further round.
 - `undo`: ref, the entry number of the last act still in effect.
 
-Match ids are "<stage>/<label>": "R2-3" (round 2, pair 3), "P1/R2-3" (pool 1), "W1-2", "L2-1", "GF1", "GF2".
+Match ids are "<stage>/<label>": "R2-3" (round 2, pair 3), "P1/R2-3" (pool 1), "W1-2", "L2-1", "GF1", "GF2", "SO1-2"
+(shoot-out round 1, pair 2).
 
 Modules: event.py (the fold and the checks), director.py (the journal), proposals.py (seeding, Swiss pairs, the
 next match for a free board),
