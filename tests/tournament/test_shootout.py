@@ -281,6 +281,9 @@ def test_the_hall_opens_a_shootout_match_on_a_board_and_takes_the_engines_twenti
             hall.event, hall.event.matches["rr/SO1-1"]
         )
         assert score["shootout"]["purpose"] == "match" and score["shootout"]["to_shoot"] == "Ana"
+        # What the phone page offers (the board's asks): In or Missed, for Ana.
+        (ask,) = bridge.scoreboard("t1")["asks"]
+        assert ask["kind"] == "shootout" and [c["line"] for c in ask["choices"]] == ["shot in", "shot miss"]
         for line in ["shot in"] * 24 + ["shot in", "shot in", "shot miss", "shot in"]:
             out = bridge.submit("t1", line)
             assert out.accepted, (line, out.message)
@@ -304,3 +307,35 @@ def test_the_hall_opens_a_shootout_match_on_a_board_and_takes_the_engines_twenti
         ("Dee", 3, "shootout"),
         ("Cy", 4, None),
     ]
+
+
+def test_swiss_and_pools_ties_get_their_shootout_matches_and_undo_takes_a_round_back(director: Make) -> None:
+    """Swiss, 4 entrants, 2 rounds, the first-named always winning: B and C end on one win each, level (the chain is
+    only `shootout`): one shoot-out match, SO1-1 B-C 2-3, puts C second. Pools: each pool of three in a circle gets
+    its own round robin of shoot-outs (SO1 for pool 1, SO2 for pool 2)."""
+    d = director("A", "B", "C", "D")
+    d.start_stage("sw", "swiss", options={"rounds": 2}, tiebreaks=["shootout"])
+    for _ in range(2):
+        d.pair_round("sw")
+        for mid in d.event.stages["sw"].rounds[-1]:
+            d.result(mid, d.event.matches[mid].sides[0])
+    st = d.event.stages["sw"]
+    assert d.event.table(st).unresolved == [["B", "C"]]
+    assert d.shootout_matches("sw") == ["sw/SO1-1"]
+    d.undo()  # the round is taken back: its match is gone, the tie awaits a shoot-out again
+    assert "sw/SO1-1" not in d.event.matches and not d.event.stages["sw"].shootout_rounds
+    assert d.shootout_matches("sw") == ["sw/SO1-1"]
+    d.result("sw/SO1-1", "C", shootout=[2, 3])
+    st = d.event.stages["sw"]
+    assert [(r.entrant, r.rank) for r in d.event.table(st).rows] == [("A", 1), ("C", 2), ("B", 3), ("D", 4)]
+    d.start_stage("f", "single-elimination", intake={"from": "sw", "top": 2})
+    assert d.event.stages["f"].entrants == ["A", "C"]
+    p = director("A", "B", "C", "D", "E", "F", path="p.jsonl")
+    p.start_stage("pools", "pools", options={"pools": 2}, tiebreaks=["shootout"])
+    ps = p.event.stages["pools"]
+    for m in list(ps.matches.values()):
+        p.result(m.id, m.sides[0])
+    assert [p.event.table(ps, k).unresolved for k in range(2)] == [[ps.pools[0]], [ps.pools[1]]]
+    ids = p.shootout_matches("pools")
+    assert ids == [f"pools/SO{r}-{k}" for r in (1, 2) for k in (1, 2, 3)]
+    assert [list(r.entrants) for r in ps.shootout_rounds] == ps.pools
