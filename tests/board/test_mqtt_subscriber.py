@@ -81,7 +81,7 @@ class Started:
             self.hub = Hub(WebConfig(url, answer_timeout=1), self.said.append)
             self.hub.start()
             self.subscriber = self.hub.subscriber
-            self.topic, self.heard = BRIDGE_STATUS, lambda: self.hub.bridge == "online"
+            self.topic, self.heard = BRIDGE_STATUS, lambda: self.hub.watch.online(None) is True
             self.stop = self.hub.stop
         elif name == "integrations":
             self.runner = IntegrationRunner(url, client_id="sub-integrations")
