@@ -658,6 +658,8 @@ class Event:
     def _shootout_round(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         st = self._stage_of(act.get("stage"))
         who = act.get("entrants")
+        if type(who) is not list or any(type(e) is not str for e in who):
+            raise ActError("a shoot-out round lists its entrants by name")
         if st.format in BRACKETS:
             raise ActError(f"stage {st.name} is a bracket: a match decides every place, with no tie to break")
         if "shootout" not in st.tiebreaks:
@@ -672,7 +674,7 @@ class Event:
         if not self.played_out(st):
             raise ActError(f"stage {st.name} still has matches to play: its standings are not final")
         for busy in self.shootouts_playing(st):
-            if set(busy.entrants) & set(who if type(who) is list else ()):
+            if set(busy.entrants) & set(who):
                 raise ActError(
                     f"shoot-out round {busy.number} of stage {st.name} ({', '.join(busy.entrants)}) is still being "
                     "played"

@@ -339,3 +339,13 @@ def test_swiss_and_pools_ties_get_their_shootout_matches_and_undo_takes_a_round_
     ids = p.shootout_matches("pools")
     assert ids == [f"pools/SO{r}-{k}" for r in (1, 2) for k in (1, 2, 3)]
     assert [list(r.entrants) for r in ps.shootout_rounds] == ps.pools
+
+
+def test_a_malformed_shootout_round_is_refused_in_one_sentence(director: Make) -> None:
+    d = director("Ana", "Ben", "Cat")
+    _round_robin(d, CIRCLE, ["shootout"])
+    for bad in ([{"x": 1}, "Ana"], "Ana", None, [["Ana"], ["Ben"]]):
+        with pytest.raises(ActError, match="lists its entrants by name"):
+            d.act({"act": "shootout-round", "stage": "rr", "round": 1, "entrants": bad, "pairs": []})
+    with pytest.raises(ActError, match="the next shoot-out round of stage rr is round 1"):
+        d.act({"act": "shootout-round", "stage": "rr", "round": 2, "entrants": ["Ana", "Ben", "Cat"], "pairs": []})
