@@ -81,7 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", nargs="+", metavar="NAME", help="2 names, or 4 in clockwise seat order (Flicochet: 2 to 6)"
     )
     pl.add_argument("--sides", nargs=2, metavar="NAME", help="side names (default: the players, or A+C / B+D)")
-    pl.add_argument("--match", help="Pichenotte: wins:N, wins:N/M, wins:N:shootout, games:N or points:N")
+    pl.add_argument(
+        "--match", help="Pichenotte: wins:N, wins:N/M, wins:N:shootout, games:N, points:N or shootout (R-1-B alone)"
+    )
     pl.add_argument("--target", help="Québec Pichenottes, Flicochet: the points to play to (default 31; 8 or 12)")
     pl.add_argument("--teams", nargs="+", metavar="COLOUR", help="Flicochet: red or white for each player in order")
     pl.add_argument(

@@ -529,6 +529,7 @@ class TournamentPages:
                     games=_two(doc.get("games"), "games"),
                     twenties=twenties,
                     twenties_confirmed=twenties is not None,
+                    shootout=_two(doc.get("shootout"), "the shoot-out's twenties"),
                     source="organiser",
                     correct=do == "correct",
                     reason=str(doc.get("reason") or "corrected by the organiser"),

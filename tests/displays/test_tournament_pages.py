@@ -401,3 +401,28 @@ def test_pools_then_a_double_elimination_on_the_hall_screen(browser: Browser, br
 )
 def test_score_cards_point_phones_at_an_address_they_can_reach(host: str, listen: str, expected: str) -> None:
     assert card_base("http", host, listen, "http://clubpc:8080") == expected
+
+
+def test_the_organiser_enters_a_shootout_result_as_its_twenties(broker: Broker, tmp_path: Path) -> None:
+    """Three entrants in a circle (each beat one, all 200-100) stay level to the chain's end: the shoot-out (R-1-B)
+    decides, and its matches' results are each side's twenties, typed on the organiser's page like points."""
+    path = str(tmp_path / "so.jsonl")
+    beats = {("Ana", "Ben"): "Ana", ("Ben", "Cat"): "Ben", ("Ana", "Cat"): "Cat"}
+    with Director.create(path, "Tie night") as d:
+        for name in ("Ana", "Ben", "Cat"):
+            d.add_entrant(name)
+        d.start_stage("rr", "round-robin", rules="tournament-2019", match="games:1", tiebreaks=["h2h", "shootout"])
+        for m in list(d.event.stages["rr"].matches.values()):
+            w = beats[(min(m.sides), max(m.sides))]
+            d.result(m.id, w, points=[200, 100] if w == m.sides[0] else [100, 200])
+        first = d.shootout_matches("rr")[0]
+        sides = d.event.matches[first].sides
+    rig = TournamentRig(broker, tmp_path, path, boards=())
+    try:
+        status, res = rig.act(do="result", match=first, winner=sides[0], points="")
+        assert status == 400 and "\n" not in res["error"] and "twenties" in res["error"]  # a shoot-out needs them
+        status, res = rig.act(do="result", match=first, winner=sides[0], shootout="7-5")
+        assert status == 200 and res["ok"], res
+        assert read(path).matches[first].outcome.shootout == (7, 5)
+    finally:
+        rig.close()

@@ -106,6 +106,7 @@ const FB = (() => {
   }
 
   function matchText(match) {
+    if (match === "shootout") return "a twenties shoot-out, 12 pucks each";
     const m = /^(games|wins|points):(\d+)(?:\/(\d+))?(:shootout)?$/.exec(match || "");
     if (!m) return match || "";
     if (m[1] === "games") return `${m[2]} games`;

@@ -32,6 +32,9 @@
 
   const who = (m) => m.sides.join(" v ");
 
+  // A tie-break shoot-out match (`<stage>/SO<round>-<k>`): its result is each side's twenties (R-1-B).
+  const shootout = (m) => /\/SO\d+-\d+$/.test(m.id);
+
   function heldCard(h) {
     const r = h.result;
     const rec = h.recorded;
@@ -62,7 +65,7 @@
         "td",
         { class: "forms" },
         !done && !m.board ? el("span", { class: "assign" }, el("input", { class: "board", placeholder: "board", "aria-label": "board", maxlength: "32" }), el("button", { type: "button", data: { do: "assign" }, text: "Assign" })) : null,
-        el("span", { class: "result" }, winner, el("input", { class: "points", placeholder: "points 310-250", "aria-label": "points", maxlength: "20" }), el("button", { type: "button", class: done ? "warn" : "primary", data: { do: done ? "correct" : "result" }, text: done ? "Correct" : "Record" }))
+        el("span", { class: "result" }, winner, el("input", { class: "points", placeholder: shootout(m) ? "twenties 9-8" : "points 310-250", "aria-label": shootout(m) ? "the shoot-out's twenties" : "points", maxlength: "20" }), el("button", { type: "button", class: done ? "warn" : "primary", data: { do: done ? "correct" : "result" }, text: done ? "Correct" : "Record" }))
       ),
     ];
     return el("tr", { class: m.state, data: { match: m.id } }, ...cells);
@@ -107,7 +110,9 @@
     if (!row) return null;
     const match = row.dataset.match;
     if (kind === "assign") return { do: "assign", match, board: row.querySelector("input.board").value.trim() };
-    const doc = { do: kind, match, winner: row.querySelector("select.winner").value, points: row.querySelector("input.points").value.trim() };
+    const numbers = row.querySelector("input.points").value.trim();
+    const doc = { do: kind, match, winner: row.querySelector("select.winner").value };
+    doc[/\/SO\d+-\d+$/.test(match) ? "shootout" : "points"] = numbers; // a shoot-out's result is its twenties (R-1-B)
     if (kind === "correct") doc.reason = "corrected on the organiser's page";
     return doc;
   }
