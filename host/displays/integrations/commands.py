@@ -69,9 +69,9 @@ class Commands(Integration):
         return f"{c['entered']} entered, {c['refused']} refused, {c['unanswered']} unanswered, {c['ignored']} ignored"
 
     def ignore(self, source: str, board: str, command: str, why: str) -> None:
-        """A press that sends nothing: counted and logged in one line."""
-        self.counts["ignored"] += 1
+        """A press that sends nothing: logged in one line, then counted (whoever sees the count finds the line)."""
         log.warning("%s: %s on board %s ignored: %s", source, command[:32], board[:32], why)
+        self.counts["ignored"] += 1
 
     def press(self, source: str, board: str, command: str) -> str | None:
         """Enter the command's line for the board; the request id, or None when nothing was sent (ignored)."""
@@ -110,18 +110,17 @@ class Commands(Integration):
         message = str(answer.get("message", ""))[:200].replace("\n", " ")
         self.answers = [*self.answers[-49:], answer]
         if answer.get("ok") is True:
-            self.counts["entered"] += 1
             entry = answer.get("entry")
             log.info("%s: %s on board %s: entered as entry %s: %s", source, command, board, entry, message)
+            self.counts["entered"] += 1
         else:
-            self.counts["refused"] += 1
             log.warning("%s: %s on board %s refused by the bridge: %s", source, command, board, message)
+            self.counts["refused"] += 1
 
     def tick(self, now: float) -> None:
         for rid, (board, command, source, at) in list(self.pending.items()):
             if now - at >= self.timeout:
                 del self.pending[rid]
-                self.counts["unanswered"] += 1
                 log.warning(
                     "%s: %s on board %s: no answer from the bridge in %g s (request %s): is it running and "
                     "following that board?",
@@ -131,3 +130,4 @@ class Commands(Integration):
                     self.timeout,
                     rid,
                 )
+                self.counts["unanswered"] += 1
