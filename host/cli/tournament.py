@@ -22,13 +22,11 @@ import math
 import os
 import re
 import sys
-import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
 from host.cli.tournament_hall import cmd_run, configure_run
-from host.core.journal import JournalInUse
 from host.errors import UserError
 from host.tournament import TIEBREAKS, ActError, Director, Event, PairingError, dumps, proposals, read
 from host.tournament import export as exports
@@ -73,18 +71,10 @@ FORMAT_NAMES = {
 def _director(path: str) -> Iterator[Director]:
     if not os.path.exists(path):
         raise UserError(f"there is no tournament {path} (start one: flickboard tournament new {path} --name NAME)")
-    waited = 0.0
-    while True:
-        try:
-            d = Director.open(path)
-            break
-        except ActError as e:
-            raise UserError(str(e)) from None
-        except JournalInUse:  # the hall appends a board's result: it holds the lock for a moment only
-            if waited >= LOCK_WAIT:
-                raise
-            time.sleep(0.1)
-            waited += 0.1
+    try:  # the hall appends a board's result: it holds the lock for a moment only
+        d = Director.open(path, wait=LOCK_WAIT)
+    except ActError as e:
+        raise UserError(str(e)) from None
     if d.torn is not None:  # a crash (kill -9) in the middle of an append: that act was never acknowledged
         print(f"warning: {d.torn.message()}", file=sys.stderr)
     try:

@@ -30,6 +30,7 @@ import bisect
 import fcntl
 import json
 import os
+import time
 import zlib
 from collections.abc import Iterator
 from contextlib import ExitStack, suppress
@@ -289,14 +290,22 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-def _lock(path: str) -> int:
+def _lock(path: str, wait: float = 0.0) -> int:
+    """The journal's lock file, locked; `wait`: seconds to wait for another process that holds it (one that appends
+    for a moment, as the tournament's hall does), polling, before JournalInUse."""
     fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
-        os.close(fd)
-        raise JournalInUse(f"journal {path} is in use by another flickboard process (pid {holder})") from None
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise JournalInUse(f"journal {path} is in use by another flickboard process (pid {holder})") from None
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
     return fd
@@ -408,11 +417,12 @@ class Journal:
         return cls(path, fd, lock_fd, json.loads(line)["setup"], [], len(line), None)
 
     @classmethod
-    def open(cls, path: str, damaged_ok: bool = False, collect: bool = True) -> Journal:
+    def open(cls, path: str, damaged_ok: bool = False, collect: bool = True, wait: float = 0.0) -> Journal:
         """Open for appending. An incomplete last line is set aside (a torn write). A complete line that fails its
         check raises JournalCorrupt; with `damaged_ok` it is left where it is, copied to `<path>.damaged-<offset>`,
         listed in `damaged`, and every other line is read (the caller must say so and hold the game).
-        `collect=False`: the entries are checked but not kept in memory (`records` and `stream` read them again)."""
+        `collect=False`: the entries are checked but not kept in memory (`records` and `stream` read them again).
+        `wait`: seconds to wait for another process holding it before JournalInUse."""
         try:
             with ExitStack() as undo:
                 try:
@@ -420,7 +430,7 @@ class Journal:
                 except FileNotFoundError:
                     raise JournalError(f"journal {path} does not exist") from None
                 undo.callback(os.close, fd)
-                lock_fd = _lock(path)
+                lock_fd = _lock(path, wait)
                 undo.callback(os.close, lock_fd)
                 with open(path, "rb") as f:
                     data = f.read()

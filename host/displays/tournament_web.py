@@ -31,7 +31,6 @@ import json
 import os
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -449,15 +448,10 @@ class TournamentPages:
             with self.hall.director() as d:
                 yield d
             return
-        deadline = time.monotonic() + LOCK_WAIT
-        while True:
-            try:
-                d = Director.open(self.path)
-                break
-            except journal.JournalInUse:
-                if time.monotonic() > deadline:
-                    raise ActError(f"the tournament journal {self.path} is held by another command") from None
-                time.sleep(0.05)
+        try:
+            d = Director.open(self.path, wait=LOCK_WAIT)
+        except journal.JournalInUse:
+            raise ActError(f"the tournament journal {self.path} is held by another command") from None
         try:
             yield d
         finally:

@@ -51,8 +51,9 @@ class Director:
         return cls(j, Event(name))
 
     @classmethod
-    def open(cls, path: str) -> Director:
-        j = journal.Journal.open(path)
+    def open(cls, path: str, wait: float = 0.0) -> Director:
+        """The tournament's journal, locked (`wait`: seconds to wait for another process appending to it)."""
+        j = journal.Journal.open(path, wait=wait)
         try:
             name = _setup_of(path, j.header)
         except journal.JournalError:

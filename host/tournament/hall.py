@@ -372,16 +372,11 @@ class Hall:
     def director(self) -> Iterator[Director]:
         """The tournament journal locked (waiting up to LOCK_WAIT for another command to let it go), the event
         brought up to date with what others appended, as a Director for the acts inside; unlocked at the end."""
-        deadline = time.monotonic() + LOCK_WAIT
         with self.lock:
-            while True:
-                try:
-                    j = journal.Journal.open(self.path)
-                    break
-                except journal.JournalInUse:
-                    if time.monotonic() > deadline:
-                        raise ActError(f"the tournament journal {self.path} is held by another command") from None
-                    time.sleep(0.05)
+            try:
+                j = journal.Journal.open(self.path, wait=LOCK_WAIT)
+            except journal.JournalInUse:
+                raise ActError(f"the tournament journal {self.path} is held by another command") from None
             try:
                 self._catch_up(j.records)
                 yield Director(j, self.event)

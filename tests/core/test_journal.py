@@ -9,6 +9,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -233,6 +234,18 @@ def test_lock_excludes_a_second_opener(tmp_path: Path) -> None:
     first.close()
     with Journal.open(path) as again:
         assert len(again.records) == 3
+
+
+def test_an_opener_may_wait_for_a_holder_that_lets_go(tmp_path: Path) -> None:
+    """`wait`: another process appends for a moment (the tournament's hall); the opener waits for it, and only a
+    holder that keeps the lock past the wait is in use."""
+    path = make_journal(tmp_path)
+    first = Journal.open(path)
+    with pytest.raises(JournalInUse):
+        Journal.open(path, wait=0.2)
+    threading.Timer(0.3, first.close).start()
+    with Journal.open(path, wait=5) as after:
+        assert len(after.records) == 3
 
 
 def test_lock_held_by_another_process(tmp_path: Path) -> None:
