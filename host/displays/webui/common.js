@@ -199,6 +199,26 @@ const FB = (() => {
     }
   }
 
+  // The scoring-key form (#keyform with its #key field) of every page that needs the key: POST /api/key (the server
+  // keeps it in a cookie), then `after(res)` with the server's answer, {ok: true} or {ok: false, error}.
+  function keyForm(after) {
+    const input = document.getElementById("key");
+    document.getElementById("keyform").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const key = input.value.trim();
+      if (!key) return;
+      let res;
+      try {
+        const r = await fetch("/api/key", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key }) });
+        res = await r.json();
+      } catch (err) {
+        res = { ok: false, error: "no answer from the display server: try again" };
+      }
+      if (res.ok) input.value = "";
+      after(res);
+    });
+  }
+
   let rulesInfo = null;
   // The rule sets (/api/rules): zone values and the free-shot zone, fetched once.
   async function rules() {
@@ -216,5 +236,5 @@ const FB = (() => {
     return (info && info.rules.find((r) => r.name === name)) || null;
   }
 
-  return { board, el, fill, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, rules, ruleSet };
+  return { board, el, fill, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, keyForm, rules, ruleSet };
 })();

@@ -138,17 +138,7 @@
     setTimeout(poll, EVERY_MS);
   }
 
-  $("keyform").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    const key = $("key").value.trim();
-    if (!key) return;
-    try {
-      await fetch("/api/key", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key }) });
-    } catch (err) {
-      // the next poll says what is wrong
-    }
-    $("key").value = "";
-  });
+  FB.keyForm(() => {}); // the next poll says whether the key was taken
 
   render();
   poll();

@@ -88,23 +88,8 @@
     }
   }
 
-  $("keyform").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    const key = $("key").value.trim();
-    if (!key) return;
-    let res;
-    try {
-      const r = await fetch("/api/key", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ key }),
-      });
-      res = await r.json();
-    } catch (err) {
-      res = { ok: false, error: "no answer from the display server: try again" };
-    }
+  FB.keyForm((res) => {
     if (res.ok) {
-      $("key").value = "";
       showKeyForm(false);
       showAnswer("✓ Scoring key kept on this phone: you can score", "ok");
     } else {
