@@ -623,15 +623,9 @@ class TournamentPages:
             refused = await site.origin_ok(request) or await site.key_ok(request, site.given_key(request))
             if refused is not None:
                 return refused
-            body = await site.body(request)
-            if isinstance(body, Response):
-                return body
-            try:
-                doc = json.loads(body)
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                doc = None
-            if not isinstance(doc, dict):
-                return _json(400, _error('send {"do": ..., ...}'))
+            doc = await site.json_object(request, '{"do": ..., ...}')
+            if isinstance(doc, Response):
+                return doc
             try:
                 said = await asyncio.to_thread(self.act, doc)
             except (ActError, journal.JournalError) as e:

@@ -1170,6 +1170,16 @@ class _Site:
         refused = await self.origin_ok(request)
         if refused is not None:
             return refused
+        doc = await self.json_object(request, '{"key": "..."}')
+        if isinstance(doc, Response):
+            return doc
+        given = doc.get("key")
+        if not isinstance(given, str):
+            return _json(400, _error('send {"key": "..."}'))
+        return await self.key_ok(request, given) or _json(200, {"ok": True}, self.key_cookie())
+
+    async def json_object(self, request: Request, shape: str) -> dict[str, Any] | Response:
+        """The POST body as a JSON object, or the refusal to answer (`shape`: what to send, for its message)."""
         body = await self.body(request)
         if isinstance(body, Response):
             return body
@@ -1177,10 +1187,7 @@ class _Site:
             doc = json.loads(body)
         except (UnicodeDecodeError, ValueError, RecursionError):
             doc = None
-        given = doc.get("key") if isinstance(doc, dict) else None
-        if not isinstance(given, str):
-            return _json(400, _error('send {"key": "..."}'))
-        return await self.key_ok(request, given) or _json(200, {"ok": True}, self.key_cookie())
+        return doc if isinstance(doc, dict) else _json(400, _error(f"send {shape}"))
 
     async def body(self, request: Request) -> bytes | Response:
         """The POST body, JSON of at most MAX_BODY bytes; or the refusal to answer."""
