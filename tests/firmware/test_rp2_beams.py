@@ -4,7 +4,7 @@ than min_pulse_us, and reports a beam broken for longer than stuck_ms as `stuck`
 
 from __future__ import annotations
 
-from rp2_board import Host, flashed
+from rp2_board import IRQ_LATE_US, Host, flashed
 
 from host.sim.rp2 import Pico
 from host.sim.rp2.parts import load_profile
@@ -34,7 +34,7 @@ def test_passes_to_the_microsecond_and_a_glitch_filtered() -> None:
         # The pass times keep the spacing of the pulses (the board's µs since its boot).
         starts = [m.t_us - passes[0].t_us for m in passes]
         for got, (at, _) in zip(starts, [p for p in pulses if p[1] >= HOLE["min_pulse_us"]], strict=True):
-            assert abs(got - at) <= 20, (starts, pulses)
+            assert abs(got - at) <= IRQ_LATE_US, (starts, pulses)
 
 
 def test_every_beam_of_the_profile_is_wired() -> None:

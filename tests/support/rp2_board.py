@@ -26,6 +26,11 @@ from host.board.protocol import BoardMessage, ProtocolError, ack_command, decode
 from host.sim.rp2 import Pico, RigError
 from host.sim.rp2.parts import load_profile
 
+# How late the firmware may timestamp an edge: its hard pin IRQ reads the µs timer on entry, and an edge that comes
+# while the core runs with interrupts off (the USB stack, the timer's alarm, a flash access) waits for them to be
+# back on. A few µs is what the emulated chip shows; a pass late by a delivery instead would be off by milliseconds.
+IRQ_LATE_US = 20
+
 # The tests' board settings: a heartbeat every emulated second (the shortest the firmware takes), a board id.
 TEST_CONFIG = {"board_id": "rp2rig", "heartbeat_ms": 1000}
 
