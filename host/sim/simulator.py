@@ -293,8 +293,11 @@ def run_rp2(args: Any, scenario: dict[str, Any], out: TextIO) -> int:
                 if board.halted:
                     raise RigError(f"the emulated Pico stopped: {board.halted}")
         end = game.end_us()
-        while board.now_us() < end:  # in steps, so a stop is never far away
-            board.run_until(min(end, board.now_us() + 1_000_000), pace="realtime")
+        while True:  # in steps of an emulated second, so a stop is never far away
+            step = min(end, board.now_us() + 1_000_000)
+            board.run_until(step, pace="realtime")
+            if step >= end:
+                break
         return 0
     except RigError as e:
         raise SimError(str(e)) from None

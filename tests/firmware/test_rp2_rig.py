@@ -95,6 +95,18 @@ def test_idle_time_costs_no_cycles() -> None:
         assert busy == pytest.approx(0.1 * 125_000_000, rel=0.05), busy
 
 
+def test_run_until_never_stops_short_of_its_time() -> None:
+    """A time between two nanoseconds: a chip asleep at the REPL is run to the next whole ns, never to the one before
+    (a caller that loops until now_us() reaches its end would otherwise never leave)."""
+    with repl_board() as board, serial.Serial(board.wait_usb(), timeout=0.05) as port:
+        repl(port, b"pass")
+        board.hold()
+        for fraction in (0.0001, 0.0004, 0.0005, 0.0009):  # µs: 0.1 to 0.9 ns
+            t = float(int(board.now_us())) + 10_000 + fraction
+            board.run_until(t)
+            assert board.now_us() >= t, (board.now_us(), t)
+
+
 def test_close_leaves_nothing_behind() -> None:
     board = Pico(flash=flashed("pico_w"))
     port = board.wait_usb()

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import fcntl
 import json
+import math
 import os
 import select
 import shutil
@@ -262,7 +263,9 @@ class Pico:
         now = self.now_us()
         if timeout is None:
             timeout = 60 + max(0.0, t_us - now) / 1e6 * (20 if pace == "fast" else 2)
-        self._call("run_until", timeout=timeout, t_ns=round(t_us * 1000), pace=pace)
+        # The next whole ns at or after t_us: a chip asleep stops exactly on the ns it is given, and one rounded down
+        # would leave now_us() short of t_us.
+        self._call("run_until", timeout=timeout, t_ns=math.ceil(t_us * 1000), pace=pace)
 
     def run_for(self, us: float, pace: str = "fast") -> None:
         self.run_until(self.now_us() + us, pace)
