@@ -464,6 +464,11 @@ def _game(board: Pico, t0: float, events: int) -> float:
 
 
 MEM_INFO = re.compile(r"max free sz: (\d+)")
+# The largest free block a board must keep after a long game. Its buffers (the MQTT client's two, the serial line's)
+# are taken when it starts; the largest thing it builds afterwards is a `config_get` reply with the whole configuration
+# (under 2 KB). Where the game's collections fall among its allocations moves the figure from run to run (8 to 24 KB
+# measured in a Pico W's heap).
+LARGEST_BLOCK_MIN = 4096
 RESULT_FIELDS = ("seq", "outbox", "outbox_dropped", "ring_dropped", "inflight", "mqtt_errors", "memory_errors",
                  "lost", "usb_skipped")  # fmt: skip
 LIVE = ("modules", "config", "mqtt_modules", "mqtt_client", "app", "game", "mqtt_window")

@@ -113,7 +113,7 @@ WEB_P99_MS = 200  # figure 8: an update on every live page of a hall, at the 99t
 # Figure 7's targets (docs/performance.md, "7 The firmware on the rp2 port").
 RP2_EDGE_CYCLES = 5000  # one IRQ edge, MicroPython's dispatch included: 40 µs at 125 MHz
 RP2_LATENCY_US = 50  # the latest timestamp of an edge, asleep or busy
-RP2_LARGEST_BLOCK = 4096  # the largest free block a board keeps after a long game
+RP2_LARGEST_BLOCK = rp2_bench.LARGEST_BLOCK_MIN  # the largest free block a board keeps after a long game
 
 
 def _n(x: float) -> str:

@@ -28,7 +28,7 @@ KB = 1024
 # The stated budgets: what the firmware may hold live, with the room each board must keep free.
 PICO_W_LIVE_MAX = 104 * KB  # 96 KiB today: modules 46 KiB, MQTT 29 KiB, the rest the app, a full outbox
 PICO_W_FREE_MIN = 40 * KB
-PICO_W_BLOCK_MIN = 8 * KB
+PICO_W_BLOCK_MIN = rp2_bench.LARGEST_BLOCK_MIN  # figure 7's target; the figure moves from run to run (8 to 24 KB)
 ESP32_USB_LIVE_MAX = 72 * KB  # 66 KiB today
 ESP32_USB_FREE_MIN = 24 * KB
 
