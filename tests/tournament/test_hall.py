@@ -22,6 +22,7 @@ from host.sim.broker import Broker
 from host.sim.random_game import random_match
 from host.tournament import Director, read
 from host.tournament.hall import Hall, players_of
+from rules import games
 
 
 def until(pred: Callable[[], Any], what: str, timeout: float = 15) -> Any:
@@ -156,3 +157,59 @@ def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Br
         hall.stop()
         running.stop()
     assert not read(path).rejected
+
+
+# A whole Québec partie to 14 (seed 003, règle 6: the first to the target wins) and a whole Flicochet game to 2: the
+# first side's player breaks or starts; each ends with the other side's win (Québec: 17-0 after manche 1) or the
+# first's (Flicochet: red's two discs closest, 2-0).
+QUEBEC_PARTIE = ["shot", "color red", "shot red", "shot c5", "shot " + " ".join(["red"] * 11), "shot none"]
+OTHER_GAMES = {
+    "quebec": ("14", QUEBEC_PARTIE, 1, (0, 17)),
+    "flicochet": ("2", [*["flick"] * 12, "order R R W"], 0, (2, 0)),
+}
+
+
+def a_stage_of(game: str, board: str, bridge: Any, url: Any, folder: Path) -> None:
+    """A two-entrant round robin of `game` on `board`: opened by the hall, played by entries, reported by the board."""
+    target, lines, winner, points = OTHER_GAMES[game]
+    path = str(folder / f"{game}.jsonl")
+    with Director.create(path, f"{game} night") as d:
+        d.add_entrant("Ana")
+        d.add_entrant("Ben")
+        d.start_stage("rr", "round-robin", game=game, match=target)
+        (m,) = d.event.matches.values()
+    with Hall(path, url, answer_timeout=5, settle=0.3, say=lambda _line: None) as hall:
+        assert hall.wait_ready(10)
+        hall.act({"act": "assign", "match": m.id, "board": board})
+        until(lambda: hall.opens.get(m.id, {}).get("state") == "opened", f"the {game} match opened")
+        score = bridge.scoreboard(board)["score"]
+        assert score["game"] == games.game_name(game) and str(score["target"]) == target, score
+        assert [p for s in score["sides"] for p in s["players"]] == players_of(hall.event, m)
+        for line in lines:
+            out = bridge.submit(board, line)
+            assert out.accepted, (game, line, out.message)
+        until(lambda: hall.event.matches[m.id].outcome is not None, f"the {game} board's result")
+        o = hall.event.matches[m.id].outcome
+        assert o is not None and o.source == "board" and o.winner == m.sides[winner], (game, o)
+        assert o.points == points, (game, o)
+        assert o.evidence["journal"] == bridge.scoreboard(board)["journal"]
+    assert not read(path).rejected
+
+
+def test_quebec_and_flicochet_stages_are_opened_and_reported_by_their_boards(broker: Broker, tmp_path: Path) -> None:
+    """A stage of each of the other two games: the board opens the match with the stage's game and target, and its
+    result comes back by itself with the winner and the points the board's rules gave."""
+    url = parse_mqtt_url(broker.url)
+    config = BridgeConfig(
+        mqtt=url,
+        boards=("q1", "f1"),
+        journals=str(tmp_path / "journals"),
+        client_id=f"hall-test-{uuid.uuid4().hex[:8]}",
+        bridge_id="room-b",
+    )
+    running = start_bridge(config)
+    try:
+        a_stage_of("quebec", "q1", running.bridge, url, tmp_path)
+        a_stage_of("flicochet", "f1", running.bridge, url, tmp_path)
+    finally:
+        running.stop()
