@@ -398,12 +398,69 @@ def _round_title(st: Stage, m: Match, last: int) -> str:
     return f"{kind} round {m.label[1:].split('-')[0]}"
 
 
+def _tree_name(ev: Event, st: Stage, m: Match, i: int) -> str:
+    """A slot of the drawn bracket: the entrant with their seed, "bye", or nothing while it is not known."""
+    return "" if m.sides[i] == PENDING else _who(ev, st, m, i)
+
+
+def tree_lines(ev: Event, st: Stage) -> list[str]:
+    """The winners bracket drawn left to right: each match's two entrants joined to the one who went on, up to the
+    champion of the bracket (a slot not known yet is blank)."""
+    rounds: list[list[Match]] = []
+    for m in st.matches.values():
+        if m.label.startswith("W"):
+            r, k = (int(x) for x in m.label[1:].split("-"))
+            while len(rounds) < r:
+                rounds.append([])
+            rounds[r - 1].append(m)
+    if not rounds:
+        return []
+    for ms in rounds:
+        ms.sort(key=lambda m: int(m.label.split("-")[1]))
+    titles = [_round_title(st, ms[0], len(rounds)) if st.format == "single-elimination" else
+              f"Winners round {r}" for r, ms in enumerate(rounds, 1)]  # fmt: skip
+    titles.append("Champion" if st.format == "single-elimination" else "To the grand final")
+    slots = [2 * j for j in range(2 * len(rounds[0]))]  # the rows of a round's slots, two rows apart in round 1
+    cells: list[dict[int, str]] = []  # per column: row -> its text (a name, and the line joining it on)
+    for ms, title in zip(rounds, titles, strict=False):
+        names = {slots[2 * k + i]: _tree_name(ev, st, m, i) for k, m in enumerate(ms) for i in (0, 1)}
+        width = max(len(title) - 1, *(len(n) for n in names.values()))
+        col: dict[int, str] = {}
+        joins = []
+        for k in range(len(ms)):
+            top, bottom = slots[2 * k], slots[2 * k + 1]
+            join = (top + bottom) // 2
+            joins.append(join)
+            for row in range(top, bottom + 1):
+                edge = " ─┐" if row == top else " ─┘" if row == bottom else "  ├" if row == join else "  │"
+                col[row] = names.get(row, "").ljust(width) + edge
+        cells.append(col)
+        slots = joins
+    last = rounds[-1][-1]
+    won = last.winner
+    cells.append({slots[0]: "" if won in (PENDING, EMPTY) else f"({st.entrants.index(won) + 1}) {won}"})
+    widths = [max(len(t) for t in col.values()) for col in cells]
+    lines = []
+    head = ""
+    for c, title in enumerate(titles):
+        head = head.ljust(sum(widths[:c]) + 2 * c) + title
+    lines.append(head)
+    for row in range(max(max(col) for col in cells) + 1):
+        text = ""
+        for c, col in enumerate(cells):
+            lead = "" if c == 0 else "─ " if cells[c - 1].get(row, "").endswith("├") else "  "
+            text += lead + col.get(row, "").ljust(widths[c])
+        lines.append(text.rstrip())
+    return lines
+
+
 def bracket_lines(ev: Event, st: Stage) -> list[str]:
     lines = [_stage_line(ev, st)]
     if st.format not in BRACKETS:
         raise UserError(
             f"stage {st.name} is a {FORMAT_NAMES[st.format]}, not a bracket: see flickboard tournament standings"
         )
+    lines += ["", *("  " + line if line else "" for line in tree_lines(ev, st))]
     groups: dict[str, list[Match]] = {}
     last = max(m.round for m in st.matches.values())
     order = sorted(st.matches.values(), key=lambda m: ({"W": 0, "L": 1, "G": 2}[m.label[0]], m.round, m.label))

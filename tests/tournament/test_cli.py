@@ -370,3 +370,29 @@ def test_after_a_kill_mid_append_the_next_command_sets_the_torn_line_aside(mid_r
     assert p.stdout.startswith("swiss/R1-2: Ben beat Eve")
     assert path.read_bytes().startswith(complete) and (mid_round / f"e.jsonl.torn-{len(complete)}").exists()
     assert read(str(path)).matches["swiss/R1-2"].winner == "Ben"
+
+
+# Three seeded entrants in a bracket of four (seed 1 has the bye), drawn by hand: Cy (3) beats Ben (2), then Ana (1).
+DRAWN_BRACKET = """\
+  Semi-finals    Final       Champion
+  (1) Ana    ─┐
+              ├─ (1) Ana ─┐
+  bye        ─┘           │
+                          ├─ (3) Cy
+  (2) Ben    ─┐           │
+              ├─ (3) Cy  ─┘
+  (3) Cy     ─┘
+"""
+
+
+def test_the_bracket_is_drawn_with_who_went_on_to_the_champion(tmp_path: Path) -> None:
+    ok("new", "ko.jsonl", "--name", "Cup", cwd=tmp_path)
+    for seed, name in enumerate(("Ana", "Ben", "Cy"), 1):
+        ok("add", "ko.jsonl", name, "--seed", str(seed), cwd=tmp_path)
+    out = ok("start", "ko.jsonl", "ko", "--format", "single-elimination", cwd=tmp_path)
+    assert "  (1) Ana    ─┐\n              ├─ (1) Ana ─┐\n" in out, out  # the bye sends Ana on at once
+    ok("result", "ko.jsonl", "ko/W1-2", "Cy", cwd=tmp_path)
+    ok("result", "ko.jsonl", "ko/W2-1", "Cy", cwd=tmp_path)
+    out = ok("bracket", "ko.jsonl", cwd=tmp_path)
+    assert DRAWN_BRACKET in out, out
+    assert "ko/W2-1  (1) Ana  vs  (3) Cy  Cy beat Ana" in out  # the matches still listed, by their ids
