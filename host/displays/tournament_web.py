@@ -17,8 +17,8 @@ The JSON is read lock-free (`host.tournament.read`), and again only when the fil
 The event is the tournament journal; every act goes through the `Director` (a short lock per act, so the hall and
 `flickboard tournament` commands may act on the same file). The server runs the `Hall` (host/tournament/hall.py) for
 the event in-process: the boards open their assigned matches and report their results, and its held results are the
-organiser's to approve (appended as a correction) or dismiss (no longer shown by this server; the hall's list is
-not in the journal, so a restart shows it again). If another hall holds the file (`flickboard tournament run`), the
+organiser's to approve (appended as a correction) or dismiss (set aside in the hall's own journal, so it stays
+dismissed after a restart). If another hall holds the file (`flickboard tournament run`), the
 pages work the same and the organiser's page says the boards' results come from that process.
 """
 
@@ -392,7 +392,6 @@ class TournamentPages:
         self.file = EventFile(path)
         self.hall: Hall | None = None
         self.hall_problem: str | None = None
-        self.dismissed: set[tuple[str, str]] = set()  # (match, journal) of held results the organiser dismissed
         self.ui: dict[str, bytes] = {}
         try:
             self.file.get()
@@ -439,7 +438,7 @@ class TournamentPages:
     def held(self) -> list[dict[str, Any]]:
         if self.hall is None:
             return []
-        return [h for h in self.hall.held if (h["match"], h["journal"]) not in self.dismissed]
+        return self.hall.held
 
     @contextlib.contextmanager
     def director(self) -> Iterator[Director]:
@@ -496,11 +495,9 @@ class TournamentPages:
             if do == "next-free":
                 return self._next_free(d, doc)
             if do == "dismiss":
-                key = (_text(doc.get("match"), "match"), _text(doc.get("journal"), "journal"))
-                if not any((h["match"], h["journal"]) == key for h in self.held()):
-                    raise ActError(f"no held result for {key[0]} from that journal")
-                self.dismissed.add(key)
-                return f"dismissed the board's result for {key[0]}; the event keeps its own"
+                if self.hall is None:
+                    raise ActError("this server does not run the hall: it holds no board result")
+                return self.hall.dismiss(_text(doc.get("match"), "match"), _text(doc.get("journal"), "journal"))
             m = self._match(ev, doc.get("match"))
             if do == "assign":
                 board = _text(doc.get("board"), "board")

@@ -26,9 +26,10 @@ What it does:
   games and twenties where the recorded result gives them) nothing happens, so a retained scoreboard delivered again
   or a restart appends nothing. When it disagrees (the organiser typed another result first), the board's result is
   held for the organiser: listed in `held`, logged once, and never appended as a correction by the hall itself. A
-  held result leaves the list when the recorded result comes to agree with it (a correction). The list is the
-  hall's state, not the journal's: after a restart the retained scoreboards give it again (and it is logged again,
-  once).
+  held result leaves the list when the recorded result comes to agree with it (a correction), or when the
+  organiser dismisses it (`dismiss(match, journal)`: written in the hall's journal, so a restart does not hold it
+  again, unless the board's journal has changed since). The list itself is the hall's state, not the tournament's:
+  after a restart the retained scoreboards give it again (and it is logged again, once).
 
 Which game journal belongs to a match: the one the bridge opened for the hall's own `new` request, named in its
 answer ("new match: PATH", the path the scoreboard's `journal` then says). The hall writes each request *before* it
@@ -95,6 +96,7 @@ COUNTS = (
     "results",  # result acts appended from a board
     "agreed",  # a board's result the event already had (a retained scoreboard again, a restart)
     "held",  # a board's result that disagrees with the one recorded: held for the organiser
+    "dismissed",  # held results the organiser set aside
     "other_players",  # a match's own journal whose players are not the match's (a person re-opened it by hand)
     "unreadable",  # a scoreboard or answer that is not a JSON object of the known format
     "oversize",  # a message over MAX_DOCUMENT, dropped unread
@@ -263,6 +265,7 @@ class Hall:
         self._journals: dict[str, str] = {}  # game journal -> the match it was opened for
         self._docs: dict[str, dict[str, Any]] = {}  # board -> its latest scoreboard
         self._held: dict[tuple[str, str], dict[str, Any]] = {}  # (match, journal) -> the held result
+        self._dismissed: set[tuple[str, str, Any]] = set()  # (match, journal, its entries) the organiser set aside
         self._said: set[tuple[str, str, str]] = set()  # what was logged once
         self._inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
         self._stop = threading.Event()
@@ -303,6 +306,23 @@ class Hall:
 
     def wait_ready(self, timeout: float = 10) -> bool:
         return self._subscriber is not None and self._subscriber.wait_ready(timeout)
+
+    def dismiss(self, match: str, journal_path: str) -> str:
+        """The organiser sets a held board result aside: the event keeps its own. Written in the hall's journal, so
+        a restart does not hold it again; the same game journal with more entries (the board's scorer changed it) is
+        held again."""
+        with self.lock:
+            h = self._held.get((match, journal_path))
+            if h is None:
+                raise ActError(f"no held result for {match} from that journal")
+            key = (match, journal_path, h["result"]["evidence"].get("entries"))
+            self._write({"hall": "dismiss", "match": match, "journal": journal_path, "entries": key[2]})
+            self._dismissed.add(key)
+            del self._held[(match, journal_path)]
+            self._counts["dismissed"] += 1
+            line = f"dismissed the board's result for {match}; the event keeps its own"
+            self.say(f"{line} (board {h['board']})")
+            return line
 
     def retry(self, match: str) -> None:
         """Send the match's `new` request again (after a refusal, once its cause is fixed)."""
@@ -427,6 +447,9 @@ class Hall:
     def _restore(self, rec: Mapping[str, Any]) -> None:
         kind = rec.get("hall")
         match = str(rec.get("match"))
+        if kind == "dismiss":
+            self._dismissed.add((match, str(rec.get("journal")), rec.get("entries")))
+            return
         if kind == "open":
             o = Open(match, str(rec["board"]), str(rec["id"]), int(rec["assign"]), rec.get("prior"))
             o.sent, o.restored = time.monotonic(), True
@@ -626,6 +649,8 @@ class Hall:
 
     def _hold(self, m: Match, act: dict[str, Any], board: str, why: str) -> None:
         key = (m.id, act["evidence"]["journal"])
+        if (*key, act["evidence"].get("entries")) in self._dismissed:
+            return  # the organiser has seen this one and set it aside
         if key in self._held:
             self._held[key].update(result=act, why=why)
             return

@@ -20,7 +20,7 @@ from host.config import BridgeConfig, parse_mqtt_url
 from host.core import journal
 from host.sim.broker import Broker
 from host.sim.random_game import random_match
-from host.tournament import Director, read
+from host.tournament import ActError, Director, read
 from host.tournament.hall import Hall, players_of
 from rules import games
 
@@ -212,4 +212,55 @@ def test_quebec_and_flicochet_stages_are_opened_and_reported_by_their_boards(bro
         a_stage_of("quebec", "q1", running.bridge, url, tmp_path)
         a_stage_of("flicochet", "f1", running.bridge, url, tmp_path)
     finally:
+        running.stop()
+
+
+def test_a_dismissed_board_result_stays_dismissed_after_a_restart(broker: Broker, tmp_path: Path) -> None:
+    """The organiser typed a result first; the board's, which disagrees, is held; the organiser dismisses it. The
+    dismissal is in the hall's journal: a restarted hall does not hold it again. When the board's scorer changes the
+    game afterwards (an undo and the line again), that is a new result from the board, held again."""
+    url = parse_mqtt_url(broker.url)
+    path = str(tmp_path / "open.jsonl")
+    with Director.create(path, "Club open") as d:
+        d.add_entrant("Ana")
+        d.add_entrant("Ben")
+        d.start_stage("rr", "round-robin", match="games:1")
+        (m,) = d.event.matches.values()
+    config = BridgeConfig(mqtt=url, boards=("t1",), journals=str(tmp_path / "journals"),
+                          client_id=f"hall-test-{uuid.uuid4().hex[:8]}", bridge_id="room-c")  # fmt: skip
+    running = start_bridge(config)
+    said: list[str] = []
+    hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+    try:
+        hall.act({"act": "assign", "match": m.id, "board": "t1"})
+        until(lambda: hall.opens.get(m.id, {}).get("state") == "opened", "the match opened")
+        with Director.open(path) as organiser:
+            organiser.result(m.id, m.sides[0], points=[3, 0], source="organiser")
+        final = play(running.bridge, "t1", players_of(hall.event, m), seed=11)
+        (h,) = until(lambda: hall.held, "the board's result held")
+        assert h["journal"] == final["journal"]
+        line = hall.dismiss(m.id, final["journal"])
+        assert line == f"dismissed the board's result for {m.id}; the event keeps its own"
+        assert hall.held == [] and hall.counts["dismissed"] == 1
+        try:
+            hall.dismiss(m.id, final["journal"])
+            raise AssertionError("a second dismissal of the same result was taken")
+        except ActError as e:
+            assert str(e) == f"no held result for {m.id} from that journal"
+        hall.stop()
+        said.clear()
+        hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+        assert hall.wait_ready(10)
+        time.sleep(1.0)  # the settle time and more: the retained scoreboard has come and been looked at
+        assert hall.held == [] and not [s for s in said if s.startswith("held for the organiser")], said
+        # The scorer takes the last line back and types it again: the board's journal has two more entries.
+        text = random_match(11, "tournament-2019", players_of(hall.event, m), match="games:1")  # as play() typed it
+        last = [ln for ln in text.splitlines() if ln and not ln.startswith("[")][-1]
+        for line in ("undo", last):
+            out = running.bridge.submit("t1", line)
+            assert out.accepted, (line, out.message)
+        until(lambda: hall.held, "the changed board result held again")
+        assert [r["source"] for r in results_of(path, m.id)] == ["organiser"]
+    finally:
+        hall.stop()
         running.stop()
