@@ -21,6 +21,7 @@ import csv
 import math
 import os
 import re
+import shutil
 import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -454,13 +455,19 @@ def tree_lines(ev: Event, st: Stage) -> list[str]:
     return lines
 
 
-def bracket_lines(ev: Event, st: Stage) -> list[str]:
+def bracket_lines(ev: Event, st: Stage, columns: int | None = None) -> list[str]:
+    """The stage line, the drawn bracket (unless it is wider than `columns`, a terminal's width: a wrapped drawing
+    is unreadable), then every match by round."""
     lines = [_stage_line(ev, st)]
     if st.format not in BRACKETS:
         raise UserError(
             f"stage {st.name} is a {FORMAT_NAMES[st.format]}, not a bracket: see flickboard tournament standings"
         )
-    lines += ["", *("  " + line if line else "" for line in tree_lines(ev, st))]
+    tree = ["  " + line if line else "" for line in tree_lines(ev, st)]
+    wide = max((len(line) for line in tree), default=0)
+    if columns is not None and wide > columns:
+        tree = [f"  (the drawing needs a terminal {wide} characters wide; this one has {columns}: the rounds follow)"]
+    lines += ["", *tree]
     groups: dict[str, list[Match]] = {}
     last = max(m.round for m in st.matches.values())
     order = sorted(st.matches.values(), key=lambda m: ({"W": 0, "L": 1, "G": 2}[m.label[0]], m.round, m.label))
@@ -755,7 +762,7 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"  {_chain_text(st)}\n")
         out.write("  seeding: " + ", ".join(f"{i}. {e}" for i, e in enumerate(st.entrants, 1)) + "\n")
         if fmt in BRACKETS:
-            out.write("\n".join(bracket_lines(d.event, st)[1:]) + "\n")
+            out.write("\n".join(bracket_lines(d.event, st, _columns(out))[1:]) + "\n")
         elif fmt == "swiss":
             out.write(f"next: flickboard tournament pair {args.file} {st.name}\n")
         else:
@@ -1053,8 +1060,16 @@ def cmd_bracket(args: argparse.Namespace, out: TextIO) -> int:
         st = found[-1]
     else:
         st = _stage(ev, args.stage)
-    out.write("\n".join(bracket_lines(ev, st)) + "\n")
+    out.write("\n".join(bracket_lines(ev, st, _columns(out))) + "\n")
     return 0
+
+
+def _columns(out: TextIO) -> int | None:
+    """The terminal's width when `out` is one; None for a file or a pipe (a printout takes the whole drawing)."""
+    try:
+        return shutil.get_terminal_size().columns if out.isatty() else None
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:

@@ -396,3 +396,24 @@ def test_the_bracket_is_drawn_with_who_went_on_to_the_champion(tmp_path: Path) -
     out = ok("bracket", "ko.jsonl", cwd=tmp_path)
     assert DRAWN_BRACKET in out, out
     assert "ko/W2-1  (1) Ana  vs  (3) Cy  Cy beat Ana" in out  # the matches still listed, by their ids
+    # On a terminal narrower than the drawing, the drawing would wrap into nonsense: it says so instead.
+    main, sub = os.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "30"}
+    with subprocess.Popen([*FLICKBOARD, "tournament", "bracket", "ko.jsonl"], stdout=sub, cwd=tmp_path, env=env) as p:
+        os.close(sub)
+        got = b""
+        while chunk := _read_pty(main):
+            got += chunk
+        assert p.wait(60) == 0
+    os.close(main)
+    narrow = got.decode().replace("\r\n", "\n")
+    wide = max(len(line) for line in DRAWN_BRACKET.splitlines())
+    assert f"(the drawing needs a terminal {wide} characters wide; this one has 30: the rounds follow)" in narrow
+    assert "─┐" not in narrow and "ko/W2-1  (1) Ana  vs  (3) Cy  Cy beat Ana" in narrow
+
+
+def _read_pty(fd: int) -> bytes:
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # the other end closed
+        return b""
