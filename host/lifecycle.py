@@ -5,7 +5,8 @@ Three rules, for every command that starts a process or holds a port, a pty or a
 - **Stop signals.** SIGINT, SIGTERM and SIGHUP all mean "stop cleanly": `on_stop_signals` runs the command's own
   stop (a `threading.Event` to set) or, with `interrupting()`, raises `KeyboardInterrupt` once in the main thread so
   the command's `finally` blocks stop what it started. A second signal during that clean-up is ignored, so it
-  cannot cut the clean-up short. A command started with SIGHUP ignored (`nohup`) keeps it ignored.
+  cannot cut the clean-up short; a clean-up still running after STOP_GRACE seconds is ended, with every thread's
+  stack on stderr. A command started with SIGHUP ignored (`nohup`) keeps it ignored.
 - **Children die with us.** `spawn` starts a child that gets SIGTERM from the kernel the moment this process dies,
   even by `kill -9`, when it has no chance to clean up (Linux `PR_SET_PDEATHSIG`). The kernel sends it when the
   *thread* that started the child ends, so only the main thread binds its children this way; a child started from
@@ -23,15 +24,18 @@ Elsewhere than Linux the kernel part is left out and the signals still work.
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import os
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_GRACE = 30.0  # seconds a command stopped by a signal has for its clean-up (interrupting())
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _libc: Any = None
@@ -136,17 +140,32 @@ def on_stop_signals(stop: Callable[[], None]) -> Handlers:
     return Handlers(previous)
 
 
-def interrupting() -> Handlers:
-    """SIGINT, SIGTERM and SIGHUP raise `KeyboardInterrupt` in the main thread, once: the same clean stop as Ctrl-C."""
+def interrupting(grace: float = STOP_GRACE) -> Handlers:
+    """SIGINT, SIGTERM and SIGHUP raise `KeyboardInterrupt` in the main thread, once: the same clean stop as Ctrl-C.
+    A process still running `grace` seconds later (its clean-up stuck, or the interrupt lost: raised while the main
+    thread ran a finaliser, which Python reports and ignores) says so with every thread's stack on stderr and ends
+    with status 130; its children, bound by `spawn`, end with it."""
     fired = threading.Event()
 
     def stop() -> None:
         if fired.is_set():
             return  # already stopping: let the clean-up finish
         fired.set()
+        threading.Thread(target=_end_after, args=(grace,), name="stop-deadline", daemon=True).start()
         raise KeyboardInterrupt
 
     return on_stop_signals(stop)
+
+
+def _end_after(grace: float) -> None:
+    time.sleep(grace)
+    name = os.path.basename(sys.argv[0]) or "flickboard"
+    try:
+        print(f"{name}: still stopping {grace:.0f} s after the stop signal: ending now; where each thread was:",
+              file=sys.stderr, flush=True)  # fmt: skip
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    finally:
+        os._exit(130)
 
 
 def end(proc: subprocess.Popen[Any] | None, timeout: float = 5.0) -> None:

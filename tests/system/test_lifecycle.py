@@ -10,6 +10,7 @@ tests/firmware/test_rp2_game.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -78,6 +79,7 @@ class Running:
     def __init__(self, cmd: Command, parent: bool = False, session: bool = False) -> None:
         argv = [sys.executable, "-c", PARENT, *cmd.argv] if parent else cmd.argv
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        env["PYTHONFAULTHANDLER"] = "1"  # SIGABRT prints every thread's stack (Running.stopped)
         self.proc = subprocess.Popen(
             argv,
             cwd=ROOT,
@@ -113,6 +115,18 @@ class Running:
             assert time.monotonic() < deadline, f"never connected to the broker:\n{self.text()}"
             time.sleep(0.05)
 
+    def stopped(self, timeout: float) -> int:
+        """Its exit status; a command still running after `timeout` fails the test with every thread's stack (the
+        faulthandler's, on SIGABRT) and what it said."""
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(20)
+            time.sleep(0.5)  # the reader thread takes the last lines
+            raise AssertionError(f"still running {timeout:.0f} s after the signal:\n{self.text()[-8000:]}") from None
+
     def command_pid(self) -> int:
         """The command under the parent (`parent=True`)."""
         kids = [pid for pid, _ in procs.descendants(self.proc.pid)]
@@ -147,7 +161,7 @@ def test_a_signal_stops_the_command_and_what_it_started(name: str, sig: str, bro
     try:
         run.wait_ready(cmd, broker.port)
         run.proc.send_signal(SIGNALS[sig])
-        assert run.proc.wait(60) in (0, 1, 2, 130), run.text()  # a stop, not a death by the signal
+        assert run.stopped(60) in (0, 1, 2, 130), run.text()  # a stop, not a death by the signal
         _check_nothing_left(run, f"{name} stopped by {sig}", broker.port)
         if not cmd.tool:  # a service said goodbye: its status went offline by its own hand, not by the broker's will
             assert "stopped" in run.text().splitlines()[-1], run.text()
@@ -213,3 +227,47 @@ def test_make_bench_stops_with_make(how: str, tmp_path: Path) -> None:
         assert not out.exists(), "the bench stopped before writing its results"
     finally:
         run.finish()
+
+
+LOST_INTERRUPT = """
+import sys, time
+from host import lifecycle
+child = lifecycle.spawn(["sleep", "120"])
+print("child", child.pid, flush=True)
+with lifecycle.interrupting(grace=1.0):
+    try:
+        time.sleep(60)
+    except KeyboardInterrupt:
+        pass  # as a finaliser that was running when the signal came: Python reports the exception and goes on
+    time.sleep(60)
+"""
+
+
+def test_a_stop_whose_interrupt_was_lost_still_ends_and_says_where_it_was() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", LOST_INTERRUPT], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        child = int(proc.stdout.readline().split()[1])
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(20) == 130
+        err = proc.stderr.read() if proc.stderr else ""
+        assert "still stopping 1 s after the stop signal: ending now; where each thread was:" in err, err
+        assert 'File "<string>", line 11 in <module>' in err, err  # the main thread's place: the second sleep
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{child}") and "Z" not in _state(child):
+            assert time.monotonic() < deadline, "the child outlived the forced end"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
