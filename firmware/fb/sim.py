@@ -27,7 +27,9 @@ Holds let a driver on the host run a game in lock-step with the board. When simu
 the board writes <control>/<name>.at (atomically: <name>.at.tmp, then a rename) holding its high-water
 sequence number (the last reliable seq it assigned) and a newline, then freezes simulated time: no sensor
 event fires and no heartbeat is due, but the main loop keeps running (every ~2 ms of real time), so host
-commands (ack, ping, ...) are answered and pending lines still go out. It goes on once <control>/<name>.go
+commands (ack, ping, ...) are answered and pending lines still go out. While lines wait for an ack, a
+heartbeat still goes out every heartbeat_ms of real time (on the frozen clock), as a real board's would: a
+host that missed the lines learns the high-water mark from it and asks for them again. It goes on once <control>/<name>.go
 exists. Without "control" the holds are ignored. MQTT keepalive defaults to 0 (off) when there is a control
 directory: a frozen clock sends no keepalive pings, and the broker would drop the board during a long hold.
 """
@@ -174,13 +176,19 @@ def hold(app, control, name, pause_s=0.002, board=None):
         f.write(str(app.enc.seq) + "\n")
     os.rename(base + ".at.tmp", base + ".at")
     go = base + ".go"
+    beat = time.time_ns() // 1000000
     while not app.dispatcher.reboot_requested:
-        app.step()
+        now = app.step()
         if _exists(go):
             return
         time.sleep(pause_s)
         if board is not None and app.mqtt is not None and not app.mqtt.is_connected():
             board.idle(int(pause_s * 1000000))
+        wall = time.time_ns() // 1000000
+        if wall - beat >= app.beat_ms:
+            beat = wall
+            if app.outbox.depth():  # lines nobody acknowledged: say the high-water mark, so the host asks again
+                app._heartbeat(now)
 
 
 def main(argv):

@@ -144,6 +144,38 @@ def test_the_board_stops_at_a_hold_and_still_answers_the_host(tmp_path: Path) ->
             proc.wait()
 
 
+def test_a_held_board_with_lines_nobody_acked_still_beats_on_the_wall_clock(tmp_path: Path) -> None:
+    """A real board keeps sending heartbeats; a held one's clock is frozen. While lines wait for an ack it still
+    beats every heartbeat_ms of real time, so a host that missed those lines sees the high-water mark and asks for
+    them again; once they are acked it is quiet."""
+    control = tmp_path / "control"
+    control.mkdir()
+    scenario = {"profile": "pico_w", "board_id": "held", "events": [hole(100), hole(300)], "heartbeat_ms": 1000,
+                "holds": [{"at_ms": 500, "name": "h"}], "control": str(control), "end_ms": 800}  # fmt: skip
+    proc = start_firmware(scenario, tmp_path)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        out = Reader(proc.stdout)
+        seq = int(wait_file(control / "h.at"))
+        out.wait_seq(seq)
+        before = len(out.snapshot())
+        msgs = out.wait("two heartbeats while held", lambda ms: sum(m.kind == "heartbeat" for m in ms[before:]) >= 2)
+        beats = [m for m in msgs[before:] if m.kind == "heartbeat"]
+        assert all(b.seq == seq and b.fields["q"] == seq and b.t_us < 500_000 for b in beats), [b.raw for b in beats]
+        proc.stdin.write(encode_command(ack_command(1, seq)))
+        proc.stdin.flush()
+        time.sleep(0.3)  # the ack taken
+        quiet = len(out.snapshot())
+        time.sleep(2.5)
+        assert [m.raw for m in out.snapshot()[quiet:] if m.kind == "heartbeat"] == [], "acked: no beat while held"
+        (control / "h.go").touch()
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_without_a_control_directory_the_holds_are_ignored(tmp_path: Path) -> None:
     scenario = {"profile": "pico_w", "events": [hole(700)], "holds": [{"at_ms": 500, "name": "h"}], "end_ms": 900}
     proc = start_firmware(scenario, tmp_path)
