@@ -410,7 +410,7 @@ def tree_lines(ev: Event, st: Stage) -> list[str]:
     rounds: list[list[Match]] = []
     for m in st.matches.values():
         if m.label.startswith("W"):
-            r, k = (int(x) for x in m.label[1:].split("-"))
+            r = int(m.label[1:].split("-")[0])
             while len(rounds) < r:
                 rounds.append([])
             rounds[r - 1].append(m)
