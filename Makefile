@@ -97,8 +97,8 @@ lint: setup
 	  echo "Formatting differs: run '$(BIN)/ruff format host rules tests bench'."; exit 1; }
 
 typecheck: setup
-	@echo "==> mypy (host, rules)"
-	@$(BIN)/mypy
+	@echo "==> mypy (the flickboard package: host/ and rules/)"
+	@$(BIN)/python tests/support/typecheck.py
 
 unit: setup system rp2
 	@echo "==> pytest"
@@ -187,7 +187,7 @@ flash: firmware board-tools
 	config=""; if [ -f $(FW_SRC)/config.json ]; then config="--config $(FW_SRC)/config.json"; \
 	  echo "==> including $(FW_SRC)/config.json"; \
 	else echo "==> no $(FW_SRC)/config.json: the board keeps its own, or uses its profile's defaults (USB serial only; see docs/firmware.md)"; fi; \
-	$(BIN)/python -m host.board.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config
+	$(BIN)/python -m flickboard.board.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config
 
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
 .PHONY: soak fuzz
@@ -238,7 +238,7 @@ export RP2_IMAGES
 
 # Node (from the distribution when missing), rp2040js pinned by host/sim/rp2/package-lock.json, and the firmware images.
 rp2: $(RP2_STAMP) board-tools
-	@$(BIN)/python -m host.sim.rp2 check >/dev/null
+	@$(BIN)/python -m flickboard.sim.rp2 check >/dev/null
 
 $(RP2_STAMP): $(RP2_DIR)/package.json $(RP2_DIR)/package-lock.json | $(STAMP)
 	@$(MAKE) --no-print-directory system SYSTEM_PACKAGES="nodejs npm" SYSTEM_COMMANDS="node npm"

@@ -17,8 +17,8 @@ from typing import Any
 
 from fb import proto  # the board's encoder, under CPython: lines exactly as a board writes them (see __init__)
 
-from host.core.session import Fold
-from rules.pichenotte import Pichenotte
+from flickboard.core.session import Fold
+from flickboard.rules.pichenotte import Pichenotte
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = "tournament-2019"

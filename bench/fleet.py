@@ -23,7 +23,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.mqtt import CMD, RAW, STATUS, board_topic
+from flickboard.mqtt import CMD, RAW, STATUS, board_topic
 
 from .common import board_lines, payload, twenty_stream
 

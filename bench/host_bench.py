@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from host.board.bridge import Bridge, GameSetup
-from host.board.inbox import Inbox
-from host.core.journal import Journal, read
-from host.core.session import Session, fold_records, game_of
-from host.sim.random_game import random_match
-from rules.pichenotte import Pichenotte
-from rules.transcript import parse_transcript
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.board.inbox import Inbox
+from flickboard.core.journal import Journal, read
+from flickboard.core.session import Session, fold_records, game_of
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.random_game import random_match
 
 from .common import CLUB_MATCH, PLAYERS, ROOT, RULES, board_lines, ratio, rss_kib, twenty_stream
 

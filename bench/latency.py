@@ -22,7 +22,7 @@ import paho.mqtt.client as mqtt
 from e2e import BridgeProc, Watcher, bridge_args
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.sim.simulator import spawn_board
+from flickboard.sim.simulator import spawn_board
 
 from .common import ratio, summary
 

@@ -36,9 +36,9 @@ from typing import Any
 from firmware_runner import venv_tool
 from rp2_board import Host, flashed
 
-from host import lifecycle
-from host.board.protocol import decode_line
-from host.sim.rp2 import Pico, RigError
+from flickboard import lifecycle
+from flickboard.board.protocol import decode_line
+from flickboard.sim.rp2 import Pico, RigError
 
 CLOCK_HZ = 125_000_000
 CYCLES_PER_US = CLOCK_HZ // 1_000_000

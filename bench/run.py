@@ -21,8 +21,8 @@ from typing import Any
 
 from firmware_runner import BOARD_HEAP
 
-from host import lifecycle
-from host.sim.broker import mosquitto
+from flickboard import lifecycle
+from flickboard.sim.broker import mosquitto
 
 from . import firmware_bench, host_bench, latency, rp2_bench, scale, web_bench
 from .common import ROOT, machine, speed_probe

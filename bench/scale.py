@@ -17,9 +17,9 @@ import paho.mqtt.client as mqtt
 from e2e import FLICKBOARD
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import lifecycle
-from host.core import journal
-from host.mqtt import EVERY_BOARD, SCOREBOARD, board_topic
+from flickboard import lifecycle
+from flickboard.core import journal
+from flickboard.mqtt import EVERY_BOARD, SCOREBOARD, board_topic
 
 from .common import MATCH, PLAYERS, ROOT, RULES, cpu_seconds, rss_kib, summary
 

@@ -26,13 +26,13 @@ import paho.mqtt.client as mqtt
 from e2e import FLICKBOARD
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import lifecycle
-from host.core.scoreboard import scoreboard_doc
-from host.core.session import Session
-from host.mqtt import SCOREBOARD, board_topic
-from host.sim.broker import free_port
-from host.sim.random_game import random_match
-from rules.pichenotte import Pichenotte
+from flickboard import lifecycle
+from flickboard.core.scoreboard import scoreboard_doc
+from flickboard.core.session import Session
+from flickboard.mqtt import SCOREBOARD, board_topic
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.sim.broker import free_port
+from flickboard.sim.random_game import random_match
 
 from .common import PLAYERS, RULES, rss_kib, summary
 
@@ -229,7 +229,7 @@ async def _measure(port: int, n: int, updates: int, publish: Any, floor: Floor) 
 
 
 def self_check() -> None:  # pragma: no cover - `python -m bench.web_bench`: a quick run by hand
-    from host.sim.broker import mosquitto
+    from flickboard.sim.broker import mosquitto
 
     with mosquitto() as b, tempfile.TemporaryDirectory() as tmp:
         print(json.dumps(web(b, Path(tmp), pages=200, updates=5), indent=1))

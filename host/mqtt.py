@@ -34,7 +34,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersi
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from host.config import RESERVED_BOARDS, SYSTEM_CA, MqttUrl, is_board_id, is_bridge_id
+from flickboard.config import RESERVED_BOARDS, SYSTEM_CA, MqttUrl, is_board_id, is_bridge_id
 
 ROOT = "flickboard"
 BRIDGE = "bridge"  # the level under ROOT that holds the bridges' own topics (a reserved board id)

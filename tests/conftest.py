@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from host.sim.broker import Broker, mosquitto
+from flickboard.sim.broker import Broker, mosquitto
 
 
 @pytest.fixture(scope="session", autouse=True)

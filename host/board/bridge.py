@@ -38,15 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from host.board import protocol
-from host.board.protocol import BoardMessage, ProtocolError, Tracker, Verdict
-from host.config import board_problem
-from host.core.entries import RequestError, read_request
-from host.core.journal import HeaderDamaged, JournalError, salvage
-from host.core.scoreboard import moments, scoreboard_doc
-from host.core.session import Outcome, Session, now_stamp
-from host.jsontext import canonical, compact
-from host.mqtt import (
+from flickboard.board import protocol
+from flickboard.board.protocol import BoardMessage, ProtocolError, Tracker, Verdict
+from flickboard.config import board_problem
+from flickboard.core.entries import RequestError, read_request
+from flickboard.core.journal import HeaderDamaged, JournalError, salvage
+from flickboard.core.scoreboard import moments, scoreboard_doc
+from flickboard.core.session import Outcome, Session, now_stamp
+from flickboard.jsontext import canonical, compact
+from flickboard.mqtt import (
     BRIDGE_HEALTH,
     DEFAULT_BRIDGE_ID,
     EVENTS,
@@ -58,9 +58,9 @@ from host.mqtt import (
     board_topic,
     bridge_topic,
 )
-from rules import games
-from rules.base import near_miss
-from rules.games import AnyGame
+from flickboard.rules import games
+from flickboard.rules.base import near_miss
+from flickboard.rules.games import AnyGame
 
 log = logging.getLogger("flickboard.bridge")
 _dumps = compact  # moments and scoreboards (host/jsontext.py)

@@ -17,7 +17,7 @@ reset. So, in four steps, each a short mpremote session:
 If the copy is cut short (a cable pulled, mpremote killed), the old `/fb` is untouched and `/safemode` is still
 there: the board stays in safe mode until `make flash` runs again, which starts by removing the unfinished stage.
 
-    python -m host.board.flash --board pico_w --port /dev/ttyACM0 --build build/firmware/rp2 \
+    python -m flickboard.board.flash --board pico_w --port /dev/ttyACM0 --build build/firmware/rp2 \
         [--config firmware/config.json]"""
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from host import lifecycle
-from host.board.protocol import BoardMessage, ProtocolError, decode_line, encode_command
+from flickboard import lifecycle
+from flickboard.board.protocol import BoardMessage, ProtocolError, decode_line, encode_command
 
 serial: Any = importlib.import_module("serial")  # pyserial ships no type information
 ROOT = Path(__file__).resolve().parents[2]
@@ -295,7 +295,7 @@ def wait_for_hello(port: str, before: object, timeout: float = HELLO_S) -> Board
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m host.board.flash", description="copy the firmware to a board (make flash)"
+        prog="python -m flickboard.board.flash", description="copy the firmware to a board (make flash)"
     )
     ap.add_argument("--board", required=True, help="a profile in hardware/profiles/")
     ap.add_argument("--port", required=True, help="the board's serial port")

@@ -58,11 +58,11 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
 
-from host.board.inbox import Inbox
-from host.board.protocol import MAX_BOARD_LINE
-from host.config import MqttUrl, board_problem, is_board_id, parse_mqtt_url
-from host.core.entries import MAX_INPUT
-from host.mqtt import (
+from flickboard.board.inbox import Inbox
+from flickboard.board.protocol import MAX_BOARD_LINE
+from flickboard.config import MqttUrl, board_problem, is_board_id, parse_mqtt_url
+from flickboard.core.entries import MAX_INPUT
+from flickboard.mqtt import (
     BRIDGE_STATUS,
     CMD,
     DEFAULT_BRIDGE_ID,
@@ -77,7 +77,7 @@ from host.mqtt import (
     bridge_topic,
     split_board_topic,
 )
-from host.mqtt import client as mqtt_client
+from flickboard.mqtt import client as mqtt_client
 
 Batch = Callable[[], AbstractContextManager[object]]  # the bridge's `batch`: messages handled together
 

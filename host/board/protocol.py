@@ -16,9 +16,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from host.config import board_problem
-from host.jsontext import read
-from rules.immutable import fast_init
+from flickboard.config import board_problem
+from flickboard.jsontext import read
+from flickboard.rules.immutable import fast_init
 
 VERSION = 1
 PREFIX = "FB1|"

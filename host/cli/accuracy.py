@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from host.core.journal import JournalError, read
-from host.core.session import Fold, Held, game_of
-from host.errors import UserError
-from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import State
+from flickboard.core.journal import JournalError, read
+from flickboard.core.session import Fold, Held, game_of
+from flickboard.errors import UserError
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.pichenotte.engine import State
 
 HOLE = "hole"
 

@@ -17,16 +17,16 @@ from typing import Any, TextIO
 
 import paho.mqtt.client as mqtt
 
-from host import lifecycle
-from host.board import protocol
-from host.board.bridge import Bridge, BridgeError, GameSetup
-from host.board.links import REFUSALS, LinkState, MqttLink, NoBoardFound, SerialLink
-from host.cli.play import completion_words, prompt_session
-from host.config import BridgeConfig, ConfigError, MqttUrl, broker_of, load_config
-from host.core.scoreboard import final_line, text_view
-from host.displays.terminal import big_view, link_lines
-from host.errors import UserError
-from host.mqtt import (
+from flickboard import lifecycle
+from flickboard.board import protocol
+from flickboard.board.bridge import Bridge, BridgeError, GameSetup
+from flickboard.board.links import REFUSALS, LinkState, MqttLink, NoBoardFound, SerialLink
+from flickboard.cli.play import completion_words, prompt_session
+from flickboard.config import BridgeConfig, ConfigError, MqttUrl, broker_of, load_config
+from flickboard.core.scoreboard import final_line, text_view
+from flickboard.displays.terminal import big_view, link_lines
+from flickboard.errors import UserError
+from flickboard.mqtt import (
     INPUT,
     MAX_DOCUMENT,
     RESULT,
@@ -36,8 +36,8 @@ from host.mqtt import (
     Subscriber,
     board_topic,
 )
-from host.mqtt import client as mqtt_client
-from rules import games
+from flickboard.mqtt import client as mqtt_client
+from flickboard.rules import games
 
 log = logging.getLogger("flickboard.bridge")
 

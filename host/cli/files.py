@@ -12,13 +12,13 @@ import sys
 from importlib import resources
 from typing import TextIO
 
-from host.core import journal, render
-from host.core.session import Fold, fold_entries, fold_records, game_of
-from host.errors import UserError
-from rules import games
-from rules.base import Source
-from rules.games import AnyGame
-from rules.transcript import TranscriptError, format_header, parse_transcript
+from flickboard.core import journal, render
+from flickboard.core.session import Fold, fold_entries, fold_records, game_of
+from flickboard.errors import UserError
+from flickboard.rules import games
+from flickboard.rules.base import Source
+from flickboard.rules.games import AnyGame
+from flickboard.rules.transcript import TranscriptError, format_header, parse_transcript
 
 # ---------------------------------------------------------------- loading games
 

@@ -10,16 +10,16 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import NoReturn, TextIO
 
-from host.cli.files import cmd_export, cmd_replay, cmd_rules
-from host.cli.play import cmd_play
-from host.config import add_broker_arguments
-from host.core.journal import JournalError
-from host.errors import UserError
-from rules import games
+from flickboard.cli.files import cmd_export, cmd_replay, cmd_rules
+from flickboard.cli.play import cmd_play
+from flickboard.config import add_broker_arguments
+from flickboard.core.journal import JournalError
+from flickboard.errors import UserError
+from flickboard.rules import games
 
 
 def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
-    from host.sim import simulator
+    from flickboard.sim import simulator
 
     try:
         return simulator.run(args, out)
@@ -28,7 +28,7 @@ def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    from host.sim import demo
+    from flickboard.sim import demo
 
     try:
         return demo.run(args, out)
@@ -37,14 +37,14 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _integrations(args: argparse.Namespace, out: TextIO) -> int:
-    from host.displays.integrations.runner import run_integrations
+    from flickboard.displays.integrations.runner import run_integrations
 
     return run_integrations(args, out)
 
 
 def _bridge_command(name: str) -> Callable[[argparse.Namespace, TextIO], int]:
     def run(args: argparse.Namespace, out: TextIO) -> int:
-        from host.cli import bridge as bridge_cli
+        from flickboard.cli import bridge as bridge_cli
 
         result: int = getattr(bridge_cli, name)(args, out)
         return result
@@ -187,8 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     sb.set_defaults(func=_bridge_command("run_scoreboard"))
 
     wb = sub.add_parser("web", help="the TV scoreboard and the phone entry page, live from MQTT (docs/displays.md)")
-    from host.displays.web import configure_parser as configure_web
-    from host.displays.web import run_web
+    from flickboard.displays.web import configure_parser as configure_web
+    from flickboard.displays.web import run_web
 
     configure_web(wb)
     wb.set_defaults(func=run_web)
@@ -196,21 +196,21 @@ def build_parser() -> argparse.ArgumentParser:
     ig = sub.add_parser(
         "integrations", help="Home Assistant discovery, an AWTRIX 3 app, WLED effects (docs/integrations.md)"
     )
-    from host.displays.integrations.runner import configure_parser as configure_integrations
+    from flickboard.displays.integrations.runner import configure_parser as configure_integrations
 
     configure_integrations(ig)
     ig.set_defaults(func=_integrations)
 
     ac = sub.add_parser("accuracy", help="a board journal's sensor evidence against the recorded truth, per sensor")
-    from host.cli.accuracy import configure_parser as configure_accuracy
-    from host.cli.accuracy import run_accuracy
+    from flickboard.cli.accuracy import configure_parser as configure_accuracy
+    from flickboard.cli.accuracy import run_accuracy
 
     configure_accuracy(ac)
     ac.set_defaults(func=run_accuracy)
 
     tn = sub.add_parser("tournament", help="run a tournament: entrants, stages, pairings, results, standings, exports")
-    from host.cli.tournament import configure_parser as configure_tournament
-    from host.cli.tournament import run as run_tournament
+    from flickboard.cli.tournament import configure_parser as configure_tournament
+    from flickboard.cli.tournament import run as run_tournament
 
     tn.set_defaults(func=run_tournament)
     configure_tournament(tn)

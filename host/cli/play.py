@@ -11,13 +11,13 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
-from host.cli.files import is_journal
-from host.core import render
-from host.core.scoreboard import PROMPT_MOMENTS, moment_text, moments
-from host.core.session import Session
-from host.errors import UserError
-from rules import games
-from rules.games import AnyGame
+from flickboard.cli.files import is_journal
+from flickboard.core import render
+from flickboard.core.scoreboard import PROMPT_MOMENTS, moment_text, moments
+from flickboard.core.session import Session
+from flickboard.errors import UserError
+from flickboard.rules import games
+from flickboard.rules.games import AnyGame
 
 # The prompt's own words, after the game's notation (its `notation_help`) in `help`.
 PROMPT_HELP = """  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)

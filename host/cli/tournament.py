@@ -27,15 +27,15 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from host.cli.tournament_hall import cmd_run, configure_run
-from host.errors import UserError
-from host.tournament import TIEBREAKS, ActError, Director, Event, PairingError, dumps, proposals, read
-from host.tournament import export as exports
-from host.tournament.event import BRACKETS, EMPTY, FORMATS, PENDING, Match, Stage
-from host.tournament.standings import Row, Table
-from rules import games
-from rules.base import did_you_mean
-from rules.pichenotte import rule_set as pichenotte_rules
+from flickboard.cli.tournament_hall import cmd_run, configure_run
+from flickboard.errors import UserError
+from flickboard.rules import games
+from flickboard.rules.base import did_you_mean
+from flickboard.rules.pichenotte import rule_set as pichenotte_rules
+from flickboard.tournament import TIEBREAKS, ActError, Director, Event, PairingError, dumps, proposals, read
+from flickboard.tournament import export as exports
+from flickboard.tournament.event import BRACKETS, EMPTY, FORMATS, PENDING, Match, Stage
+from flickboard.tournament.standings import Row, Table
 
 SHOW_READY = 12  # `show` lists this many of the matches waiting for a board (a round robin schedules them all)
 LOCK_WAIT = 3.0  # seconds a command waits for another process's append before it says the file is in use

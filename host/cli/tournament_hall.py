@@ -16,10 +16,10 @@ import threading
 import time
 from typing import TextIO
 
-from host import lifecycle
-from host.config import ConfigError, add_broker_arguments, board_problem, broker_of
-from host.errors import UserError
-from host.tournament.hall import Hall, HallError
+from flickboard import lifecycle
+from flickboard.config import ConfigError, add_broker_arguments, board_problem, broker_of
+from flickboard.errors import UserError
+from flickboard.tournament.hall import Hall, HallError
 
 
 def configure_run(c: argparse.ArgumentParser) -> None:

@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from host.core.evidence import unsettled
-from host.core.session import Session
-from rules.games import side_names
-from rules.pichenotte import Pichenotte
+from flickboard.core.evidence import unsettled
+from flickboard.core.session import Session
+from flickboard.rules.games import side_names
+from flickboard.rules.pichenotte import Pichenotte
 
 
 def _choice(label: str, line: str, confirm: bool = False) -> dict[str, Any]:

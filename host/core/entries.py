@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rules import games
+from flickboard.rules import games
 
 MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line

@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from rules.immutable import evolve, fast_init
-from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import OpenShot, State
+from flickboard.rules.immutable import evolve, fast_init
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.pichenotte.engine import OpenShot, State
 
 DITCH_FACTS = ("ditch", "off", "rebound", "in-rebound", "base")
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, NamedTuple, NoReturn
 
-from host.jsontext import canonical, loads
+from flickboard.jsontext import canonical, loads
 
 KIND = "flickboard-journal"
 VERSION = 1

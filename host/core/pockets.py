@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from host.core.evidence import Step, board_health
-from rules.quebec import Quebec
-from rules.quebec.engine import POCKETS
+from flickboard.core.evidence import Step, board_health
+from flickboard.rules.quebec import Quebec
+from flickboard.rules.quebec.engine import POCKETS
 
 _POCKET = re.compile(r"pocket([0-9]{1,2})$")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.core import render_games
-from rules.pichenotte.engine import ZONE_VALUES
-from rules.pichenotte.options import rule_set
+from flickboard.core import render_games
+from flickboard.rules.pichenotte.engine import ZONE_VALUES
+from flickboard.rules.pichenotte.options import rule_set
 
 
 def _other_game(doc: dict[str, Any]) -> bool:

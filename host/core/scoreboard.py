@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.core import render
-from host.core.asks import asks, now
-from host.core.evidence import open_checks
-from host.core.session import Outcome, Session
-from rules.games import AnyGame, side_names
-from rules.pichenotte import Pichenotte
+from flickboard.core import render
+from flickboard.core.asks import asks, now
+from flickboard.core.evidence import open_checks
+from flickboard.core.session import Outcome, Session
+from flickboard.rules.games import AnyGame, side_names
+from flickboard.rules.pichenotte import Pichenotte
 
 SCOREBOARD_FORMAT = "flickboard-scoreboard"
 SCOREBOARD_VERSION = 1

@@ -18,16 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
-from host.core import pockets
-from host.core.evidence import ShotEvidence, Step, react
-from host.core.journal import Damage, HeaderDamaged, Journal
-from rules import games
-from rules.base import Correct, Illegal, NotationError, Source, Undo
-from rules.games import AnyGame
-from rules.immutable import evolve
-from rules.pichenotte import Pichenotte, State
-from rules.pichenotte.engine import Facts, Shot
-from rules.quebec import Quebec
+from flickboard.core import pockets
+from flickboard.core.evidence import ShotEvidence, Step, react
+from flickboard.core.journal import Damage, HeaderDamaged, Journal
+from flickboard.rules import games
+from flickboard.rules.base import Correct, Illegal, NotationError, Source, Undo
+from flickboard.rules.games import AnyGame
+from flickboard.rules.immutable import evolve
+from flickboard.rules.pichenotte import Pichenotte, State
+from flickboard.rules.pichenotte.engine import Facts, Shot
+from flickboard.rules.quebec import Quebec
 
 # Every game's refusal: a rule that forbids the input, or a line its notation cannot read (rules/base.py).
 REFUSED = (Illegal, NotationError)
@@ -76,7 +76,7 @@ class Fold:
     the queue of board events not applied yet, the open needs-review items, the open shot's evidence."""
 
     game: AnyGame
-    state: Any  # the game's state: rules.pichenotte.State, rules.quebec.State or rules.flicochet.State
+    state: Any  # the game's state: a State of flickboard.rules.pichenotte, .quebec or .flicochet
     stack: list[Applied] = field(default_factory=list)
     rejected: list[tuple[int, str, str]] = field(default_factory=list)  # (n, text, reason)
     entries: int = 0

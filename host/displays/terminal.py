@@ -8,7 +8,7 @@ Québec Pichenottes and Flicochet documents get their own middle part (host/core
 with each side's colour, dames left and compteuses; the round with the discs in hand, on the table and off, the
 jacks, penalties and round points. The big numbers are then the points towards the game's target.
 Pure: a function of the document; `flickboard scoreboard` (host/cli/bridge.py) redraws it on every update.
-`bridge_online` is whether the bridge that keeps this scoreboard is online (host.mqtt.BridgeWatch.owner_online);
+`bridge_online` is whether the bridge that keeps this scoreboard is online (flickboard.mqtt.BridgeWatch.owner_online);
 `link_lines(doc, bridge_online)` words the link's trouble in plain sentences for the plain text view too.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.core import render_games
+from flickboard.core import render_games
 
 # 5-row block glyphs, 4 columns wide (plus a space between glyphs).
 _GLYPHS = {

@@ -12,7 +12,7 @@
 - `/cards/<stage>/<round>`: printable A4 score cards, one per match: entrants, board, format, a grid per game for
   the players' own scores (S-2), and a QR code to the board's phone page.
 
-The JSON is read lock-free (`host.tournament.read`), and again only when the file changed.
+The JSON is read lock-free (`flickboard.tournament.read`), and again only when the file changed.
 
 The event is the tournament journal; every act goes through the `Director` (a short lock per act, so the hall and
 `flickboard tournament` commands may act on the same file). The server runs the `Hall` (host/tournament/hall.py) for
@@ -39,13 +39,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from host.config import board_problem
-from host.core import journal
-from host.displays.web import WebApp, WebError, _error, _html, _json, _response, _Site
-from host.tournament import ActError, Director, PairingError, proposals, read
-from host.tournament.event import BRACKETS, EMPTY, PENDING, Event, Match, Stage
-from host.tournament.hall import Hall, HallError, players_of
-from rules.base import did_you_mean
+from flickboard.config import board_problem
+from flickboard.core import journal
+from flickboard.displays.web import WebApp, WebError, _error, _html, _json, _response, _Site
+from flickboard.rules.base import did_you_mean
+from flickboard.tournament import ActError, Director, PairingError, proposals, read
+from flickboard.tournament.event import BRACKETS, EMPTY, PENDING, Event, Match, Stage
+from flickboard.tournament.hall import Hall, HallError, players_of
 
 PAGES = ("hall.html", "entrant.html", "organiser.html")
 STATIC = {"hall.js": "text/javascript", "entrant.js": "text/javascript", "organiser.js": "text/javascript"}
@@ -399,7 +399,7 @@ class TournamentPages:
             raise WebError(f"--tournament {path}: {getattr(e, 'strerror', None) or e}") from None
         from importlib import resources
 
-        base = resources.files("host.displays").joinpath("webui")
+        base = resources.files("flickboard.displays").joinpath("webui")
         for name in (*PAGES, *STATIC):
             try:
                 self.ui[name] = base.joinpath(name).read_bytes()

@@ -73,8 +73,8 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from host import lifecycle
-from host.config import (
+from flickboard import lifecycle
+from flickboard.config import (
     ConfigError,
     MqttUrl,
     add_broker_arguments,
@@ -82,8 +82,8 @@ from host.config import (
     broker_of,
     is_board_id,
 )
-from host.core.entries import MAX_INPUT, RequestError, read_request
-from host.mqtt import (
+from flickboard.core.entries import MAX_INPUT, RequestError, read_request
+from flickboard.mqtt import (
     DISPLAY_KINDS,
     EVENTS,
     EVERY_BRIDGE_HEALTH,
@@ -99,13 +99,13 @@ from host.mqtt import (
     parse_board_topic,
     parse_bridge_topic,
 )
-from host.mqtt import client as mqtt_client
-from rules import games
-from rules.pichenotte import RULE_SETS, rule_set
-from rules.pichenotte.engine import ZONE_VALUES
+from flickboard.mqtt import client as mqtt_client
+from flickboard.rules import games
+from flickboard.rules.pichenotte import RULE_SETS, rule_set
+from flickboard.rules.pichenotte.engine import ZONE_VALUES
 
 if TYPE_CHECKING:
-    from host.displays.tournament_web import TournamentPages
+    from flickboard.displays.tournament_web import TournamentPages
 
 __all__ = ["Hub", "WebApp", "WebConfig", "WebError", "configure_parser", "run_web", "start_web"]
 
@@ -782,7 +782,7 @@ def rules_info() -> dict[str, Any]:
 def _load_ui() -> dict[str, bytes]:
     """Every page and static file, read once at start; a missing one is one sentence, not a traceback later."""
     files: dict[str, bytes] = {}
-    base = resources.files("host.displays").joinpath("webui")
+    base = resources.files("flickboard.displays").joinpath("webui")
     for name in (*PAGES, *STATIC):
         try:
             files[name] = base.joinpath(name).read_bytes()
@@ -1321,7 +1321,7 @@ class WebApp:
         self.port = int(self.sock.getsockname()[1])
         self.tournament: TournamentPages | None = None
         if cfg.tournament is not None:
-            from host.displays import tournament_web  # (it imports this module: loaded only when asked for)
+            from flickboard.displays import tournament_web  # (it imports this module: loaded only when asked for)
 
             try:
                 self.tournament = tournament_web.TournamentPages(self, cfg.tournament)
@@ -1590,7 +1590,7 @@ def run_web(args: Any, out: TextIO) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m host.displays.web ...`: the same as `flickboard web ...`."""
+    """`python -m flickboard.displays.web ...`: the same as `flickboard web ...`."""
     p = argparse.ArgumentParser(prog="flickboard web", description="the TV scoreboard and the phone entry page")
     configure_parser(p)
     return run_web(p.parse_args(argv), sys.stdout)

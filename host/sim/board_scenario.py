@@ -26,10 +26,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from host.core.session import Applied, Fold, fold_entries
-from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import Shot, State
-from rules.transcript import Transcript
+from flickboard.core.session import Applied, Fold, fold_entries
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.pichenotte.engine import Shot, State
+from flickboard.rules.transcript import Transcript
 
 HOLE = {"in", "in-rebound", "in-by-rebound"}
 DITCH = {"ditch", "off", "rebound"}

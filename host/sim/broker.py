@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from host import lifecycle
+from flickboard import lifecycle
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0

@@ -25,20 +25,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from host import lifecycle
-from host.cli.bridge import Running, _Client, start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.core.scoreboard import final_line, moment_text, text_view
-from host.core.session import fold_entries
-from host.errors import UserError
-from host.mqtt import DISPLAY_KINDS, INPUT, board_topic, board_topics
-from host.sim.board_scenario import from_transcript
-from host.sim.broker import Broker, BrokerError, start_mosquitto
-from host.sim.driver import Driver, DriverError, FileHolds, Holds, first_shots
-from host.sim.random_game import random_match
-from host.sim.simulator import SimBoard, SimError, spawn_board
-from rules.pichenotte import Pichenotte
-from rules.transcript import parse_transcript
+from flickboard import lifecycle
+from flickboard.cli.bridge import Running, _Client, start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.core.scoreboard import final_line, moment_text, text_view
+from flickboard.core.session import fold_entries
+from flickboard.errors import UserError
+from flickboard.mqtt import DISPLAY_KINDS, INPUT, board_topic, board_topics
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.board_scenario import from_transcript
+from flickboard.sim.broker import Broker, BrokerError, start_mosquitto
+from flickboard.sim.driver import Driver, DriverError, FileHolds, Holds, first_shots
+from flickboard.sim.random_game import random_match
+from flickboard.sim.simulator import SimBoard, SimError, spawn_board
 
 BOARD = "demo"
 PLAYERS = ["Ana", "Ben"]
@@ -146,8 +146,8 @@ class PicoGame:
     rp2040js, its USB port a pty; the rig holds the chip between shots."""
 
     def __init__(self, scenario: dict[str, Any], say: Callable[[str], None]) -> None:
-        from host.sim.rp2 import Pico
-        from host.sim.rp2.game import RigGame, board_image
+        from flickboard.sim.rp2 import Pico
+        from flickboard.sim.rp2.game import RigGame, board_image
 
         image = board_image(BOARD, say=say)
         self.board = Pico(flash=image, pace="hold")
@@ -176,7 +176,7 @@ def run(args: Any, out: TextIO) -> int:
 
 
 def _run(args: Any, out: TextIO) -> int:
-    from host.sim.rp2 import RigError
+    from flickboard.sim.rp2 import RigError
 
     rp2 = bool(getattr(args, "rp2", False))
     shots: int | None = getattr(args, "shots", None)

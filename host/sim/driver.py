@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from host.core.session import fold_entries
-from host.sim.board_scenario import is_sensor_shot
-from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import Facts, Shot
-from rules.transcript import format_header, parse_transcript
+from flickboard.core.session import fold_entries
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.pichenotte.engine import Facts, Shot
+from flickboard.rules.transcript import format_header, parse_transcript
+from flickboard.sim.board_scenario import is_sensor_shot
 
 SENSED = frozenset({"in", "in-rebound", "in-by-rebound"})  # hole passes: the board gives them
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import random
 
-from host.sim.board_scenario import evidence_exact
-from rules.base import Illegal, NotationError
-from rules.pichenotte import Pichenotte, State
-from rules.pichenotte.engine import Shot
-from rules.transcript import format_header
+from flickboard.rules.base import Illegal, NotationError
+from flickboard.rules.pichenotte import Pichenotte, State
+from flickboard.rules.pichenotte.engine import Shot
+from flickboard.rules.transcript import format_header
+from flickboard.sim.board_scenario import evidence_exact
 
 
 def _shot_line(rng: random.Random, game: Pichenotte, state: State) -> list[str]:

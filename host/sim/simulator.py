@@ -28,11 +28,11 @@ import tty
 from pathlib import Path
 from typing import Any, TextIO
 
-from host import lifecycle
-from host.config import ConfigError, board_problem, parse_mqtt_url
-from host.sim.board_scenario import from_transcript
-from host.sim.random_game import random_match
-from rules.transcript import TranscriptError, parse_transcript
+from flickboard import lifecycle
+from flickboard.config import ConfigError, board_problem, parse_mqtt_url
+from flickboard.rules.transcript import TranscriptError, parse_transcript
+from flickboard.sim.board_scenario import from_transcript
+from flickboard.sim.random_game import random_match
 
 SOURCE = Path(__file__).resolve().parents[2]
 FIRMWARE = SOURCE / "firmware"
@@ -233,8 +233,8 @@ def _run(args: Any, out: TextIO) -> int:
 
 def run_rp2(args: Any, scenario: dict[str, Any], out: TextIO) -> int:
     """`flickboard sim --rp2`: the timeline on the emulated Pico, behind its USB port (a pseudo-terminal)."""
-    from host.sim.rp2 import Pico, RigError
-    from host.sim.rp2.game import RigGame, board_image
+    from flickboard.sim.rp2 import Pico, RigError
+    from flickboard.sim.rp2.game import RigGame, board_image
 
     if args.mqtt:
         raise SimError("the emulated Pico runs the RPI_PICO firmware, which has no Wi-Fi: --mqtt needs the simulated "

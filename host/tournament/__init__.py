@@ -4,7 +4,7 @@ and the boards' results are built on this).
 
 Public API (everything else is internal):
 
-    from host.tournament import Director, read, fold, dumps, document, proposals, ActError, PairingError
+    from flickboard.tournament import Director, read, fold, dumps, document, proposals, ActError, PairingError
 
     with Director.create("spring-open.jsonl", "Spring Open") as d:       # or Director.open(path) to go on
         d.add_entrant("Ana", seed=1, club="Santa Fe")                    # doubles: players=["Ana", "Ben"]
@@ -63,12 +63,12 @@ tie-break chain), document.py (the JSON document).
 
 from __future__ import annotations
 
-from host.tournament import proposals
-from host.tournament.director import Director, read
-from host.tournament.document import document, dumps
-from host.tournament.event import ActError, Event, fold
-from host.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS
-from host.tournament.swiss import PairingError
+from flickboard.tournament import proposals
+from flickboard.tournament.director import Director, read
+from flickboard.tournament.document import document, dumps
+from flickboard.tournament.event import ActError, Event, fold
+from flickboard.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS
+from flickboard.tournament.swiss import PairingError
 
 __all__ = [
     "DEFAULT_CHAIN",

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
-from host.core import journal
-from host.tournament import proposals
-from host.tournament.event import ActError, Event, fold
+from flickboard.core import journal
+from flickboard.tournament import proposals
+from flickboard.tournament.event import ActError, Event, fold
 
 VERSION = 1
 

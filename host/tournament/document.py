@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.jsontext import canonical
-from host.tournament.event import EMPTY, PENDING, Event, Match, Outcome, Stage
+from flickboard.jsontext import canonical
+from flickboard.tournament.event import EMPTY, PENDING, Event, Match, Outcome, Stage
 
 FORMAT = "flickboard-tournament"
 VERSION = 1

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from host.tournament import brackets, roundrobin
-from host.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS, Played, Shootout, Table, table
-from rules import games
+from flickboard.rules import games
+from flickboard.tournament import brackets, roundrobin
+from flickboard.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS, Played, Shootout, Table, table
 
 FORMATS = ("round-robin", "swiss", "single-elimination", "double-elimination", "pools")
 BRACKETS = ("single-elimination", "double-elimination")

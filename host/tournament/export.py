@@ -26,10 +26,10 @@ import tempfile
 import zipfile
 from typing import Any
 
-from host.jsontext import canonical
-from host.tournament.director import read
-from host.tournament.document import dumps
-from host.tournament.event import BRACKETS, EMPTY, PENDING, Event, Match, Stage
+from flickboard.jsontext import canonical
+from flickboard.tournament.director import read
+from flickboard.tournament.document import dumps
+from flickboard.tournament.event import BRACKETS, EMPTY, PENDING, Event, Match, Stage
 
 ARCHIVE_FORMAT = "flickboard-tournament-archive"
 ARCHIVE_VERSION = 1

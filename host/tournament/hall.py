@@ -63,9 +63,9 @@ from typing import Any
 
 import paho.mqtt.client as paho
 
-from host.config import MqttUrl
-from host.core import journal
-from host.mqtt import (
+from flickboard.config import MqttUrl
+from flickboard.core import journal
+from flickboard.mqtt import (
     INPUT,
     MAX_DOCUMENT,
     RESULT,
@@ -77,9 +77,9 @@ from host.mqtt import (
     board_topics,
     parse_board_topic,
 )
-from host.mqtt import client as mqtt_client
-from host.tournament.director import Director, _setup_of
-from host.tournament.event import ActError, Event, Match
+from flickboard.mqtt import client as mqtt_client
+from flickboard.tournament.director import Director, _setup_of
+from flickboard.tournament.event import ActError, Event, Match
 
 log = logging.getLogger("flickboard.tournament")
 

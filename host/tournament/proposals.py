@@ -19,8 +19,8 @@ import itertools
 import random
 from typing import Any
 
-from host.tournament import swiss
-from host.tournament.event import ActError, Event
+from flickboard.tournament import swiss
+from flickboard.tournament.event import ActError, Event
 
 
 def seeding(event: Event, stage: str, intake: dict[str, Any] | None = None) -> list[str]:

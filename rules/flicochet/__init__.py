@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rules.base import NotationError, SetupError, Source, check_game_tag, header_value
+from flickboard.rules.base import NotationError, SetupError, Source, check_game_tag, header_value
 
 from . import engine, notation, report
 from .engine import SIDES, Input, Result, Setup, State

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rules.base import FixedRuleSets, NotationError, SetupError, Source, header_value
+from flickboard.rules.base import FixedRuleSets, NotationError, SetupError, Source, header_value
 
 from . import engine, notation, report
 from .engine import Input, Result, Setup, State

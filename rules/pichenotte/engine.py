@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, NamedTuple, TypeVar
 
-from rules.base import Illegal, Source
-from rules.immutable import Log, draft, evolve, fast_init, put
+from flickboard.rules.base import Illegal, Source
+from flickboard.rules.immutable import Log, draft, evolve, fast_init, put
 
 from .options import MatchFormat, Options
 

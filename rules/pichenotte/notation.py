@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from rules.base import (
+from flickboard.rules.base import (
     UNDO_HELP,
     Correct,
     NotationError,

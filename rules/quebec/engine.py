@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from rules.base import Illegal, Source
-from rules.immutable import Log, evolve
+from flickboard.rules.base import Illegal, Source
+from flickboard.rules.immutable import Log, evolve
 
 from .options import Options
 

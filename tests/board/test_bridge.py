@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from host.board.bridge import Bridge, BridgeError, GameSetup
-from host.board.protocol import decode_line
-from host.core import journal
-from host.mqtt import BRIDGE_HEALTH
+from flickboard.board.bridge import Bridge, BridgeError, GameSetup
+from flickboard.board.protocol import decode_line
+from flickboard.core import journal
+from flickboard.mqtt import BRIDGE_HEALTH
 
 ROOT = Path(__file__).resolve().parents[2]
 from fb import proto  # noqa: E402

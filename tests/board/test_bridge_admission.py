@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from fb import proto  # the firmware's encoder
 
-from host.board import bridge as bridge_module
-from host.board.bridge import IDLE_CLOSE, MAX_NEW_BOARDS, Bridge, GameSetup
+from flickboard.board import bridge as bridge_module
+from flickboard.board.bridge import IDLE_CLOSE, MAX_NEW_BOARDS, Bridge, GameSetup
 
 SENSORS = [{"name": "hole", "kind": "beam"}]
 

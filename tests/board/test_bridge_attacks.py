@@ -13,9 +13,9 @@ from typing import Any
 import attacks
 from fb import proto  # the firmware's encoder
 
-from host.board.bridge import Bridge, GameSetup
-from host.core import journal
-from host.mqtt import BRIDGE_HEALTH
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.core import journal
+from flickboard.mqtt import BRIDGE_HEALTH
 
 SENSORS = [{"name": "hole", "kind": "beam"}]
 

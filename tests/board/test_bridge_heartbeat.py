@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from host.board.bridge import HEARTBEAT_EVERY, HEARTBEAT_RSSI_STEP, Bridge, GameSetup
+from flickboard.board.bridge import HEARTBEAT_EVERY, HEARTBEAT_RSSI_STEP, Bridge, GameSetup
 
 ROOT = Path(__file__).resolve().parents[2]
 from fb import proto  # noqa: E402

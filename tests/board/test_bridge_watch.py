@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from host.config import ConfigError, default_bridge_id, load_config
-from host.mqtt import (
+from flickboard.config import ConfigError, default_bridge_id, load_config
+from flickboard.mqtt import (
     BRIDGE_STATUS,
     EVERY_BRIDGE,
     EVERY_BRIDGE_STATUS,

@@ -14,11 +14,11 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.board.bridge import Bridge, GameSetup
-from host.config import parse_mqtt_url
-from host.core import journal
-from host.displays.web import Hub, WebConfig
-from host.sim.broker import Broker
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.config import parse_mqtt_url
+from flickboard.core import journal
+from flickboard.displays.web import Hub, WebConfig
+from flickboard.sim.broker import Broker
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from host.config import BridgeConfig, ConfigError, MqttUrl, load_config, mask_url, parse_mqtt_url
+from flickboard.config import BridgeConfig, ConfigError, MqttUrl, load_config, mask_url, parse_mqtt_url
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -142,11 +142,11 @@ def test_passwords_are_masked(tmp_path: Path, caplog: pytest.LogCaptureFixture) 
 def test_one_board_id_rule_at_every_entry(board: str, tmp_path: Path) -> None:
     """Settings, the bridge's input, the web page, the board wire and the MQTT link refuse the same ids, with the
     same reason (a trailing newline too: the rule ends with \\Z, not $)."""
-    from host import config
-    from host.board import protocol
-    from host.board.bridge import Bridge, GameSetup
-    from host.board.links import _check_board
-    from host.displays import web
+    from flickboard import config
+    from flickboard.board import protocol
+    from flickboard.board.bridge import Bridge, GameSetup
+    from flickboard.board.links import _check_board
+    from flickboard.displays import web
 
     why = config.board_problem(board)
     assert why is not None and "\n" not in why
@@ -176,7 +176,7 @@ def test_the_broker_password_stays_off_the_command_line(tmp_path: Path) -> None:
     """Issue 19, 7: every command takes the broker password from a file or the environment, so `ps` does not show
     it; the user name is each command's own (in its URL); a bridge's settings file is refused by the other
     commands rather than making them log in as the bridge."""
-    from host.config import client_settings
+    from flickboard.config import client_settings
 
     pw = tmp_path / "pw"
     pw.write_text("s3cret pass\n")

@@ -25,10 +25,10 @@ from firmware_runner import FIRMWARE, ROOT, micropython_exe
 from paho.mqtt.enums import CallbackAPIVersion
 from serial.tools.list_ports_common import ListPortInfo
 
-from host.board.links import LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
-from host.board.protocol import ProtocolError, decode_line
-from host.mqtt import BRIDGE_STATUS, STATUS, bridge_topic
-from host.sim.broker import Broker
+from flickboard.board.links import LinkState, MqttLink, NoBoardFound, SerialLink, find_ports, select_ports
+from flickboard.board.protocol import ProtocolError, decode_line
+from flickboard.mqtt import BRIDGE_STATUS, STATUS, bridge_topic
+from flickboard.sim.broker import Broker
 
 T = TypeVar("T")
 PROFILES = str(ROOT / "hardware" / "profiles")
@@ -404,7 +404,7 @@ def test_mqtt_listed_boards_only(broker: Broker) -> None:
 
 LINK_SCRIPT = """
 import sys, time
-from host.board.links import MqttLink
+from flickboard.board.links import MqttLink
 link = MqttLink({url!r}, "bridge-killed", None, lambda board, payload: None, keepalive=30, bridge_id="killed")
 link.start()
 assert link.wait_ready(10)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.board.protocol import (
+from flickboard.board.protocol import (
     ERROR_CODES,
     MAX_BOARD_LINE,
     BoardMessage,

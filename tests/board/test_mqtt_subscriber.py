@@ -23,12 +23,12 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.board.links import MqttLink
-from host.config import parse_mqtt_url
-from host.displays.integrations.homeassistant import HomeAssistant
-from host.displays.integrations.runner import IntegrationRunner
-from host.displays.web import Hub, WebConfig
-from host.mqtt import (
+from flickboard.board.links import MqttLink
+from flickboard.config import parse_mqtt_url
+from flickboard.displays.integrations.homeassistant import HomeAssistant
+from flickboard.displays.integrations.runner import IntegrationRunner
+from flickboard.displays.web import Hub, WebConfig
+from flickboard.mqtt import (
     BRIDGE_STATUS,
     EVERY_BRIDGE_STATUS,
     RAW,
@@ -39,7 +39,7 @@ from host.mqtt import (
     board_topic,
     client,
 )
-from host.sim.broker import Broker, mosquitto
+from flickboard.sim.broker import Broker, mosquitto
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 

@@ -21,12 +21,12 @@ import pytest
 from fb import proto
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.board import bridge as bridge_mod
-from host.board.bridge import ONLY_DUPLICATES_AFTER, ONLY_DUPLICATES_MIN, Bridge, GameSetup
-from host.cli.bridge import start_bridge
-from host.config import load_config
-from host.mqtt import BRIDGE_HEALTH, HEALTH, bridge_topic
-from host.sim.broker import Broker
+from flickboard.board import bridge as bridge_mod
+from flickboard.board.bridge import ONLY_DUPLICATES_AFTER, ONLY_DUPLICATES_MIN, Bridge, GameSetup
+from flickboard.cli.bridge import start_bridge
+from flickboard.config import load_config
+from flickboard.mqtt import BRIDGE_HEALTH, HEALTH, bridge_topic
+from flickboard.sim.broker import Broker
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 SETUP = GameSetup("tournament-2019", ("Ana", "Ben"))

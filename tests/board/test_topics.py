@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from host import mqtt
+from flickboard import mqtt
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +49,7 @@ def test_no_module_but_host_mqtt_spells_a_topic() -> None:
 
 
 def test_every_mqtt_client_comes_from_one_factory() -> None:
-    """Credentials, TLS, the will, reconnects and TCP_NODELAY are set up in one place: `host.mqtt.client`."""
+    """Credentials, TLS, the will, reconnects and TCP_NODELAY are set up in one place: `flickboard.mqtt.client`."""
     made = []
     for p in (ROOT / "host").rglob("*.py"):
         if p == ROOT / "host" / "mqtt.py" or "node_modules" in p.parts:

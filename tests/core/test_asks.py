@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from host.core.scoreboard import scoreboard_doc
-from host.core.session import Session
-from rules.pichenotte import Pichenotte
+from flickboard.core.scoreboard import scoreboard_doc
+from flickboard.core.session import Session
+from flickboard.rules.pichenotte import Pichenotte
 
 BOOT = 7
 

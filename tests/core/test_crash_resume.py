@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from host.core import journal
-from host.core.session import fold_entries
-from rules.pichenotte import Pichenotte
+from flickboard.core import journal
+from flickboard.core.session import fold_entries
+from flickboard.rules.pichenotte import Pichenotte
 
 FLICKBOARD = Path(sys.executable).with_name("flickboard")
 SETUP = ["--rules", "tournament-2019", "--players", "North", "South"]

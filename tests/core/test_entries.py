@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from host.board.bridge import Bridge, GameSetup
-from host.core.entries import MAX_INPUT, Request, RequestError, read_request
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.core.entries import MAX_INPUT, Request, RequestError, read_request
 
 BAD = [
     b"not json",

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from host.core.evidence import quadrant_seats
-from host.core.session import Fold, fold_records
-from rules.pichenotte import Pichenotte
+from flickboard.core.evidence import quadrant_seats
+from flickboard.core.session import Fold, fold_records
+from flickboard.rules.pichenotte import Pichenotte
 
 
 class Bench:

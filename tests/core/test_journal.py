@@ -1,4 +1,4 @@
-"""Tests for host.core.journal: format, torn-tail recovery, corruption, locking, real crashes."""
+"""Tests for flickboard.core.journal: format, torn-tail recovery, corruption, locking, real crashes."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from fuzz import targets
 
-from host.core.journal import Journal, JournalCorrupt, JournalError, JournalInUse, read
+from flickboard.core.journal import Journal, JournalCorrupt, JournalError, JournalInUse, read
 
 WRITER = Path(__file__).resolve().parents[1] / "support" / "journal_writer.py"
 _spec = importlib.util.spec_from_file_location("journal_writer", WRITER)
@@ -254,7 +254,7 @@ def test_lock_held_by_another_process(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys; sys.path.insert(0, sys.argv[2]); from host.core.journal import Journal; "
+            "import sys; sys.path.insert(0, sys.argv[2]); from flickboard.core.journal import Journal; "
             "j = Journal.open(sys.argv[1]); print('held', flush=True); sys.stdin.read()",
             path,
             str(Path(__file__).resolve().parents[2]),

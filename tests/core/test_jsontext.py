@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.jsontext import canonical, compact, has_float, loads
+from flickboard.jsontext import canonical, compact, has_float, loads
 
 JOURNAL = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False, "allow_nan": False}
 

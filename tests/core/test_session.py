@@ -1,7 +1,7 @@
 """The session API the sensor bridge will call: journal first, then effect (the journal is the truth).
 
-Every test drives `host.core.session.Session` on a real journal file and checks both the session's summary and
-what is on disk (read back with `host.core.journal.read`, the lock-free reader).
+Every test drives `flickboard.core.session.Session` on a real journal file and checks both the session's summary and
+what is on disk (read back with `flickboard.core.journal.read`, the lock-free reader).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from host.core import journal
-from host.core.journal import JournalError
-from host.core.scoreboard import scoreboard_doc
-from host.core.session import Fold, Session, _fold_record, fold_entries
-from rules.base import Source
-from rules.pichenotte import Pichenotte
+from flickboard.core import journal
+from flickboard.core.journal import JournalError
+from flickboard.core.scoreboard import scoreboard_doc
+from flickboard.core.session import Fold, Session, _fold_record, fold_entries
+from flickboard.rules.base import Source
+from flickboard.rules.pichenotte import Pichenotte
 
 PLAYERS = ["North", "South"]
 
@@ -585,8 +585,8 @@ def test_resume_refuses_a_journal_of_an_unknown_game_or_a_broken_set_up(tmp_path
 
 def long_match(tmp_path: Path) -> tuple[Session, list[str]]:
     """A session of several random games, far more entries than Session.KEEP."""
-    from host.sim.random_game import random_match
-    from rules.transcript import parse_transcript
+    from flickboard.rules.transcript import parse_transcript
+    from flickboard.sim.random_game import random_match
 
     text = random_match(11, "tournament-2019", PLAYERS, match="games:10")
     lines = [t for _, t in parse_transcript(text).lines]
@@ -600,7 +600,7 @@ def long_match(tmp_path: Path) -> tuple[Session, list[str]]:
 
 def full_fold_summary(session: Session) -> dict[str, Any]:
     """What folding the whole journal from the start gives (nothing trimmed)."""
-    from host.core.session import fold_records
+    from flickboard.core.session import fold_records
 
     fold = fold_records(session.game, journal.read(session.journal.path).records)
     return session.game.summary(fold.state, len(fold.rejected))
@@ -673,7 +673,7 @@ def test_a_journal_with_undos_and_corrections_far_back_resumes(tmp_path: Path) -
 
 
 def full_fold(session: Session) -> Any:
-    from host.core.session import fold_records
+    from flickboard.core.session import fold_records
 
     return fold_records(session.game, journal.read(session.journal.path).records)
 
@@ -683,7 +683,7 @@ def test_a_fold_leaves_no_reference_cycles_and_the_collector_as_it_found_it(tmp_
     that collector; and the collector must be on again afterwards, also when a fold fails."""
     import gc
 
-    from host.core.session import fold_records
+    from flickboard.core.session import fold_records
 
     session, _ = long_match(tmp_path)
     records = journal.read(session.journal.path).records

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from host.board.bridge import Bridge, GameSetup
-from host.board.protocol import ERROR_CODES
-from host.config import KEYS
-from host.mqtt import BRIDGE_HEALTH
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.board.protocol import ERROR_CODES
+from flickboard.config import KEYS
+from flickboard.mqtt import BRIDGE_HEALTH
 
 ROOT = Path(__file__).resolve().parents[2]
 from fb import proto  # noqa: E402

@@ -26,17 +26,17 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.cli.bridge import Running, start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.displays.integrations.awtrix import Awtrix
-from host.displays.integrations.commands import Commands
-from host.displays.integrations.common import SIDE_COLORS, Integration, hex_color
-from host.displays.integrations.homeassistant import MOMENT_EVENTS, HomeAssistant
-from host.displays.integrations.runner import IntegrationRunner, build_runner, configure_parser
-from host.displays.integrations.wled import SCRATCH_SLOT, Wled
-from host.errors import UserError
-from host.mqtt import MAX_DOCUMENT
-from host.sim.broker import Broker, mosquitto
+from flickboard.cli.bridge import Running, start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.displays.integrations.awtrix import Awtrix
+from flickboard.displays.integrations.commands import Commands
+from flickboard.displays.integrations.common import SIDE_COLORS, Integration, hex_color
+from flickboard.displays.integrations.homeassistant import MOMENT_EVENTS, HomeAssistant
+from flickboard.displays.integrations.runner import IntegrationRunner, build_runner, configure_parser
+from flickboard.displays.integrations.wled import SCRATCH_SLOT, Wled
+from flickboard.errors import UserError
+from flickboard.mqtt import MAX_DOCUMENT
+from flickboard.sim.broker import Broker, mosquitto
 
 ROOT = Path(__file__).resolve().parents[2]
 CYAN, YELLOW = (hex_color(c) for c in SIDE_COLORS)  # Ana's side, Ben's side
@@ -585,7 +585,7 @@ def test_a_cleared_scoreboard_retracts_the_board_and_so_does_the_retract_option(
     gone = device_topic("homeassistant", "t9")
     spy.publish(gone, json.dumps({"dev": {"ids": ["flickboard_t9"]}, "o": {"name": "flickboard"}, "cmps": {}}), True)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "host.displays.integrations", "--mqtt", broker.url, "--homeassistant"]
+    cmd = [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", broker.url, "--homeassistant"]
     p = subprocess.run([*cmd, "--retract", "t9"], capture_output=True, text=True, env=env, timeout=30)
     assert p.returncode == 0 and "t9 retracted" in p.stdout, (p.stdout, p.stderr)
     late = Spy(broker, ["homeassistant/#"])
@@ -1013,7 +1013,7 @@ def test_the_command_with_ha_commands_enters_a_press_and_counts_it(broker: Broke
     spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
     running = bridge_for(broker, tmp_path)
     enter(running, "shot zone")
-    cmd = [sys.executable, "-m", "host.displays.integrations", "--mqtt", broker.url, "--homeassistant"]
+    cmd = [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", broker.url, "--homeassistant"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [*cmd, "--ha-commands", "--board", "t1", "--client-id", "cli-ha"],
@@ -1349,10 +1349,10 @@ def test_options_are_checked_with_one_line_errors() -> None:
 
 
 def test_the_command_runs_until_sigterm_and_says_errors_in_one_line(broker: Broker) -> None:
-    """As a user runs it (`python -m host.displays.integrations`, the same options as `flickboard integrations`): a bad
-    option is one line on stderr and exit 2, no traceback; a real run publishes the app for the retained
-    scoreboard and stops cleanly on SIGTERM."""
-    cmd = [sys.executable, "-m", "host.displays.integrations"]
+    """As a user runs it (`python -m flickboard.displays.integrations`, the same options as `flickboard
+    integrations`): a bad option is one line on stderr and exit 2, no traceback; a real run publishes the app for the
+    retained scoreboard and stops cleanly on SIGTERM."""
+    cmd = [sys.executable, "-m", "flickboard.displays.integrations"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.run([*cmd, "--mqtt", broker.url], capture_output=True, text=True, env=env, timeout=30)
     assert p.returncode == 2 and p.stderr.strip().count("\n") == 0, p.stderr
@@ -1390,7 +1390,7 @@ def test_a_refused_password_stops_the_command_with_one_line(tmp_path: Path) -> N
         url = f"mqtt://scorer:wrong@127.0.0.1:{b.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         p = subprocess.run(
-            [sys.executable, "-m", "host.displays.integrations", "--mqtt", url, "--wled", "lamp"],
+            [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", url, "--wled", "lamp"],
             capture_output=True,
             text=True,
             env=env,
@@ -1412,7 +1412,7 @@ def test_docs_integrations_names_everything_published() -> None:
     def publish(topic: str, payload: bytes, retain: bool) -> None:
         sent.append((topic, payload, retain))
 
-    from host.displays.integrations.common import Boards
+    from flickboard.displays.integrations.common import Boards
 
     boards = Boards(docs={"table-3": sample})
     words: set[str] = set()

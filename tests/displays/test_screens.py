@@ -20,10 +20,10 @@ from PIL import Image
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from web_rig import BOARD, Board, Rig, mid_game, other_game
 
-from host.board import bridge as bridge_module
-from host.cli.bridge import start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.sim.broker import Broker
+from flickboard.board import bridge as bridge_module
+from flickboard.cli.bridge import start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.sim.broker import Broker
 
 TV_SIZES = [(1280, 720), (1920, 1080), (3840, 2160)]
 # What the room must never read: quoted entry words, SIDE:fact, sensor marks, the scorer's verbs, queue counts.

@@ -9,8 +9,8 @@ from typing import Any
 
 from fb import proto
 
-from host.board.bridge import Bridge, GameSetup
-from host.displays.terminal import ALERT, SIDE_COLORS, big_number, big_view
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.displays.terminal import ALERT, SIDE_COLORS, big_number, big_view
 
 
 def bridge(tmp_path: Path) -> Bridge:
@@ -121,8 +121,8 @@ def test_a_finished_flicochet_game_says_who_won(tmp_path: Path) -> None:
 def test_a_game_kept_by_hand_says_so_instead_of_a_missing_board(tmp_path: Path) -> None:
     """A club that scores by phone has no board: the scoreboard says the game is scored by hand, not that a board
     was "not seen yet" above a live score (issue 20, 5). A board that spoke says how it is linked."""
-    from host.core.scoreboard import text_view
-    from host.displays.terminal import big_view
+    from flickboard.core.scoreboard import text_view
+    from flickboard.displays.terminal import big_view
 
     b = bridge(tmp_path)
     assert b.submit("t1", "shot zone").accepted  # a scorer's phone: no board has spoken

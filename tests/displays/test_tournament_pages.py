@@ -26,11 +26,11 @@ from PIL import Image
 from playwright.sync_api import Browser, Page, sync_playwright
 from tournament_rig import NAMES, TournamentRig, organiser, play, round_results, swiss_event, until
 
-from host.config import parse_mqtt_url
-from host.displays.tournament_web import card_base
-from host.sim.broker import Broker
-from host.tournament import Director, read
-from host.tournament.hall import Hall
+from flickboard.config import parse_mqtt_url
+from flickboard.displays.tournament_web import card_base
+from flickboard.sim.broker import Broker
+from flickboard.tournament import Director, read
+from flickboard.tournament.hall import Hall
 
 SHOWN = "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.hidden).map(r => r.dataset.entrant)"
 HALL_SIZES = [(1280, 720), (1920, 1080)]

@@ -43,11 +43,11 @@ from web_rig import (
     tv_screenshot,
 )
 
-from host.config import parse_mqtt_url
-from host.displays import web
-from host.displays.web import WebConfig, start_web
-from host.mqtt import BRIDGE_HEALTH, HEALTH, bridge_topic
-from host.sim.broker import Broker, free_port
+from flickboard.config import parse_mqtt_url
+from flickboard.displays import web
+from flickboard.displays.web import WebConfig, start_web
+from flickboard.mqtt import BRIDGE_HEALTH, HEALTH, bridge_topic
+from flickboard.sim.broker import Broker, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
@@ -357,7 +357,7 @@ def test_a_broker_restart_is_survived(rig: Rig) -> None:
 
 def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path: Path) -> None:
     port = free_port()
-    cmd = [sys.executable, "-m", "host.displays.web", "--mqtt", broker.url, "--port", str(port), "--board", BOARD]
+    cmd = [sys.executable, "-m", "flickboard.displays.web", "--mqtt", broker.url, "--port", str(port), "--board", BOARD]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -381,7 +381,7 @@ def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path:
         (["--mqtt", broker.url, "--ca-file", "/nonexistent.pem"], "--ca-file: the CA file is for mqtts:// brokers"),
     ]:
         p = subprocess.run(
-            [sys.executable, "-m", "host.displays.web", *args], cwd=ROOT, env=env, capture_output=True, text=True
+            [sys.executable, "-m", "flickboard.displays.web", *args], cwd=ROOT, env=env, capture_output=True, text=True
         )
         lines = p.stderr.strip().splitlines()
         assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0], (args, p.stderr)

@@ -28,9 +28,9 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from web_rig import BOARD, Chromium, WebProcess
 
-from host.cli.bridge import Running, start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.sim.broker import Broker
+from flickboard.cli.bridge import Running, start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.sim.broker import Broker
 
 MB = 1 << 20
 ROOT = Path(__file__).resolve().parents[2]
@@ -288,7 +288,7 @@ def test_the_operator_sets_the_key_or_keeps_it_across_restarts(broker: Broker, t
     ]:
         full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
         p = subprocess.run(
-            [sys.executable, "-m", "host.displays.web", "--mqtt", broker.url, *args],
+            [sys.executable, "-m", "flickboard.displays.web", "--mqtt", broker.url, *args],
             cwd=ROOT,
             env=full,
             capture_output=True,

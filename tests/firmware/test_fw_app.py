@@ -229,7 +229,7 @@ def test_simulated_board_publishes_to_a_real_broker_and_takes_commands(tmp_path:
 
     import paho.mqtt.client as mqtt
 
-    from host.sim.broker import mosquitto
+    from flickboard.sim.broker import mosquitto
 
     got: queue.Queue[tuple[str, bytes, bool]] = queue.Queue()
     with mosquitto() as b:

@@ -10,7 +10,7 @@ from pathlib import Path
 from dns_server import Dnsmasq, dnsmasq
 from mqtt_firmware import Firmware
 
-from host.sim.broker import mosquitto
+from flickboard.sim.broker import mosquitto
 
 NAME = "broker.flickboard.test"
 

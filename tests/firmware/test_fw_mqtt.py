@@ -25,7 +25,7 @@ import pytest
 from firmware_runner import FIRMWARE, micropython_exe
 from mqtt_firmware import Firmware
 
-from host.sim.broker import Broker, mosquitto
+from flickboard.sim.broker import Broker, mosquitto
 
 
 class Observer:
@@ -391,7 +391,7 @@ def test_idle_simulated_board_stays_online(tmp_path: Path) -> None:
     with mosquitto(conf) as b:
         obs = Observer(b, "flickboard/idle1/#")
         url = f"mqtt://{b.host}:{b.port}"
-        cmd = [sys.executable, "-m", "host.cli.main", "sim", str(scenario), "--mqtt", url, "--run-on"]
+        cmd = [sys.executable, "-m", "flickboard.cli.main", "sim", str(scenario), "--mqtt", url, "--run-on"]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
             obs.wait_for(lambda: '"m":"shot_start"' in "".join(obs.payloads("flickboard/idle1/raw")), 15, "shot_start")

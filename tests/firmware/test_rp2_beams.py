@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from rp2_board import IRQ_LATE_US, Host, flashed
 
-from host.sim.rp2 import Pico
-from host.sim.rp2.parts import load_profile
+from flickboard.sim.rp2 import Pico
+from flickboard.sim.rp2.parts import load_profile
 
 PROFILE = load_profile("pico_w")
 HOLE = next(s for s in PROFILE["sensors"] if s["name"] == "hole")

@@ -9,8 +9,8 @@ import itertools
 import pytest
 from rp2_board import TEST_CONFIG, Host, flashed
 
-from host.sim.rp2 import Pico
-from host.sim.rp2.parts import load_profile
+from flickboard.sim.rp2 import Pico
+from flickboard.sim.rp2.parts import load_profile
 
 
 def sensors_of(profile: str) -> list[dict[str, object]]:

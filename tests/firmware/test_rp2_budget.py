@@ -21,7 +21,7 @@ from rp2_board import flashed
 ROOT = Path(__file__).resolve().parents[2]
 
 from bench import rp2_bench  # noqa: E402
-from host.sim.rp2 import Pico  # noqa: E402
+from flickboard.sim.rp2 import Pico  # noqa: E402
 
 EVENTS = 100
 KB = 1024

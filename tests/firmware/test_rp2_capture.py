@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rp2_board import IRQ_LATE_US, Host, flashed
 
-from host.sim.rp2 import Pico
+from flickboard.sim.rp2 import Pico
 
 
 def test_ten_ms_of_chatter_on_the_hole_beam_is_chatter_not_a_twenty() -> None:

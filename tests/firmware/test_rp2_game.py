@@ -29,16 +29,16 @@ import serial
 from e2e import FLICKBOARD, BridgeProc, Watcher, bridge_args, game, replay_summary
 from rp2_board import TEST_CONFIG, flashed
 
-from host.board.protocol import ProtocolError, decode_line, encode_command
-from host.core import journal
-from host.sim.board_scenario import from_transcript
-from host.sim.broker import Broker
-from host.sim.demo import RP2_SHOT_MS, same_score
-from host.sim.driver import Driver, first_shots
-from host.sim.rp2 import Pico
-from host.sim.rp2.game import RigGame
-from host.sim.rp2.images import REPO
-from rules.transcript import parse_transcript
+from flickboard.board.protocol import ProtocolError, decode_line, encode_command
+from flickboard.core import journal
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.board_scenario import from_transcript
+from flickboard.sim.broker import Broker
+from flickboard.sim.demo import RP2_SHOT_MS, same_score
+from flickboard.sim.driver import Driver, first_shots
+from flickboard.sim.rp2 import Pico
+from flickboard.sim.rp2.game import RigGame
+from flickboard.sim.rp2.images import REPO
 
 SEED = 7  # the demo's game
 SHOTS = 4  # its first four sensor shots: a zone, a puck into the ditch, a declared twenty made, two twenties at once

@@ -10,8 +10,8 @@ from typing import Any
 
 from rp2_board import MUX_PROFILE, Host, flashed
 
-from host.sim.rp2 import Pico
-from host.sim.rp2.parts import load_profile
+from flickboard.sim.rp2 import Pico
+from flickboard.sim.rp2.parts import load_profile
 
 # A change is dated by the main-loop pass that first sees it: the time that pass began, which can be before the
 # change (it happened while the pass ran) or after it (it happened between passes).

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from rp2_board import Host, flashed
 
-from host.sim.rp2 import Pico
+from flickboard.sim.rp2 import Pico
 
 BATCH = 25
 LONG = 300

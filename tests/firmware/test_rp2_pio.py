@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from rp2_board import Host, flashed
 
-from host.sim.rp2 import Pico
-from host.sim.rp2.parts import load_profile
+from flickboard.sim.rp2 import Pico
+from flickboard.sim.rp2.parts import load_profile
 
 
 def test_an_irq_lost_to_an_edge_burst_is_a_count_event() -> None:

@@ -11,7 +11,7 @@ import pytest
 import serial
 from rp2_board import flashed
 
-from host.sim.rp2 import Pico
+from flickboard.sim.rp2 import Pico
 
 
 def read_until(port: serial.Serial, text: bytes, timeout: float = 20.0) -> bytes:

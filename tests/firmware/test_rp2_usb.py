@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rp2_board import IRQ_LATE_US, Host, flashed
 
-from host.sim.rp2 import Pico
+from flickboard.sim.rp2 import Pico
 
 
 def test_a_host_that_stops_reading_never_trips_the_watchdog_and_loses_nothing() -> None:

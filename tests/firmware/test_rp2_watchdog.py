@@ -11,9 +11,9 @@ from pathlib import Path
 
 from rp2_board import TEST_CONFIG, Host, flashed
 
-from host.board import flash
-from host.sim.rp2 import Pico
-from host.sim.rp2.parts import load_profile
+from flickboard.board import flash
+from flickboard.sim.rp2 import Pico
+from flickboard.sim.rp2.parts import load_profile
 
 BUILD = flash.ROOT / "build" / "firmware" / "rp2"  # made by the session's first `make flash` (rp2_board.flashed)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path[:0] = [str(HERE.parent), str(ROOT)]
-from host import lifecycle  # noqa: E402 (after the path it comes from)
+from flickboard import lifecycle  # noqa: E402 (after the path it comes from)
 
 OUT = ROOT / "build" / "fuzz"
 

@@ -29,13 +29,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from host.board.bridge import Bridge, GameSetup
-from host.board.protocol import BoardMessage, ProtocolError, Tracker, decode_line, decode_payload
-from host.core.journal import JournalError
-from host.core.session import Fold, Session, fold_entries, fold_records
-from rules import games
-from rules.pichenotte import RULE_SETS, Pichenotte
-from rules.transcript import TranscriptError, parse_transcript
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.board.protocol import BoardMessage, ProtocolError, Tracker, decode_line, decode_payload
+from flickboard.core.journal import JournalError
+from flickboard.core.session import Fold, Session, fold_entries, fold_records
+from flickboard.rules import games
+from flickboard.rules.pichenotte import RULE_SETS, Pichenotte
+from flickboard.rules.transcript import TranscriptError, parse_transcript
 
 
 class Feed:

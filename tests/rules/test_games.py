@@ -21,18 +21,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.board.bridge import Bridge, GameSetup
-from host.cli.files import SAMPLES, sample_path
-from host.cli.main import main
-from host.core import journal
-from host.core.scoreboard import PROMPT_MOMENTS, final_line, moment_text, moments
-from host.core.session import Session, fold_entries
-from rules import games
-from rules.transcript import format_header, parse_transcript
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.cli.files import SAMPLES, sample_path
+from flickboard.cli.main import main
+from flickboard.core import journal
+from flickboard.core.scoreboard import PROMPT_MOMENTS, final_line, moment_text, moments
+from flickboard.core.session import Session, fold_entries
+from flickboard.rules import games
+from flickboard.rules.transcript import format_header, parse_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
 from fb import proto  # noqa: E402  (the firmware's own encoder: board lines exactly as a board writes them)
 
 

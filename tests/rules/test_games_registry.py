@@ -12,12 +12,12 @@ from typing import ClassVar
 
 import pytest
 
-from host.cli.main import main
-from host.core.session import SENSORS, Session
-from rules import games
-from rules.base import Illegal, NotationError, SetupError
-from rules.flicochet import Flicochet
-from rules.transcript import format_header
+from flickboard.cli.main import main
+from flickboard.core.session import SENSORS, Session
+from flickboard.rules import games
+from flickboard.rules.base import Illegal, NotationError, SetupError
+from flickboard.rules.flicochet import Flicochet
+from flickboard.rules.transcript import format_header
 
 
 @pytest.mark.parametrize("name", list(games.GAMES))

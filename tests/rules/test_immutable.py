@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from rules.immutable import Log, draft, evolve, fast_init, put
-from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import Game, OpenShot, Setup, ShotRecord, State
+from flickboard.rules.immutable import Log, draft, evolve, fast_init, put
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.pichenotte.engine import Game, OpenShot, Setup, ShotRecord, State
 
 
 def test_log_append_leaves_the_old_log_unchanged() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules import games
-from rules.base import Illegal, NotationError, near_miss
+from flickboard.rules import games
+from flickboard.rules.base import Illegal, NotationError, near_miss
 
 CASES = [
     ("tournament-2019", ["Ana", "Ben"], "shot zon", "'zon' is not a word of a shot or a player; did you mean 'zone'?"),
@@ -81,7 +81,7 @@ def test_people_read_rule_sheets_by_name_never_by_file_number() -> None:
     import io
     import re
 
-    from host.cli.main import main
+    from flickboard.cli.main import main
 
     said = io.StringIO()
     assert main(["rules", "list"], said) == 0

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from host.core.session import Fold, Outcome, Session, fold_entries
-from rules.base import Correct, Source, Undo
-from rules.pichenotte import RULE_SETS, Pichenotte, State
-from rules.pichenotte.engine import FACTS, FORFEIT_REASONS, ZONE_VALUES, check_accounting
+from flickboard.core.session import Fold, Outcome, Session, fold_entries
+from flickboard.rules.base import Correct, Source, Undo
+from flickboard.rules.pichenotte import RULE_SETS, Pichenotte, State
+from flickboard.rules.pichenotte.engine import FACTS, FORFEIT_REASONS, ZONE_VALUES, check_accounting
 
 SINGLES = ["North", "South"]
 DOUBLES = ["Ann", "Bob", "Cat", "Dan"]  # sides Ann+Cat and Bob+Dan

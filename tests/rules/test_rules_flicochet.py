@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.base import Correct, Illegal, NotationError, SetupError, Undo
-from rules.flicochet import RULE_SETS, Flicochet, State, list_rules, rule_set
-from rules.flicochet.engine import Distances, Flick, JackOff, Off, Order, Place, check_accounting
-from rules.flicochet.notation import format_distance, parse, parse_distance
-from rules.transcript import parse_transcript
+from flickboard.rules.base import Correct, Illegal, NotationError, SetupError, Undo
+from flickboard.rules.flicochet import RULE_SETS, Flicochet, State, list_rules, rule_set
+from flickboard.rules.flicochet.engine import Distances, Flick, JackOff, Off, Order, Place, check_accounting
+from flickboard.rules.flicochet.notation import format_distance, parse, parse_distance
+from flickboard.rules.transcript import parse_transcript
 
 PAIR = ("Ana", "Ben")  # Ana is red, Ben white; Ana starts unless told otherwise
 

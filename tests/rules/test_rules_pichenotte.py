@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.base import Correct, Illegal, NotationError, Undo
-from rules.pichenotte import Pichenotte, State
-from rules.pichenotte.engine import FORFEIT_REASONS, Game, check_accounting
-from rules.transcript import parse_transcript
+from flickboard.rules.base import Correct, Illegal, NotationError, Undo
+from flickboard.rules.pichenotte import Pichenotte, State
+from flickboard.rules.pichenotte.engine import FORFEIT_REASONS, Game, check_accounting
+from flickboard.rules.transcript import parse_transcript
 
 ALL = ("beginner", "beginner-advanced", "santa-fe-2018", "tournament-2019")
 BEGINNER = ("beginner", "beginner-advanced")
@@ -1243,7 +1243,7 @@ def test_shootout_match_takes_only_shot_in_or_shot_miss_R_1_B_000_rule_9() -> No
 
 def test_shootout_match_format_parses_and_names_itself_in_the_usage_R_1_B() -> None:
     """The match format's text form: `shootout` alone; a wrong form's message names it among the others."""
-    from rules.pichenotte.options import MatchFormat, parse_match
+    from flickboard.rules.pichenotte.options import MatchFormat, parse_match
 
     assert parse_match("shootout") == MatchFormat("shootout", 1) and parse_match(" Shootout ").spec() == "shootout"
     for bad in ("shootout:12", "shoot-out", "games"):

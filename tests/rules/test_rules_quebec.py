@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.base import Correct, Illegal, NotationError, SetupError, Undo
-from rules.quebec import RULE_SETS, Quebec, State
-from rules.quebec.engine import COLOURS, Compteuse, Foul, Pocketed, PocketEvidence, Shot, check_accounting
-from rules.quebec.notation import parse
-from rules.transcript import parse_transcript
+from flickboard.rules.base import Correct, Illegal, NotationError, SetupError, Undo
+from flickboard.rules.quebec import RULE_SETS, Quebec, State
+from flickboard.rules.quebec.engine import COLOURS, Compteuse, Foul, Pocketed, PocketEvidence, Shot, check_accounting
+from flickboard.rules.quebec.notation import parse
+from flickboard.rules.transcript import parse_transcript
 
 SINGLES = ("Ann", "Bob")  # Ann breaks unless told otherwise
 DOUBLES = ("Ann", "Bob", "Cat", "Dan")  # turn order; Ann+Cat against Bob+Dan, partners facing

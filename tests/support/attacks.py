@@ -44,8 +44,8 @@ for extra in (ROOT, ROOT / "firmware"):
 
 from fb import proto  # noqa: E402
 
-from host.board.bridge import Bridge, GameSetup  # noqa: E402
-from host.core import journal  # noqa: E402
+from flickboard.board.bridge import Bridge, GameSetup  # noqa: E402
+from flickboard.core import journal  # noqa: E402
 
 DOC = ROOT / "docs" / "reliability.md"
 BEGIN, END = "<!-- attacks:begin -->", "<!-- attacks:end -->"
@@ -310,8 +310,8 @@ import sys, time
 sys.path[:0] = [sys.argv[1]]
 def peak():
     return next(int(x.split()[1]) // 1024 for x in open("/proc/self/status") if x.startswith("VmHWM"))
-from host.core.session import Session
-from rules.pichenotte import Pichenotte
+from flickboard.core.session import Session
+from flickboard.rules.pichenotte import Pichenotte
 path, count, base = sys.argv[2], int(sys.argv[3]), peak()
 t0 = time.monotonic()
 if count:

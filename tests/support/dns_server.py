@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from host import lifecycle
+from flickboard import lifecycle
 
 
 def _exe() -> str:

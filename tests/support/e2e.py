@@ -25,13 +25,13 @@ import paho.mqtt.client as mqtt
 from fb import proto  # (the firmware's encoder: board lines exactly as a board writes them)
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host import lifecycle
-from host.core import journal
-from host.sim.board_scenario import from_transcript
-from host.sim.driver import Driver
-from host.sim.random_game import random_match
-from host.sim.simulator import SimBoard, spawn_board
-from rules.transcript import parse_transcript
+from flickboard import lifecycle
+from flickboard.core import journal
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.board_scenario import from_transcript
+from flickboard.sim.driver import Driver
+from flickboard.sim.random_game import random_match
+from flickboard.sim.simulator import SimBoard, spawn_board
 
 __all__ = ["proto"]
 

@@ -35,13 +35,13 @@ import paho.mqtt.client as mqtt
 from e2e import SCORE_KEYS, SHOT_MS, BridgeProc, Relay, Watcher, bridge_args, game, proto, replay_summary
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.board.protocol import BoardMessage, ProtocolError, decode_line, decode_payload
-from host.core import journal
-from host.sim.board_scenario import from_transcript
-from host.sim.broker import Broker, free_port
-from host.sim.driver import Driver
-from host.sim.simulator import spawn_board
-from rules.transcript import parse_transcript
+from flickboard.board.protocol import BoardMessage, ProtocolError, decode_line, decode_payload
+from flickboard.core import journal
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.board_scenario import from_transcript
+from flickboard.sim.broker import Broker, free_port
+from flickboard.sim.driver import Driver
+from flickboard.sim.simulator import spawn_board
 
 EVENT_KINDS = ("shot_start", "pass", "baseline_rest", "stuck", "clear", "count")
 DROP_S = 10.0  # fault 4: how long the board's network is down, on the board's own clock

@@ -14,7 +14,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository
 
-from host.core.journal import Journal
+from flickboard.core.journal import Journal
 
 
 def entry_for(n: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from firmware_runner import FIRMWARE, micropython_exe
 
-from host.sim.broker import Broker
+from flickboard.sim.broker import Broker
 
 DRIVER = r"""
 import sys, json, time

@@ -22,9 +22,9 @@ from typing import Any
 
 import serial
 
-from host.board.protocol import BoardMessage, ProtocolError, ack_command, decode_line, encode_command
-from host.sim.rp2 import Pico, RigError
-from host.sim.rp2.parts import load_profile
+from flickboard.board.protocol import BoardMessage, ProtocolError, ack_command, decode_line, encode_command
+from flickboard.sim.rp2 import Pico, RigError
+from flickboard.sim.rp2.parts import load_profile
 
 # How late the firmware may timestamp an edge: its hard pin IRQ reads the µs timer on entry, and an edge that comes
 # while the core runs with interrupts off (the USB stack, the timer's alarm, a flash access) waits for them to be

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import attacks
 from faults import SCENARIOS, Outcome
 
-from host import lifecycle
-from host.sim.broker import BrokerError, start_mosquitto
+from flickboard import lifecycle
+from flickboard.sim.broker import BrokerError, start_mosquitto
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reliability.md"
 BEGIN, END = "<!-- soak:begin -->", "<!-- soak:end -->"

@@ -24,13 +24,13 @@ from typing import Any
 
 from web_rig import Chromium
 
-from host.cli.bridge import Running, start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.core import journal
-from host.displays.web import WebApp, WebConfig, start_web
-from host.sim.broker import Broker, mosquitto
-from host.sim.random_game import random_match
-from host.tournament import Director, read
+from flickboard.cli.bridge import Running, start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.core import journal
+from flickboard.displays.web import WebApp, WebConfig, start_web
+from flickboard.sim.broker import Broker, mosquitto
+from flickboard.sim.random_game import random_match
+from flickboard.tournament import Director, read
 
 # 40 entrants, as a club's open has them: a few long names, every one a name a game takes (one word).
 LONG = {5: "Maximilienne-Berenice_Okonkwo-Fitzgerald", 17: "Jean-Christophe_Vandenbroucke", 33: "Anastasia_Papadou"}

@@ -37,13 +37,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from host import lifecycle  # noqa: E402
-from host.cli.bridge import Running, start_bridge  # noqa: E402
-from host.config import BridgeConfig, parse_mqtt_url  # noqa: E402
-from host.sim.broker import start_mosquitto  # noqa: E402
-from host.sim.random_game import random_match  # noqa: E402
-from host.tournament import ActError, Director, dumps, proposals, read  # noqa: E402
-from host.tournament.hall import Hall  # noqa: E402
+from flickboard import lifecycle  # noqa: E402
+from flickboard.cli.bridge import Running, start_bridge  # noqa: E402
+from flickboard.config import BridgeConfig, parse_mqtt_url  # noqa: E402
+from flickboard.sim.broker import start_mosquitto  # noqa: E402
+from flickboard.sim.random_game import random_match  # noqa: E402
+from flickboard.tournament import ActError, Director, dumps, proposals, read  # noqa: E402
+from flickboard.tournament.hall import Hall  # noqa: E402
 
 DOC = ROOT / "docs" / "tournament.md"
 BEGIN, END = "<!-- hall-soak:begin -->", "<!-- hall-soak:end -->"

@@ -29,15 +29,15 @@ from playwright.sync_api import ConsoleMessage, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page as PwPage
 
-from host.cli.bridge import Running, start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.displays.web import WebApp, WebConfig, start_web
-from host.sim.broker import Broker, free_port, mosquitto
+from flickboard.cli.bridge import Running, start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.displays.web import WebApp, WebConfig, start_web
+from flickboard.sim.broker import Broker, free_port, mosquitto
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))
 from fb import proto
 
-from host.sim.random_game import random_match
+from flickboard.sim.random_game import random_match
 
 BOARD = "t1"
 CHROMIUM = "/usr/bin/chromium"  # the distribution's (`make test` installs it); Playwright downloads no browser here
@@ -369,13 +369,13 @@ if __name__ == "__main__":
 
 
 class WebProcess:
-    """`flickboard web` as the operator runs it: its own process (`python -m host.displays.web`), its terminal read.
-    `key` and `link` are what the terminal showed; `errors` is every line it wrote on stderr so far."""
+    """`flickboard web` as the operator runs it: its own process (`python -m flickboard.displays.web`), its terminal
+    read. `key` and `link` are what the terminal showed; `errors` is every line it wrote on stderr so far."""
 
     def __init__(self, broker: Broker, *args: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "-m", "host.displays.web", "--mqtt", broker.url, "--port", str(self.port), *args]
+        cmd = [sys.executable, "-m", "flickboard.displays.web", "--mqtt", broker.url, "--port", str(self.port), *args]
         root = Path(__file__).resolve().parents[2]
         full_env = {**os.environ, "PYTHONPATH": str(root)}
         full_env.pop("FLICKBOARD_WEB_KEY", None)  # the operator's own setting, if any, is not this test's

@@ -17,10 +17,10 @@ from typing import Any
 
 from e2e import FLICKBOARD, proto
 
-from host.board.bridge import Bridge, GameSetup
-from host.cli.main import main
-from host.core.session import Session
-from rules.pichenotte import Pichenotte
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.cli.main import main
+from flickboard.core.session import Session
+from flickboard.rules.pichenotte import Pichenotte
 
 SENSORS = [
     {"name": "hole", "kind": "beam"},
@@ -165,5 +165,7 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
 
 
 def test_the_cli_lists_accuracy() -> None:
-    p = subprocess.run([sys.executable, "-m", "host.cli.main", "--help"], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "flickboard.cli.main", "--help"], capture_output=True, text=True, timeout=60
+    )
     assert "accuracy" in p.stdout

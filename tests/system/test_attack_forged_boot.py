@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 from e2e import BridgeProc, Watcher, bridge_args, proto
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.core import journal
+from flickboard.core import journal
 
 BOARD = "t1"
 SENSORS = [{"name": "hole", "kind": "beam"}]

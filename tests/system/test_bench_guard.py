@@ -16,15 +16,15 @@ from typing import Any
 from firmware_runner import BOARD_HEAP
 from rp2_board import flashed
 
-from host.sim.broker import mosquitto
+from flickboard.sim.broker import mosquitto
 
 ROOT = Path(__file__).resolve().parents[2]
 
 from bench import firmware_bench, host_bench, latency, rp2_bench  # noqa: E402
 from bench.common import speed_probe  # noqa: E402
 from bench.run import NODELAY, RP2_EDGE_CYCLES, RP2_LATENCY_US, speed_line, table  # noqa: E402
-from host.board.links import MqttLink  # noqa: E402
-from host.sim.rp2 import Pico  # noqa: E402
+from flickboard.board.links import MqttLink  # noqa: E402
+from flickboard.sim.rp2 import Pico  # noqa: E402
 
 
 def renders(figure: str, result: dict[str, Any]) -> None:

@@ -9,15 +9,15 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
-from host.cli.files import sample_path
-from host.core.session import fold_entries
-from host.sim.board_scenario import evidence_exact, from_transcript, quadrant_of
-from host.sim.random_game import random_match
-from host.sim.simulator import board_command
-from rules.base import Illegal
-from rules.pichenotte import Pichenotte, State
-from rules.pichenotte.engine import Fact, Facts, Shot
-from rules.transcript import parse_transcript
+from flickboard.cli.files import sample_path
+from flickboard.core.session import fold_entries
+from flickboard.rules.base import Illegal
+from flickboard.rules.pichenotte import Pichenotte, State
+from flickboard.rules.pichenotte.engine import Fact, Facts, Shot
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.board_scenario import evidence_exact, from_transcript, quadrant_of
+from flickboard.sim.random_game import random_match
+from flickboard.sim.simulator import board_command
 
 
 def test_sample_game_on_the_simulated_board(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.sim.broker import Broker
+from flickboard.sim.broker import Broker
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 
@@ -155,7 +155,7 @@ def test_the_broker_password_from_a_file_or_the_environment_never_in_ps(tmp_path
     import secrets
     import urllib.request
 
-    from host.sim.broker import free_port, mosquitto
+    from flickboard.sim.broker import free_port, mosquitto
 
     secret = secrets.token_urlsafe(12)
     pwfile = tmp_path / "passwords"

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from e2e import SHOT_MS, BridgeProc, Rig, bridge_args, game, proto, replay_summary, same_score
 
-from host.cli.bridge import start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.sim.board_scenario import from_transcript
-from host.sim.broker import Broker
-from host.sim.driver import Driver
-from host.sim.simulator import spawn_board
-from rules.transcript import parse_transcript
+from flickboard.cli.bridge import start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.board_scenario import from_transcript
+from flickboard.sim.broker import Broker
+from flickboard.sim.driver import Driver
+from flickboard.sim.simulator import spawn_board
 
 
 def check(rig: Rig, tmp_path: Path) -> dict:  # type: ignore[type-arg]

@@ -12,8 +12,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-import host.sim.broker
-from host.sim.broker import BrokerError, find_mosquitto, mosquitto, start_mosquitto
+import flickboard.sim.broker
+from flickboard.sim.broker import BrokerError, find_mosquitto, mosquitto, start_mosquitto
 
 
 def round_trip(port: int) -> bytes:
@@ -77,7 +77,7 @@ def test_two_brokers_get_two_ports() -> None:
 
 def test_missing_mosquitto_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     assert find_mosquitto() is not None, "make test installs mosquitto"
-    monkeypatch.setattr(host.sim.broker, "find_mosquitto", lambda: None)
+    monkeypatch.setattr(flickboard.sim.broker, "find_mosquitto", lambda: None)
     with pytest.raises(BrokerError) as e:
         start_mosquitto()
     assert str(e.value) == (
@@ -112,7 +112,7 @@ def test_a_broker_that_stops_at_start_says_why_in_one_line() -> None:
 
 def test_no_user_line_when_not_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only root needs `user root` (mosquitto would switch users); anyone else gets a plain configuration."""
-    monkeypatch.setattr(host.sim.broker.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(flickboard.sim.broker.os, "geteuid", lambda: 1000)
     with mosquitto() as b:
         assert "user" not in b.conf.read_text()
         assert round_trip(b.port) == b"hello"

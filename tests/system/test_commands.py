@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from host.cli.files import sample_path
-from host.cli.main import main
-from host.core.journal import Journal
-from rules.pichenotte.report import LOG_FIELDS
+from flickboard.cli.files import sample_path
+from flickboard.cli.main import main
+from flickboard.core.journal import Journal
+from flickboard.rules.pichenotte.report import LOG_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
 SAMPLE = Path(sample_path())
 
 # A whole singles game, then game 2 ends early: Ben forfeits after Ana's declared twenty.
@@ -308,13 +308,13 @@ def test_main_errors_in_process(files: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_internal_errors_are_one_line_too(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import host.cli.files
+    import flickboard.cli.files
 
     def boom(*_: object) -> object:
         raise RuntimeError("kaboom")
 
     monkeypatch.delenv("FLICKBOARD_DEBUG", raising=False)
-    monkeypatch.setattr(host.cli.files, "load", boom)
+    monkeypatch.setattr(flickboard.cli.files, "load", boom)
     rc, _ = call("replay", "--sample")
     err = capsys.readouterr().err
     assert rc == 70

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from host.sim import demo
-from host.sim.broker import BrokerError
+from flickboard.sim import demo
+from flickboard.sim.broker import BrokerError
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 

@@ -25,8 +25,8 @@ from faults import (
     rss_kib,
 )
 
-from host.core import journal
-from host.sim.broker import Broker, start_mosquitto
+from flickboard.core import journal
+from flickboard.sim.broker import Broker, start_mosquitto
 
 LINES = 8  # the first entries of a random legal game: a handful of sensor shots
 

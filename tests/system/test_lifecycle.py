@@ -25,7 +25,7 @@ import procs
 import pytest
 from e2e import FLICKBOARD
 
-from host.sim.broker import Broker, free_port
+from flickboard.sim.broker import Broker, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGHUP": signal.SIGHUP}
@@ -65,7 +65,7 @@ def commands(name: str, url: str, tmp: Path) -> Command:
                          "==> latency", {"micropython", "mosquitto"}),
         "soak": Command([py, "tests/support/soak.py", "--seeds", "1", "--only", "network_drop_realtime", "--no-write"],
                         "", {"micropython", "mosquitto"}),
-        "rig": Command([py, "-m", "host.sim.rp2", "run"], "emulated Pico on", {"node"}),
+        "rig": Command([py, "-m", "flickboard.sim.rp2", "run"], "emulated Pico on", {"node"}),
     }[name]  # fmt: skip
 
 
@@ -231,7 +231,7 @@ def test_make_bench_stops_with_make(how: str, tmp_path: Path) -> None:
 
 LOST_INTERRUPT = """
 import sys, time
-from host import lifecycle
+from flickboard import lifecycle
 child = lifecycle.spawn(["sleep", "120"])
 print("child", child.pid, flush=True)
 with lifecycle.interrupting(grace=1.0):

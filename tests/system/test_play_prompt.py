@@ -26,9 +26,9 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from host.cli.play import completion_words, completions, notation_completer, prompt_session
-from host.sim.broker import Broker
-from rules import games
+from flickboard.cli.play import completion_words, completions, notation_completer, prompt_session
+from flickboard.rules import games
+from flickboard.sim.broker import Broker
 
 ROOT = Path(__file__).resolve().parents[2]
 PICHENOTTE = completion_words(games.create(None, ["Ana", "Ben"]))
@@ -191,7 +191,7 @@ def test_without_prompt_toolkit_it_is_readline(tmp_path: Path) -> None:
     """prompt_toolkit missing: the same Tab completion through readline."""
     code = (
         "import sys; sys.modules['prompt_toolkit'] = None\n"  # import prompt_toolkit now raises ImportError
-        "from host.cli.main import main\n"
+        "from flickboard.cli.main import main\n"
         "sys.exit(main(['play', '--players', 'Ana', 'Ben', '--journal', 'r.jsonl']))\n"
     )
     t = Xterm(tmp_path, [sys.executable, "-c", code])

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from host.cli.files import sample_path
+from flickboard.cli.files import sample_path
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
 TIMEOUT = 5.0
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[=>]|\x1b\][^\x07]*\x07|[\r\x07]")
 _STATUS = re.compile(r"^(Game \d+ · |Match over: |match |Twenties shoot-out |  \S+ +twenties )")

@@ -32,12 +32,12 @@ from e2e import SHOT_MS, BridgeProc, Watcher, game, proto, replay_summary
 from faults import Tap, prefix, score_matches, tap_stdout
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.core import journal
-from host.sim.board_scenario import from_transcript
-from host.sim.broker import Broker, find_mosquitto, free_port
-from host.sim.driver import Driver
-from host.sim.simulator import spawn_board
-from rules.transcript import parse_transcript
+from flickboard.core import journal
+from flickboard.rules.transcript import parse_transcript
+from flickboard.sim.board_scenario import from_transcript
+from flickboard.sim.broker import Broker, find_mosquitto, free_port
+from flickboard.sim.driver import Driver
+from flickboard.sim.simulator import spawn_board
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "mosquitto"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import serial  # type: ignore[import-untyped]
 
-from host.board.protocol import decode_line, encode_command
-from host.sim.board_scenario import HOLE
+from flickboard.board.protocol import decode_line, encode_command
+from flickboard.sim.board_scenario import HOLE
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 

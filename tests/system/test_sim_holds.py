@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from host.board.protocol import BoardMessage, ack_command, decode_line, encode_command
-from host.cli.files import sample_path
-from host.core.session import fold_entries
-from host.sim.board_scenario import from_transcript, is_sensor_shot, segments_per_quadrant, sensor_shots
-from host.sim.simulator import board_command
-from rules.pichenotte import Pichenotte
-from rules.pichenotte.engine import Shot
-from rules.transcript import Transcript, format_header, parse_transcript
+from flickboard.board.protocol import BoardMessage, ack_command, decode_line, encode_command
+from flickboard.cli.files import sample_path
+from flickboard.core.session import fold_entries
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.pichenotte.engine import Shot
+from flickboard.rules.transcript import Transcript, format_header, parse_transcript
+from flickboard.sim.board_scenario import from_transcript, is_sensor_shot, segments_per_quadrant, sensor_shots
+from flickboard.sim.simulator import board_command
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 QUIET_S = 0.4  # how long a held board must stay silent (real time) before the test lets it go on

@@ -17,8 +17,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from host.mqtt import STATUS, BridgeWatch, bridge_topic
-from host.sim.broker import Broker
+from flickboard.mqtt import STATUS, BridgeWatch, bridge_topic
+from flickboard.sim.broker import Broker
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
 OFFLINE = "is offline: this score may be stale"

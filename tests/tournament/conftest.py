@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from host.tournament import Director, dumps, read
+from flickboard.tournament import Director, dumps, read
 
 
 @pytest.fixture

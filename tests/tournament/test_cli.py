@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from host.tournament import dumps, read
+from flickboard.tournament import dumps, read
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
 
 ENTRANTS_CSV = """name,partner,seed,club
 Ana Costa,,1,Santa Fe

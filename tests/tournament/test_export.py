@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from host.tournament import Director, document, dumps, read
-from host.tournament import export as exports
+from flickboard.tournament import Director, document, dumps, read
+from flickboard.tournament import export as exports
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
 
 
 def fb(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:

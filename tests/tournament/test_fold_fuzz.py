@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.tournament import dumps, fold
-from host.tournament.event import ACTS
+from flickboard.tournament import dumps, fold
+from flickboard.tournament.event import ACTS
 
 NAMES = st.sampled_from(["A", "B", "C", "D", "s", "s/R1-1", "s/W1-1", "s/R2-1", "", " x", "a/b"])
 VALUE: st.SearchStrategy[Any] = st.recursive(

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from host.tournament import ActError, Director
-from host.tournament.brackets import seed_order
-from host.tournament.roundrobin import circle, pools
+from flickboard.tournament import ActError, Director
+from flickboard.tournament.brackets import seed_order
+from flickboard.tournament.roundrobin import circle, pools
 
 Make = Callable[..., Director]
 

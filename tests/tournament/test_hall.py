@@ -15,14 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from host.cli.bridge import start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.core import journal
-from host.sim.broker import Broker
-from host.sim.random_game import random_match
-from host.tournament import ActError, Director, read
-from host.tournament.hall import Hall, players_of
-from rules import games
+from flickboard.cli.bridge import start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.core import journal
+from flickboard.rules import games
+from flickboard.sim.broker import Broker
+from flickboard.sim.random_game import random_match
+from flickboard.tournament import ActError, Director, read
+from flickboard.tournament.hall import Hall, players_of
 
 
 def until(pred: Callable[[], Any], what: str, timeout: float = 15) -> Any:

@@ -18,18 +18,18 @@ from typing import Any
 
 import pytest
 
-from host.cli.bridge import start_bridge
-from host.config import BridgeConfig, parse_mqtt_url
-from host.sim.broker import Broker
-from host.tournament import ActError, Director, dumps, read
-from host.tournament.hall import Hall, board_result, players_of, request_of
-from rules.pichenotte import Pichenotte
+from flickboard.cli.bridge import start_bridge
+from flickboard.config import BridgeConfig, parse_mqtt_url
+from flickboard.rules.pichenotte import Pichenotte
+from flickboard.sim.broker import Broker
+from flickboard.tournament import ActError, Director, dumps, read
+from flickboard.tournament.hall import Hall, board_result, players_of, request_of
 
 Make = Callable[..., Director]
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")
-FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "host.cli.main"]
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
 
 
 def fb(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -8,7 +8,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from host.tournament import ActError, Director, dumps, read
+from flickboard.tournament import ActError, Director, dumps, read
 
 ENTRANTS = 128
 ROUNDS = 7

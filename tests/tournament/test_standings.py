@@ -4,7 +4,7 @@ of 001 R-1-B ("Ties broken by 20's shootout of 12 pucks each")."""
 
 from __future__ import annotations
 
-from host.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, Played, Shootout, table
+from flickboard.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, Played, Shootout, table
 
 
 def win(a: str, b: str, pts: tuple[int, int] | None = None, tw: tuple[int, int] | None = None) -> Played:

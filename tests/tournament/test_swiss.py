@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from host.tournament import ActError, Director, PairingError, read
-from host.tournament.proposals import next_match, next_round, seeding
-from host.tournament.swiss import pair
+from flickboard.tournament import ActError, Director, PairingError, read
+from flickboard.tournament.proposals import next_match, next_round, seeding
+from flickboard.tournament.swiss import pair
 
 Make = Callable[..., Director]
 
@@ -127,8 +127,8 @@ def test_a_withdrawn_entrant_is_not_paired_and_loses_its_match_by_walkover(direc
 
 PROPOSE = """
 import json, sys
-from host.tournament import read
-from host.tournament.proposals import next_match, next_round, seeding
+from flickboard.tournament import read
+from flickboard.tournament.proposals import next_match, next_round, seeding
 ev = read(sys.argv[1])
 print(json.dumps([next_round(ev, "s"), seeding(ev, "next")]))
 """

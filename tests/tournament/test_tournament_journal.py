@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from host.core import journal
-from host.core.journal import Journal, JournalError
-from host.tournament import ActError, Director, document, dumps, fold, read
+from flickboard.core import journal
+from flickboard.core.journal import Journal, JournalError
+from flickboard.tournament import ActError, Director, document, dumps, fold, read
 
 Make = Callable[..., Director]
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,7 +175,7 @@ def test_a_torn_last_line_is_set_aside_and_the_fold_is_the_same(director: Make) 
 WRITER = textwrap.dedent(
     """
     import sys
-    from host.tournament import Director
+    from flickboard.tournament import Director
     d = Director.create(sys.argv[1], "Kill test")
     for i in range(12):
         d.add_entrant(f"P{i:02d}", seed=i + 1)

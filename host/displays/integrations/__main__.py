@@ -1,4 +1,4 @@
-"""`python -m host.displays.integrations`: the integrations command on its own, with the same options and the same
+"""`python -m flickboard.displays.integrations`: the integrations command on its own, with the same options and the same
 one-line errors as `flickboard integrations`."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from host.displays.integrations.runner import configure_parser, run_integrations
-from host.errors import UserError
+from flickboard.displays.integrations.runner import configure_parser, run_integrations
+from flickboard.errors import UserError
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,8 +27,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from host.displays.integrations.commands import Commands
-from host.displays.integrations.common import SIDE_COLORS, TEAM_COLORS, WHITE, Boards, Integration, Publish, hex_color
+from flickboard.displays.integrations.commands import Commands
+from flickboard.displays.integrations.common import (
+    SIDE_COLORS,
+    TEAM_COLORS,
+    WHITE,
+    Boards,
+    Integration,
+    Publish,
+    hex_color,
+)
 
 log = logging.getLogger("flickboard.integrations")
 

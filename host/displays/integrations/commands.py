@@ -23,8 +23,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from host.displays.integrations.common import Boards, Integration, Publish
-from host.mqtt import INPUT, RESULT, board_topic, board_topics, split_board_topic
+from flickboard.displays.integrations.common import Boards, Integration, Publish
+from flickboard.mqtt import INPUT, RESULT, board_topic, board_topics, split_board_topic
 
 log = logging.getLogger("flickboard.integrations")
 

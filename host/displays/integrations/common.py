@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from host.core.scoreboard import MOMENTS_FORMAT, SCOREBOARD_FORMAT, SCOREBOARD_VERSION
-from host.mqtt import BridgeWatch
+from flickboard.core.scoreboard import MOMENTS_FORMAT, SCOREBOARD_FORMAT, SCOREBOARD_VERSION
+from flickboard.mqtt import BridgeWatch
 
 # (topic, payload, retain); always QoS 1. The runner's publish: thread-safe, queued by paho while offline.
 Publish = Callable[[str, bytes, bool], None]

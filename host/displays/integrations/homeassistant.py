@@ -32,10 +32,10 @@ import logging
 import re
 from typing import Any
 
-from host.config import is_board_id, is_bridge_id
-from host.displays.integrations.commands import LINES, Commands
-from host.displays.integrations.common import Boards, Integration, Publish, version
-from host.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, STATUS, board_topic, bridge_topic
+from flickboard.config import is_board_id, is_bridge_id
+from flickboard.displays.integrations.commands import LINES, Commands
+from flickboard.displays.integrations.common import Boards, Integration, Publish, version
+from flickboard.mqtt import BRIDGE_STATUS, EVENTS, SCOREBOARD, STATUS, board_topic, bridge_topic
 
 log = logging.getLogger("flickboard.integrations")
 

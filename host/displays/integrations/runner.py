@@ -35,13 +35,13 @@ from typing import Any, TextIO
 import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
 
-from host import lifecycle
-from host.config import ConfigError, MqttUrl, add_broker_arguments, board_problem, broker_of, is_board_id
-from host.displays.integrations import awtrix, homeassistant, wled
-from host.displays.integrations.commands import Commands
-from host.displays.integrations.common import BadDocument, Boards, Integration, read_moment, read_scoreboard
-from host.errors import UserError
-from host.mqtt import (
+from flickboard import lifecycle
+from flickboard.config import ConfigError, MqttUrl, add_broker_arguments, board_problem, broker_of, is_board_id
+from flickboard.displays.integrations import awtrix, homeassistant, wled
+from flickboard.displays.integrations.commands import Commands
+from flickboard.displays.integrations.common import BadDocument, Boards, Integration, read_moment, read_scoreboard
+from flickboard.errors import UserError
+from flickboard.mqtt import (
     EVENTS,
     MAX_DOCUMENT,
     SCOREBOARD,
@@ -54,7 +54,7 @@ from host.mqtt import (
     parse_bridge_topic,
     split_board_topic,
 )
-from host.mqtt import client as mqtt_client
+from flickboard.mqtt import client as mqtt_client
 
 log = logging.getLogger("flickboard.integrations")
 

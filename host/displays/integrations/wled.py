@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from host.displays.integrations.common import Boards, Integration, Publish
+from flickboard.displays.integrations.common import Boards, Integration, Publish
 
 DEFAULT_SECONDS = 4.0
 DEFAULT_FX = 42  # "Fireworks" in WLED's effect list (effect ids are the same on every build since 0.14)

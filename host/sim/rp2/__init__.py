@@ -2,7 +2,7 @@
 the board's parts around it and a pseudo-terminal for its USB port, so firmware changes are proven on the real port
 (hard pin IRQs, PIO, the watchdog, littlefs, USB CDC, a 32-bit heap) without a board.
 
-    from host.sim.rp2 import Pico, RigError
+    from flickboard.sim.rp2 import Pico, RigError
 
     with Pico(flash=None, profile="pico_w", pace="fast", link=None) as board:
         board.port                    # the USB port: a symlink the rig owns (pyserial, mpremote, flickboard bridge)
@@ -48,7 +48,7 @@ A game (host/sim/rp2/game.py): `RigGame(board, scenario)` plays a timeline with 
 of host/sim/driver.py (`flickboard demo --rp2`, tests/firmware/test_rp2_game.py); `board_image(board_id)` is a flash
 image of this checkout's firmware with a config.json, made with `make flash` once per firmware change (build/rp2/)."""
 
-from host.sim.rp2.images import Images, RigError, find_images
-from host.sim.rp2.rig import Pico
+from flickboard.sim.rp2.images import Images, RigError, find_images
+from flickboard.sim.rp2.rig import Pico
 
 __all__ = ["Images", "Pico", "RigError", "find_images"]

@@ -1,8 +1,8 @@
 """The emulated Pico by hand:
 
-    python -m host.sim.rp2 check                                   the images, Node and rp2040js are there
-    python -m host.sim.rp2 flash --out pico.img [--board pico_w]   a blank Pico, `make flash`, its flash saved
-    python -m host.sim.rp2 run [--flash pico.img] [--profile pico_w] [--pace realtime|fast] [--link PATH]
+    python -m flickboard.sim.rp2 check                                   the images, Node and rp2040js are there
+    python -m flickboard.sim.rp2 flash --out pico.img [--board pico_w]   a blank Pico, `make flash`, its flash saved
+    python -m flickboard.sim.rp2 run [--flash pico.img] [--profile pico_w] [--pace realtime|fast] [--link PATH]
                                                                a board on a pseudo-terminal until Ctrl-C
 
 `run` prints the port (a symlink the rig owns); open it with mpremote, a serial terminal or
@@ -15,13 +15,13 @@ import argparse
 import sys
 import threading
 
-from host import lifecycle
-from host.sim.rp2.images import RigError, find_images, node
-from host.sim.rp2.rig import Pico
+from flickboard import lifecycle
+from flickboard.sim.rp2.images import RigError, find_images, node
+from flickboard.sim.rp2.rig import Pico
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m host.sim.rp2", description="the emulated Pico (host/sim/rp2)")
+    ap = argparse.ArgumentParser(prog="python -m flickboard.sim.rp2", description="the emulated Pico (host/sim/rp2)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("check", help="check that the firmware images, Node and rp2040js are there")
     fl = sub.add_parser("flash", help="flash a blank Pico with make flash and save its flash image")
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
                 board.make_flash(args.board)
                 board.reset(hold=True)
                 board.save_flash(args.out)
-            print(f"wrote {args.out}: start it with python -m host.sim.rp2 run --flash {args.out}")
+            print(f"wrote {args.out}: start it with python -m flickboard.sim.rp2 run --flash {args.out}")
             return 0
         with Pico(flash=args.flash, profile=args.profile, pace=args.pace, link=args.link) as board:
             board.wait_usb()

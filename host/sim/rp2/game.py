@@ -29,9 +29,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from host.board.protocol import ProtocolError, decode_line
-from host.sim.rp2.images import REPO, RigError, find_images
-from host.sim.rp2.rig import Pico
+from flickboard.board.protocol import ProtocolError, decode_line
+from flickboard.sim.rp2.images import REPO, RigError, find_images
+from flickboard.sim.rp2.rig import Pico
 
 FIRMWARE = REPO / "firmware"
 PROFILES = REPO / "hardware" / "profiles"

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from host.sim.rp2.images import REPO, RigError
+from flickboard.sim.rp2.images import REPO, RigError
 
 PROFILES = REPO / "hardware" / "profiles"
 MUX_LINE_BASE = 100

@@ -32,10 +32,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from host import lifecycle
-from host.sim.rp2 import scenario as scenario_mod
-from host.sim.rp2.images import EMULATOR, REPO, Images, RigError, find_images, node
-from host.sim.rp2.parts import Level, Wiring, wiring
+from flickboard import lifecycle
+from flickboard.sim.rp2 import scenario as scenario_mod
+from flickboard.sim.rp2.images import EMULATOR, REPO, Images, RigError, find_images, node
+from flickboard.sim.rp2.parts import Level, Wiring, wiring
 
 PACES = ("fast", "realtime", "hold")
 _LIVE: weakref.WeakSet[Pico] = weakref.WeakSet()
@@ -65,7 +65,7 @@ class Pico:
         self.images = images or find_images()
         self.wiring: Wiring = wiring(profile)
         if flash is not None and not Path(flash).is_file():
-            raise RigError(f"no flash image {flash} (make one with: python -m host.sim.rp2 flash --out {flash})")
+            raise RigError(f"no flash image {flash} (make one with: python -m flickboard.sim.rp2 flash --out {flash})")
         if link is not None and not Path(link).absolute().parent.is_dir():
             raise RigError(f"cannot put the port at {link}: its folder does not exist")
         self.log: list[str] = []  # the emulator's warnings (unmodelled registers, ...)

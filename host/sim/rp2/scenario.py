@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.sim.rp2.images import RigError
-from host.sim.rp2.parts import Level, Wiring
+from flickboard.sim.rp2.images import RigError
+from flickboard.sim.rp2.parts import Level, Wiring
 
 LOST_GLITCH_NS = (100, 50)  # the glitch before a lost edge: flips this long before the edge, and back
 
