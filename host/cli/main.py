@@ -187,8 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     sb.set_defaults(func=_bridge_command("run_scoreboard"))
 
     wb = sub.add_parser("web", help="the TV scoreboard and the phone entry page, live from MQTT (docs/displays.md)")
-    from flickboard.displays.web import configure_parser as configure_web
-    from flickboard.displays.web import run_web
+    from flickboard.displays.web.command import configure_parser as configure_web
+    from flickboard.displays.web.command import run_web
 
     configure_web(wb)
     wb.set_defaults(func=run_web)

@@ -17,7 +17,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from flickboard.board.bridge import Bridge, GameSetup
 from flickboard.config import parse_mqtt_url
 from flickboard.core import journal
-from flickboard.displays.web import Hub, WebConfig
+from flickboard.displays.web.config import WebConfig
+from flickboard.displays.web.hub import Hub
 from flickboard.sim.broker import Broker
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")

@@ -146,7 +146,7 @@ def test_one_board_id_rule_at_every_entry(board: str, tmp_path: Path) -> None:
     from flickboard.board import protocol
     from flickboard.board.bridge import Bridge, GameSetup
     from flickboard.board.links import _check_board
-    from flickboard.displays import web
+    from flickboard.displays.web import command as web
 
     why = config.board_problem(board)
     assert why is not None and "\n" not in why

@@ -27,7 +27,8 @@ from flickboard.board.links import MqttLink
 from flickboard.config import parse_mqtt_url
 from flickboard.displays.integrations.homeassistant import HomeAssistant
 from flickboard.displays.integrations.runner import IntegrationRunner
-from flickboard.displays.web import Hub, WebConfig
+from flickboard.displays.web.config import WebConfig
+from flickboard.displays.web.hub import Hub
 from flickboard.mqtt import (
     BRIDGE_STATUS,
     EVERY_BRIDGE_STATUS,

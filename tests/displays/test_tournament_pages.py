@@ -1,4 +1,4 @@
-"""The tournament's pages (host/displays/tournament_web.py) in headless Chromium (Playwright) against the real web
+"""The tournament's pages (host/displays/tournament_pages/) in headless Chromium (Playwright) against the real web
 server run with `--tournament`, a live Mosquitto and a real bridge in-process where boards are involved
 (tests/support/tournament_rig.py):
 
@@ -27,7 +27,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from tournament_rig import NAMES, TournamentRig, organiser, play, round_results, swiss_event, until
 
 from flickboard.config import parse_mqtt_url
-from flickboard.displays.tournament_web import card_base
+from flickboard.displays.tournament_pages.cards import card_base
 from flickboard.sim.broker import Broker
 from flickboard.tournament import Director, read
 from flickboard.tournament.hall import Hall
@@ -307,7 +307,7 @@ def test_score_cards_print_with_each_boards_qr_code(browser: Browser, broker: Br
     other = Hall(path, parse_mqtt_url(broker.url), say=lambda _: None).start()
     rig = TournamentRig(broker, tmp_path, path, boards=())
     try:
-        assert rig.web.tournament is not None and rig.web.tournament.hall is None
+        assert rig.pages.hall is None
         code, res = rig.http("GET", "/api/tournament/organiser")
         assert code == 200 and res["hall"]["state"] == "other" and "another hall" in res["hall"]["text"]
         assert any("not followed here" in line for line in rig.said)

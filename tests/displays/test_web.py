@@ -1,4 +1,4 @@
-"""`flickboard web` (host/displays/web.py, host/displays/webui/), all real parts: Mosquitto, a bridge in-process with
+"""`flickboard web` (host/displays/web/), all real parts: Mosquitto, a bridge in-process with
 its MQTT link, the web server on a free port, and a headless Chromium driven by Playwright (tests/support/web_rig.py).
 
 The HTTP API is tested first without a browser (paths, checks on entries, the event stream, a broker restart, the
@@ -44,8 +44,10 @@ from web_rig import (
 )
 
 from flickboard.config import parse_mqtt_url
-from flickboard.displays import web
-from flickboard.displays.web import WebConfig, start_web
+from flickboard.displays.web import limits
+from flickboard.displays.web.config import WebConfig
+from flickboard.displays.web.server import start_web
+from flickboard.displays.web.streams import RESYNC, Stream, sse
 from flickboard.mqtt import BRIDGE_HEALTH, HEALTH, bridge_topic
 from flickboard.sim.broker import Broker, free_port
 
@@ -707,7 +709,7 @@ def test_a_hundred_pages_at_once_all_get_the_update(rig: Rig, monkeypatch: pytes
         for s in socks:
             read_until(s, b'"entries":1')
         # the ceiling (here made small): one more page is refused in one line, and counted
-        monkeypatch.setattr(web, "MAX_STREAMS", 100)
+        monkeypatch.setattr(limits, "MAX_STREAMS", 100)
         status, doc = rig.http("GET", f"/api/{BOARD}/stream")
         assert status == 503 and doc["refused"] == "too many pages" and "at most 100 live pages" in doc["error"]
         assert rig.web.refusals.counts["too many pages"] == 1
@@ -750,11 +752,11 @@ def test_a_page_that_falls_behind_gets_the_latest_scoreboard_not_a_backlog() -> 
     latest scoreboard, sent when it reads again), so a stalled phone never holds an unbounded queue."""
 
     def doc(i: int) -> bytes:
-        return web.sse("scoreboard", json.dumps({"entries": i}))
+        return sse("scoreboard", json.dumps({"entries": i}))
 
     async def behind() -> tuple[list[bytes | None], int]:
-        s = web.Stream(BOARD)
-        for i in range(web.MAX_QUEUED + 3):  # the last 3 come after the queue was full
+        s = Stream(BOARD)
+        for i in range(limits.MAX_QUEUED + 3):  # the last 3 come after the queue was full
             s.push(doc(i))
         items = [s.queue.get_nowait() for _ in range(s.queue.qsize())]
         s.close()
@@ -762,15 +764,15 @@ def test_a_page_that_falls_behind_gets_the_latest_scoreboard_not_a_backlog() -> 
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (the browser's runs in this thread)
         items, resyncs = pool.submit(asyncio.run, behind()).result(10)
-    last = web.MAX_QUEUED
-    assert items == [web.RESYNC, doc(last + 1), doc(last + 2), None] and resyncs == 1, items[:4]
+    last = limits.MAX_QUEUED
+    assert items == [RESYNC, doc(last + 1), doc(last + 2), None] and resyncs == 1, items[:4]
 
 
 def test_a_silent_client_is_dropped_but_a_live_page_is_not(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     """A connection that never finishes its request (a slow-headers attack) is closed after REQUEST_TIMEOUT (made
     short here), as the stdlib server's 30 s socket timeout did; an open event stream is not."""
     rig.synced()
-    monkeypatch.setattr(web, "REQUEST_TIMEOUT", 0.5)
+    monkeypatch.setattr(limits, "REQUEST_TIMEOUT", 0.5)
     page = open_streams(rig.web.port, 1)[0]
     silent = socket.create_connection(("127.0.0.1", rig.web.port), timeout=5)
     slow = socket.create_connection(("127.0.0.1", rig.web.port), timeout=5)

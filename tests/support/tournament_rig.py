@@ -27,7 +27,9 @@ from web_rig import Chromium
 from flickboard.cli.bridge import Running, start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
 from flickboard.core import journal
-from flickboard.displays.web import WebApp, WebConfig, start_web
+from flickboard.displays.tournament_pages.pages import TournamentPages
+from flickboard.displays.web.config import WebConfig
+from flickboard.displays.web.server import WebApp, start_web
 from flickboard.sim.broker import Broker, mosquitto
 from flickboard.sim.random_game import random_match
 from flickboard.tournament import Director, read
@@ -101,12 +103,12 @@ class TournamentRig:
                 )
             )
             assert self.running.mqtt is not None and self.running.mqtt.wait_ready(10), "the bridge did not connect"
-        cfg = WebConfig(parse_mqtt_url(broker.url), port=0, reconnect_max=1, tournament=path)
-        self.web: WebApp = start_web(cfg, self.said.append)
+        cfg = WebConfig(parse_mqtt_url(broker.url), port=0, reconnect_max=1)
+        self.web: WebApp = start_web(cfg, self.said.append, pages=[lambda app: TournamentPages(app, path)])
         self.url = f"http://127.0.0.1:{self.web.port}"
         until(lambda: self.web.hub.ready, "the web server's MQTT subscriptions")
-        if self.web.tournament is not None and self.web.tournament.hall is not None:
-            assert self.web.tournament.hall.wait_ready(10)
+        if self.pages.hall is not None:
+            assert self.pages.hall.wait_ready(10)
 
     @property
     def bridge(self) -> Any:
@@ -114,9 +116,16 @@ class TournamentRig:
         return self.running.bridge
 
     @property
+    def pages(self) -> TournamentPages:
+        """The tournament's pages plugged into the web server."""
+        pages = self.web.plugged(TournamentPages)
+        assert pages is not None
+        return pages
+
+    @property
     def hall(self) -> Any:
-        assert self.web.tournament is not None and self.web.tournament.hall is not None
-        return self.web.tournament.hall
+        assert self.pages.hall is not None
+        return self.pages.hall
 
     def count(self) -> int:
         return read(self.path).count

@@ -31,7 +31,8 @@ from playwright.sync_api import Page as PwPage
 
 from flickboard.cli.bridge import Running, start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
-from flickboard.displays.web import WebApp, WebConfig, start_web
+from flickboard.displays.web.config import WebConfig
+from flickboard.displays.web.server import WebApp, start_web
 from flickboard.sim.broker import Broker, free_port, mosquitto
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))

@@ -8,7 +8,7 @@ Data flows board → link → protocol → bridge → journal → fold (rules, e
   module; its one I/O module, `hall.py` (the director's link to the boards over MQTT), also the shared `mqtt` and
   `config`, and still nothing of the bridge or the commands;
 - `host/displays` the shared modules, itself, the rules registry and the core's documents (the scoreboard, its
-  text and the manual-entry request), never the bridge or the links; its tournament pages (`tournament_web`) also
+  text and the manual-entry request), never the bridge or the links; its tournament pages (`tournament_pages`) also
   the tournament director (their acts go through its `Director`, the boards through its `Hall`) and the journal's
   lock error;
 - the shared modules (`config`, `mqtt`, `jsontext`, `lifecycle`, `errors`) only each other;
@@ -49,7 +49,7 @@ def allowed(module: str, imported: str) -> bool:
     if inside(module, "flickboard.tournament"):
         io = ("flickboard.mqtt", "flickboard.config") if module == "flickboard.tournament.hall" else ()
         return within("flickboard.tournament") or imported in ("flickboard.core.journal", "flickboard.jsontext", *io)
-    if module == "flickboard.displays.tournament_web" and (
+    if inside(module, "flickboard.displays.tournament_pages") and (
         within("flickboard.tournament") or imported == "flickboard.core.journal"
     ):
         return True  # the tournament's pages act through its director, follow its hall (and the journal's lock error)
@@ -130,9 +130,9 @@ def test_the_rules_catch_a_wrong_import() -> None:
     assert not allowed("flickboard.tournament.hall", "flickboard.board.bridge") and not allowed(
         "flickboard.tournament.hall", "flickboard.cli"
     )
-    assert allowed("flickboard.displays.tournament_web", "flickboard.tournament.hall")
+    assert allowed("flickboard.displays.tournament_pages.pages", "flickboard.tournament.hall")
     assert not allowed("flickboard.displays.web", "flickboard.tournament") and not allowed(
-        "flickboard.displays.tournament_web", "flickboard.board"
+        "flickboard.displays.tournament_pages.acts", "flickboard.board"
     )
     assert allowed("flickboard.board.bridge", "flickboard.core.session") and allowed(
         "flickboard.sim.demo", "flickboard.cli.bridge"

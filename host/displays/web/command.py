@@ -1,0 +1,119 @@
+"""`flickboard web`: its options, and the command that serves until Ctrl-C, SIGTERM or SIGHUP.
+
+    flickboard web --mqtt mqtt://localhost             # http://127.0.0.1:8080/
+    flickboard web --mqtt mqtt://localhost --tournament spring.tournament   # and the tournament's pages
+
+Errors are one line on stderr (exit 2), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from typing import Any, TextIO
+
+from flickboard import lifecycle
+from flickboard.config import ConfigError, add_broker_arguments, board_problem, broker_of
+from flickboard.displays.tournament_pages.pages import TournamentPages
+from flickboard.displays.web.config import WebConfig, WebError
+from flickboard.displays.web.key import KEY_ENV, load_key
+from flickboard.displays.web.server import PagesMaker, start_web
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """The options of `flickboard web`."""
+    add_broker_arguments(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0: all)")
+    p.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
+    p.add_argument(
+        "--board", action="append", metavar="ID", help="show only this board (repeatable; default: every board)"
+    )
+    p.add_argument(
+        "--key-file",
+        metavar="FILE",
+        help=f"keep the scoring key in FILE (made the first time), so it stays across restarts; or set {KEY_ENV}. "
+        "Default: a new key on every start",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        default=[],
+        help="one more name the server answers for (a DNS name, a reverse proxy's; repeatable)",
+    )
+    p.add_argument(
+        "--tournament",
+        metavar="FILE",
+        help="a tournament journal: its hall screen, entrants' and organiser's pages and score cards, and its hall "
+        "(the boards open their assigned matches and report their results)",
+    )
+
+
+def web_config(args: Any) -> WebConfig:
+    try:
+        url, ca_file = broker_of(args)
+    except ConfigError as e:
+        raise WebError(str(e)) from None
+    boards: tuple[str, ...] | None = None
+    if args.board:
+        for b in args.board:
+            problem = board_problem(b)
+            if problem:
+                raise WebError(f"--board: {problem}")
+        boards = tuple(dict.fromkeys(args.board))
+    if not 0 <= args.port <= 65535:
+        raise WebError(f"--port must be 0-65535, not {args.port}")
+    key, source = load_key(dict(os.environ), getattr(args, "key_file", None))
+    allowed = tuple(h.strip() for h in getattr(args, "allowed_host", None) or [] if h.strip())
+    return WebConfig(
+        url,
+        ca_file=ca_file,
+        host=args.host,
+        port=args.port,
+        boards=boards,
+        key=key,
+        key_source=source,
+        allowed_hosts=allowed,
+    )
+
+
+def plugged_pages(args: Any) -> list[PagesMaker]:
+    """The pages the options plug in: a tournament's (`--tournament FILE`)."""
+    path = getattr(args, "tournament", None)
+    if path is None:
+        return []
+    return [lambda app: TournamentPages(app, path)]
+
+
+def run_web(args: Any, out: TextIO) -> int:
+    """`flickboard web`: serve until Ctrl-C, SIGTERM or SIGHUP. Errors are one line on stderr (exit 2)."""
+    stop = threading.Event()
+    with lifecycle.on_stop_signals(stop.set):  # before the first line: whoever reads it may stop us at once
+        try:
+            app = start_web(web_config(args), pages=plugged_pages(args))
+        except WebError as e:
+            print(f"flickboard web: {e}", file=sys.stderr, flush=True)
+            return 2
+        try:
+            print(f"flickboard web: {app.url}/ (boards seen on {app.cfg.mqtt}); Ctrl-C stops", file=out, flush=True)
+            for line in app.links:
+                print(line, file=out, flush=True)
+            print(f"  Scoring key: {app.key} ({app.cfg.key_source})", file=out, flush=True)
+            print(f"  Scorers' link (for phones, not the TV): {app.scorer_link}", file=out, flush=True)
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            app.stop()
+    print("flickboard web: stopped", file=out, flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m flickboard.displays.web ...`: the same as `flickboard web ...`."""
+    p = argparse.ArgumentParser(prog="flickboard web", description="the TV scoreboard and the phone entry page")
+    configure_parser(p)
+    return run_web(p.parse_args(argv), sys.stdout)
