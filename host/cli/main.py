@@ -209,8 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     ac.set_defaults(func=run_accuracy)
 
     tn = sub.add_parser("tournament", help="run a tournament: entrants, stages, pairings, results, standings, exports")
-    from flickboard.cli.tournament import configure_parser as configure_tournament
-    from flickboard.cli.tournament import run as run_tournament
+    from flickboard.cli.tournament.parser import configure_parser as configure_tournament
+    from flickboard.cli.tournament.parser import run as run_tournament
 
     tn.set_defaults(func=run_tournament)
     configure_tournament(tn)

@@ -4,7 +4,7 @@ printing each opened match, each result, each refusal and each result held for t
 Ctrl-C (or SIGTERM, SIGHUP) stops it cleanly. The other `flickboard tournament` commands work on the same file
 meanwhile: the hall locks the journal only while it appends, and follows what they append.
 
-host/cli/tournament.py makes it the `run` action with `configure_run(parser)` and `cmd_run(args, out)`.
+host/cli/tournament/parser.py makes it the `run` action with `configure_run(parser)` and `cmd_run(args, out)`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,143 @@
+"""The standings as text: a stage's table with its tie-break columns and a note of how each tie was broken, what a tie
+the whole chain left waits for, a bracket's places, and the event's final standings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flickboard.cli.tournament.text import chain_text, grid, stage_line
+from flickboard.tournament import Event
+from flickboard.tournament.event import BRACKETS, Stage
+from flickboard.tournament.standings import Row, Table
+
+KEY_NAMES = {
+    "h2h": "head-to-head",
+    "twenties": "twenties",
+    "points": "points",
+    "diff": "point difference",
+    "buchholz": "Buchholz",
+    "median-buchholz": "median-Buchholz",
+    "shootout": "the shoot-out",
+}
+COLUMNS = {
+    "buchholz": "Buch",
+    "median-buchholz": "MBuch",
+    "twenties": "20s",
+    "points": "Pts",
+    "diff": "+/-",
+    "shootout": "SO",
+}
+
+
+def _shootouts_of(ev: Event, st: Stage, *who: str) -> list[list[tuple[int | None, int]]]:
+    """The finished shoot-outs of the stage that include all of `who`, in journal order: for each, each one's (shoot-out
+    wins, or None when entered as counts; twenties)."""
+    out = []
+    for s in sorted(ev.shootouts(st), key=lambda s: s.entry):
+        if set(who) <= set(s.entrants):
+            at = [s.entrants.index(e) for e in who]
+            out.append([(s.wins[i] if s.wins is not None else None, s.twenties[i]) for i in at])
+    return out
+
+
+def _value(key: str, st: Stage, r: Row, ev: Event) -> str:
+    if key == "shootout":  # every shoot-out the entrant took part in: "7" (counts), "1w 21" (wins, twenties)
+        return " / ".join(
+            str(twenties) if wins is None else f"{wins}w {twenties}"
+            for ((wins, twenties),) in _shootouts_of(ev, st, r.entrant)
+        )
+    attr = {"twenties": "twenties", "points": "points_for", "diff": "diff", "buchholz": "buchholz"}.get(
+        key, "median_buchholz"
+    )
+    return str(getattr(r, attr))
+
+
+def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: Callable[[list[str]], str]) -> list[str]:
+    """A table with the stage's tie-break columns, and the one-line note of how each tie was broken."""
+    chain = [k for k in st.tiebreaks if k in COLUMNS]
+    byes = any(r.byes for r in t.rows)
+    reported = any(r.twenties_reported != r.twenties for r in t.rows)
+    headers = ["#", "Entrant", "P", "W", "L"] + (["Bye"] if byes else []) + [COLUMNS[k] for k in chain]
+    if reported:
+        headers.append("20s reported")
+    rows = []
+    for r in t.rows:
+        rank = f"{r.rank}=" if r.tied else str(r.rank)
+        name = r.entrant if r.status == "active" else f"{r.entrant} [{r.status}]"
+        row: list[object] = [rank, name, r.played, r.wins, r.losses] + ([r.byes] if byes else [])
+        row += [_value(k, st, r, ev) for k in chain]
+        if reported:
+            row.append(r.twenties_reported)
+        rows.append(row)
+    right = {0, *range(2, len(headers))}
+    lines = grid(headers, rows, right)
+    notes = []
+    for i, r in enumerate(t.rows[:-1]):
+        nxt = t.rows[i + 1]
+        key = r.decided_by
+        if key in (None, "wins"):
+            continue
+        assert key is not None
+        if key == "h2h":
+            notes.append(f"{r.entrant} over {nxt.entrant} on head-to-head")
+        elif key == "shootout" and (both := _shootouts_of(ev, st, r.entrant, nxt.entrant)):
+            (w1, t1), (w2, t2) = both[-1]  # the latest shoot-out of the two: the one that put one above the other
+            won = "" if w1 is None else f"wins {w1}-{w2}, twenties "
+            notes.append(f"{r.entrant} over {nxt.entrant} on the shoot-out ({won}{t1}-{t2})")
+        else:
+            notes.append(
+                f"{r.entrant} over {nxt.entrant} on {KEY_NAMES[key]} "
+                f"({_value(key, st, r, ev)}-{_value(key, st, nxt, ev)})"
+            )
+    for group in t.unresolved:
+        notes.append(f"{', '.join(group)} still level after the whole chain ({shootout_hint(group)})")
+    if not any(r.played or r.byes for r in t.rows):
+        notes = ["no match decided yet"]
+    lines.append("  Ties: " + ("; ".join(notes) if notes else "none to break") + ".")
+    return lines
+
+
+def shootout_hint(ev: Event, st: Stage, path: str) -> Callable[[list[str]], str]:
+    """What a tie the whole chain left waits for: its shoot-out matches being played, the command that makes them,
+    or (a stage whose shoot-out cannot be played on the engine) the counts of one played on paper."""
+    paper = f"a shoot-out decides: flickboard tournament shootout {path} {st.name} NAME=TWENTIES ..."
+
+    def hint(group: list[str]) -> str:
+        for rnd in ev.shootouts_playing(st):
+            if set(group) & set(rnd.entrants):
+                left = [i for i in rnd.matches if not ev.matches[i].decided]
+                return f"awaits its shoot-out, round {rnd.number}: {', '.join(left)} to play"
+        if st.game != "pichenotte" or "shootout" not in st.tiebreaks:
+            return paper
+        make = f"flickboard tournament shootout {path} {st.name} makes its matches"
+        if not ev.played_out(st):
+            return f"a shoot-out decides once the stage is played: {make}"
+        return f"a shoot-out decides, and none is made yet: {make}"
+
+    return hint
+
+
+def stage_standings(ev: Event, st: Stage, path: str) -> list[str]:
+    """A stage's standings: its line, then its table (each pool's) after its tie-break chain, or a bracket's places."""
+    hint = shootout_hint(ev, st, path)
+    if st.format in BRACKETS:
+        lines = [stage_line(ev, st)]
+        rows = [(p if p is not None else "in", e) for p, e in ev.placings(st)]
+        lines += grid(["Place", "Entrant"], rows, {0})
+        return lines
+    lines = [stage_line(ev, st), f"  {chain_text(st)}"]
+    if st.format == "pools":
+        for p in range(len(st.pools)):
+            lines += ["", f"  Pool {p + 1}"]
+            lines += standings_lines(ev, st, ev.table(st, p), hint)
+        return lines
+    return lines + standings_lines(ev, st, ev.table(st), hint)
+
+
+def final_lines(ev: Event) -> list[str]:
+    """The event's final standings: each entrant's place, club and the stage that ranked it."""
+    rows = []
+    for place, name, stage in ev.final_standings():
+        e = ev.entrants[name]
+        rows.append((place if place is not None else "-", name, e.club or "", stage))
+    return [f"{ev.name}: final standings", *grid(["Place", "Entrant", "Club", "Ranked in"], rows, {0})]

@@ -1,0 +1,124 @@
+"""The pieces of text every drawing shares: a side of a match, what happened to a match, a stage in one line, its
+tie-break chain, and the grid every table is drawn in."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from flickboard.rules import games
+from flickboard.tournament import Event
+from flickboard.tournament.event import BRACKETS, EMPTY, PENDING, Match, Stage
+
+FORMAT_NAMES = {
+    "swiss": "Swiss",
+    "round-robin": "round robin",
+    "single-elimination": "single elimination",
+    "double-elimination": "double elimination",
+    "pools": "pools",
+}
+
+
+def side_text(ev: Event, st: Stage, m: Match, i: int) -> str:
+    """Side `i` of a match: the entrant (with its seed in a bracket, and its status when it is out), "bye", where it
+    comes from ("winner of W1-1"), or "?" while it is not known."""
+    name = m.sides[i]
+    if name == EMPTY:
+        return "bye"
+    if name == PENDING and m.sources is not None:
+        kind, ref = m.sources[i]
+        return f"{kind} of {ref}" if kind != "seed" else "?"
+    if name == PENDING:
+        return "?"
+    seed = st.entrants.index(name) + 1 if name in st.entrants else None
+    out = f"({seed}) {name}" if seed is not None and st.format in BRACKETS else name
+    if not ev.entrants[name].active:
+        out += f" [{ev.entrants[name].status}]"
+    return out
+
+
+def _numbers(m: Match) -> str:
+    """A result's numbers in the order of the sentence that says it: the winner's first."""
+    o = m.outcome
+    if o is None:
+        return ""
+    flip = o.winner == m.sides[1]
+
+    def pair(v: tuple[int, int]) -> str:
+        return f"{v[1]}-{v[0]}" if flip else f"{v[0]}-{v[1]}"
+
+    if o.walkover:
+        return "walkover" + (f" ({o.reason})" if o.reason else "")
+    if m.shootout:  # a tie-break shoot-out match: its twenties are all it is
+        return f"shoot-out {pair(o.shootout)}" + (", corrected" if o.replaced else "") if o.shootout else ""
+    parts = []
+    if o.games:
+        parts.append(f"games {pair(o.games)}")
+    if o.points:
+        parts.append(f"points {pair(o.points)}")
+    if o.twenties:
+        parts.append(f"twenties {pair(o.twenties)}" + (" confirmed" if o.confirmed else ""))
+    if o.shootout:
+        parts.append(f"shoot-out {pair(o.shootout)}")
+    if o.replaced:
+        parts.append("corrected")
+    return ", ".join(parts)
+
+
+def outcome_text(ev: Event, m: Match) -> str:
+    """What happened to a match, or what it waits for."""
+    st = ev.stages[m.stage]
+    if m.state == "done":
+        loser = m.loser
+        text = f"{m.winner} beat {loser}"
+        nums = _numbers(m)
+        return text + (f" ({nums})" if nums else "")
+    if m.state == "walkover":
+        return f"{m.winner} wins by walkover ({m.loser} is {ev.entrants[m.loser].status})"
+    if m.state == "bye":
+        return f"{m.winner} goes through (bye)" if m.winner != EMPTY else "nobody goes through"
+    if m.state == "void":
+        return "not played" if m.label != "GF2" else "not needed (the winners bracket's champion won GF1)"
+    if m.state == "ready":
+        return f"on {m.board}" if m.board else "ready: waiting for a board"
+    return "waiting for " + " and ".join(side_text(ev, st, m, i) for i in range(2) if m.sides[i] == PENDING)
+
+
+def grid(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Collection[int] = ()) -> list[str]:
+    """A table's lines, indented two spaces: the headers, then the rows, in columns as wide as their widest cell (the
+    columns numbered in `right` aligned right)."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for r in cells:
+        line = "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r))
+        out.append("  " + line.rstrip())
+    return out
+
+
+def stage_line(ev: Event, st: Stage) -> str:
+    """A stage in one line: its format, its entrants, its game, how far it has gone and its champion."""
+    what = FORMAT_NAMES[st.format]
+    if st.format == "swiss":
+        what += (
+            f", round {len(st.rounds)} of {st.options['rounds']}" if st.rounds else f", {st.options['rounds']} rounds"
+        )
+    elif st.format == "pools":
+        what += f", {len(st.pools)} pools"
+    elif st.format == "double-elimination":
+        what += ", grand final with a reset" if st.options.get("reset") else ", one grand final"
+    decided = sum(1 for m in st.matches.values() if m.decided)
+    state = "complete" if st.complete else f"{decided} of {len(st.matches)} matches decided"
+    if not st.matches and not st.complete:
+        state = "round 1 not paired yet"
+    if st.closed_by:
+        state = f"complete, its qualifiers went on to {st.closed_by}"
+    champ = ev.champion(st)
+    if champ:
+        state += f"; champion {champ}"
+    game = f"{games.title(st.game)} {st.rules}" + (f" {st.match}" if st.match else "")
+    return f"{st.name}: {what}, {len(st.entrants)} entrants, {game} — {state}"
+
+
+def chain_text(st: Stage) -> str:
+    """The stage's tie-break chain, in order."""
+    return "tie-breaks: " + (", ".join(st.tiebreaks) if st.tiebreaks else "none")
