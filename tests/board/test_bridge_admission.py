@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from fb import proto  # the firmware's encoder
 
-from flickboard.board import bridge as bridge_module
-from flickboard.board.bridge import IDLE_CLOSE, MAX_NEW_BOARDS, Bridge, GameSetup
+from flickboard.board.bridge import Bridge, GameSetup, journals
+from flickboard.board.bridge.admission import MAX_NEW_BOARDS
+from flickboard.board.bridge.journals import IDLE_CLOSE
 
 SENSORS = [{"name": "hole", "kind": "beam"}]
 
@@ -82,7 +83,7 @@ def test_an_idle_journal_is_closed_and_resumed_without_counting_twice(tmp_path: 
 def test_at_most_max_open_journals_the_least_recently_used_is_closed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bridge_module, "MAX_OPEN", 3)
+    monkeypatch.setattr(journals, "MAX_OPEN", 3)
     now = [0.0]
     bridge, _ = make(tmp_path, now)
     for i in range(5):

@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from flickboard.board.bridge import HEARTBEAT_EVERY, HEARTBEAT_RSSI_STEP, Bridge, GameSetup
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.board.bridge.messages import HEARTBEAT_EVERY, HEARTBEAT_RSSI_STEP
 
 ROOT = Path(__file__).resolve().parents[2]
 from fb import proto  # noqa: E402

@@ -21,8 +21,8 @@ import pytest
 from fb import proto
 from paho.mqtt.enums import CallbackAPIVersion
 
-from flickboard.board import bridge as bridge_mod
-from flickboard.board.bridge import ONLY_DUPLICATES_AFTER, ONLY_DUPLICATES_MIN, Bridge, GameSetup
+from flickboard.board.bridge import Bridge, GameSetup, messages
+from flickboard.board.bridge.messages import ONLY_DUPLICATES_AFTER, ONLY_DUPLICATES_MIN
 from flickboard.cli.bridge import start_bridge
 from flickboard.config import load_config
 from flickboard.mqtt import BRIDGE_HEALTH, HEALTH, bridge_topic
@@ -146,7 +146,7 @@ def _dups(peer: Peer) -> Any:
 
 def test_a_real_bridge_fed_only_duplicates(broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bridge with its MQTT link, a board publishing on the broker, a display; the wait shortened to 1 s."""
-    monkeypatch.setattr(bridge_mod, "ONLY_DUPLICATES_AFTER", 1.0)
+    monkeypatch.setattr(messages, "ONLY_DUPLICATES_AFTER", 1.0)
     url = f"mqtt://{broker.host}:{broker.port}"
     cli = {"mqtt": url, "boards": "d1", "journals": str(tmp_path), "client_id": "dup-bridge"}
     running = start_bridge(load_config(None, env={}, cli=cli))

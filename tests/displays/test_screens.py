@@ -20,7 +20,7 @@ from PIL import Image
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from web_rig import BOARD, Board, Rig, mid_game, other_game
 
-from flickboard.board import bridge as bridge_module
+from flickboard.board.bridge import messages as bridge_messages
 from flickboard.cli.bridge import start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
 from flickboard.sim.broker import Broker
@@ -281,7 +281,7 @@ def test_a_board_sending_only_repeats_is_said_on_every_screen(
 ) -> None:
     """A restarted board reusing its boot id: everything it sends is a duplicate and nothing counts, while its link
     is up. The TV and the phone say so in words (the bridge flags it after a while: here at once)."""
-    monkeypatch.setattr(bridge_module, "ONLY_DUPLICATES_AFTER", 0.0)
+    monkeypatch.setattr(bridge_messages, "ONLY_DUPLICATES_AFTER", 0.0)
     rig.bridge.board_state(BOARD, True)
     board = Board(rig)
     line = board.enc.event("shot_start", "baseline", 1000, {"q": 1, "seg": 1})

@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_wheel_holds_every_package_and_data_file(tmp_path: Path) -> None:
     # built from a copy of the sources: setuptools reuses a checkout's build/lib, which may hold files since removed
     src = tmp_path / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".*", "build", "node_modules", "*.egg-info", "__pycache__"))
+    shutil.copytree(
+        ROOT, src, ignore=shutil.ignore_patterns(".*", "build", "node_modules", "*.egg-info", "__pycache__")
+    )
     p = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(src)],
         capture_output=True,

@@ -1,0 +1,151 @@
+"""People's entries: a manual entry for a board's game (`submit`, from the terminal or the phone), a new match on a
+board (`new_game`), and the requests that carry them on `flickboard/<board>/input`, answered on
+`flickboard/<board>/result` (docs/mqtt.md, "Manual entries").
+
+An entry is journaled whatever its verdict (a refused one too), judged by the rules and published. A request's id is
+kept with its entry, so a request sent again (its answer was lost; the bridge restarted in between) is answered as
+the first time and entered once. An entry does not make a board (admission.py): only a `new` request opens one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from flickboard.board.bridge.admission import unknown_board
+from flickboard.board.bridge.board_game import BoardGame, BridgeError, GameSetup
+from flickboard.board.bridge.holds import Holds
+from flickboard.board.bridge.output import Publish
+from flickboard.config import board_problem
+from flickboard.core.entries import RequestError, read_request
+from flickboard.core.session import Outcome
+from flickboard.mqtt import DEFAULT_BRIDGE_ID, INPUT, RESULT, board_topic
+from flickboard.rules import games
+
+log = logging.getLogger("flickboard.bridge")
+
+
+class Entries(Holds):
+    """The bridge's journals, output and holds, with the entries people make."""
+
+    def __init__(
+        self,
+        journals: str | Path,
+        setup: GameSetup,
+        boards: Iterable[str] | None,
+        publish: Publish | None,
+        clock: Callable[[], float],
+        bridge_id: str = DEFAULT_BRIDGE_ID,
+    ) -> None:
+        super().__init__(journals, setup, boards, publish, clock, bridge_id)
+        self.inputs = {"accepted": 0, "refused": 0, "invalid": 0}
+
+    def new_game(
+        self,
+        board: str,
+        rules: str,
+        players: Iterable[str],
+        match: str | None,
+        target: str | None = None,
+        rid: str | None = None,
+    ) -> BoardGame:
+        """Start a new match on the board, in a new journal (the old one stays as it is). `rid`: the id of the
+        request that asked for it, kept in the new journal's set-up line."""
+        with self.lock:
+            game = GameSetup(rules, tuple(players), match, target).game()
+            old = self.game(board)
+            ack = self.tracker.ack_for(board)
+            baseline = {"bt": ack[0], "s": ack[1]} if ack else None
+            session = self._create(board, game, baseline, rid)
+            old.session.close()
+            old.session = session
+            old.requests = {}
+            self._health_dirty = True
+            self._publish_board(old)
+            return old
+
+    def submit(self, board: str, text: str, source: str = "manual", rid: str | None = None) -> Outcome:
+        """A manual entry for the board's game: journaled, judged, published. Refused entries are journaled too.
+        `rid`: the request id; an id already journaled is not entered again (a resent request)."""
+        with self.lock:
+            bg = self.game(board)
+            bg.used = self.clock()
+            if rid is not None and rid in bg.requests:
+                n, ok = bg.requests[rid]
+                return Outcome(n, ok, f"already entered as entry {n} (request {rid!r} was sent again)")
+            out = self._durable(bg.session.submit, text, "sensor" if source == "sensor" else "manual", rid)
+            if rid is not None and out.n:
+                bg.requests[rid] = (out.n, out.accepted)
+            if out.n:
+                self.inputs["accepted" if out.accepted else "refused"] += 1
+                self._health_dirty = True
+            self._publish_board(bg, out)
+            return out
+
+    def mqtt_input(self, board: str, payload: bytes) -> dict[str, Any]:
+        """A request on flickboard/<board>/input (docs/mqtt.md); the answer goes to flickboard/<board>/result."""
+        result = self._input(board, payload)
+        result["board"] = board
+        if self.publish is not None:
+            self.publish(board_topic(board, RESULT), json.dumps(result).encode(), 1, False)
+        return result
+
+    def _unknown_board(self, board: str) -> str | None:
+        """Why an entry cannot be for `board`, or None. Without a list of boards, an entry does not make a board: a
+        mistyped id (`tabel-1`) would otherwise open a phantom board with a journal of its own, a place on every
+        screen and its own retained documents. A board is known by its list, its game or its journal; an operator
+        admits a new one on purpose with a `new` request."""
+        if self._known(board):
+            return None
+        known = list(self.games)
+        with contextlib.suppress(OSError):
+            known = list({*self.games, *(p.name for p in self.journals.iterdir() if p.is_dir())})
+        return unknown_board(board, known)
+
+    def _input(self, board: str, payload: bytes) -> dict[str, Any]:
+        def invalid(reason: str, rid: object = None) -> dict[str, Any]:
+            with self.lock:
+                self.inputs["invalid"] += 1
+                self._note(f"mqtt {board_topic(board, INPUT)}", "input", reason)
+                self._health_dirty = True
+            log.warning("board %s: input refused: %s", board, reason)
+            return {"id": rid, "ok": False, "entry": None, "message": reason}
+
+        problem = board_problem(board) or self.admission.not_listed(board)
+        if problem:
+            return invalid(problem)
+        try:
+            req = read_request(payload)
+        except RequestError as e:
+            return invalid(str(e), e.rid)
+        rid = req.rid
+        if req.line is not None:
+            unknown = self._unknown_board(board)
+            if unknown:
+                return invalid(unknown, rid)
+            try:
+                out = self.submit(board, req.line, rid=None if rid is None else f"{type(rid).__name__}:{rid}")
+            except BridgeError as e:
+                return invalid(str(e), rid)
+            if out.n == 0:
+                return invalid("a blank line is not an entry", rid)
+            return {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
+        new = req.new or {}
+        rules, players = new.get("rules", self.setup.rules), new["players"]
+        match, target = new.get("match"), new.get("target")
+        key = None if rid is None else f"{type(rid).__name__}:{rid}"
+        try:
+            with self.lock:
+                # A resent `new` (its answer was lost; the bridge restarted in between) opened the board's match
+                # already: answer as the first time, open nothing more.
+                current = self.game(board)  # the board's latest journal, read again after a restart
+                again = key is not None and current.session.journal.header.get("rid") == key
+                bg = current if again else self.new_game(board, rules, players, match, target, key)
+        except BridgeError as e:
+            return invalid(str(e), rid)
+        what = "match" if bg.session.game.name == "pichenotte" else f"{games.title(bg.session.game.name)} game"
+        return {"id": rid, "ok": True, "entry": 0, "message": f"new {what}: {bg.session.journal.path}"}
