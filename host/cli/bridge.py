@@ -240,7 +240,7 @@ def _read_entries(bridge: Bridge, out: TextIO, stop: threading.Event) -> None:
 # ---------------------------------------------------------------- a one-shot MQTT client
 
 
-class _Client:
+class OneShotClient:
     """A short-lived MQTT client for `enter` and `scoreboard`: connect, subscribe, wait for messages. It follows
     every bridge's status too (`bridges`, a BridgeWatch), so it can tell whether the bridge keeping a board is online;
     those messages are kept as well (a change wakes `wait_for`)."""
@@ -302,7 +302,7 @@ class _Client:
         self.client = c
         self.url = url
 
-    def __enter__(self) -> _Client:
+    def __enter__(self) -> OneShotClient:
         try:
             self.client.connect(self.url.host, self.url.port, keepalive=30)
         except OSError as e:
@@ -357,13 +357,13 @@ def run_enter(args: Any, out: TextIO) -> int:
         if not line:
             return _enter_lines(args, url, ca_file, out)
         req = {"line": line}
-    with _Client(url, ca_file, [board_topic(args.board, RESULT), board_topic(args.board, SCOREBOARD)]) as c:
+    with OneShotClient(url, ca_file, [board_topic(args.board, RESULT), board_topic(args.board, SCOREBOARD)]) as c:
         res = _send(c, args.board, req, args.timeout)
     print(_answer(res), file=out)
     return 0 if res["ok"] else 1
 
 
-def _send(c: _Client, board: str, req: dict[str, Any], timeout: float) -> dict[str, Any]:
+def _send(c: OneShotClient, board: str, req: dict[str, Any], timeout: float) -> dict[str, Any]:
     """Publish `req` with a fresh id on the board's input topic and wait for its answer. UserError (one line) when
     none comes, saying so when the bridge that keeps the board is offline."""
     rid = uuid.uuid4().hex[:12]
@@ -420,7 +420,7 @@ def _enter_lines(args: Any, url: MqttUrl, ca_file: str | None, out: TextIO) -> i
     scoreboard = board_topic(args.board, SCOREBOARD)
     words: list[str] = list(BRIDGE_WORDS)
     failed = sent = 0
-    with _Client(url, ca_file, [board_topic(args.board, RESULT), scoreboard]) as c:
+    with OneShotClient(url, ca_file, [board_topic(args.board, RESULT), scoreboard]) as c:
         c.wait_for(lambda t, _p: t == scoreboard, 2 if tty else 0.5)  # the retained scoreboard: the game's words
         reader: Any = None
         if tty:
@@ -468,7 +468,7 @@ def _enter_lines(args: Any, url: MqttUrl, ca_file: str | None, out: TextIO) -> i
     return 1 if failed else 0
 
 
-def _owner(c: _Client, board: str) -> tuple[str | None, bool | None] | None:
+def _owner(c: OneShotClient, board: str) -> tuple[str | None, bool | None] | None:
     """(the id of the bridge that keeps the board's retained scoreboard, whether it is online); None without one."""
     topic = board_topic(board, SCOREBOARD)
     with c.cond:
@@ -485,7 +485,7 @@ def _owner(c: _Client, board: str) -> tuple[str | None, bool | None] | None:
     return (owner if isinstance(owner, str) else None), c.bridges.owner_online(doc)
 
 
-def _newer_than(c: _Client, seen: int) -> Callable[[str, bytes], bool]:
+def _newer_than(c: OneShotClient, seen: int) -> Callable[[str, bytes], bool]:
     return lambda _t, _p: len(c.messages) > seen
 
 
@@ -499,7 +499,7 @@ def run_scoreboard(args: Any, out: TextIO) -> int:
         args.color == "auto" and out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     )
     big = not args.plain and (out.isatty() or args.color == "always" or args.big)
-    with _Client(url, ca_file, [topic]) as c:
+    with OneShotClient(url, ca_file, [topic]) as c:
         while True:
             got = c.wait_for(_newer_than(c, seen), args.timeout if args.once else 3600)
             if got is None:

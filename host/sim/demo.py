@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from flickboard import lifecycle
-from flickboard.cli.bridge import Running, _Client, start_bridge
+from flickboard.cli.bridge import OneShotClient, Running, start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
 from flickboard.core.scoreboard import final_line, moment_text, text_view
 from flickboard.core.session import fold_entries
@@ -192,7 +192,7 @@ def _run(args: Any, out: TextIO) -> int:
     broker: Broker | None = None
     board: SimGame | PicoGame | None = None
     running: Running | None = None
-    client: _Client | None = None
+    client: OneShotClient | None = None
     started = time.monotonic()
     try:
         if not args.serial_only:
@@ -228,7 +228,7 @@ def _run(args: Any, out: TextIO) -> int:
             if not running.mqtt.wait_ready(10):
                 raise DemoError("the bridge could not subscribe at the private broker within 10 s")
             topics = board_topics([BOARD], DISPLAY_KINDS)
-            client = _Client(parse_mqtt_url(broker.url), None, topics, route=display.route)
+            client = OneShotClient(parse_mqtt_url(broker.url), None, topics, route=display.route)
             client.__enter__()
             enter = _mqtt_enter(client)
             processed = display.processed
@@ -274,7 +274,7 @@ def _run(args: Any, out: TextIO) -> int:
     return 0
 
 
-def _mqtt_enter(client: _Client) -> Callable[[str], dict[str, Any]]:
+def _mqtt_enter(client: OneShotClient) -> Callable[[str], dict[str, Any]]:
     def enter(line: str) -> dict[str, Any]:
         rid = uuid.uuid4().hex[:12]
         client.client.publish(board_topic(BOARD, INPUT), json.dumps({"id": rid, "line": line}), qos=1)

@@ -21,7 +21,8 @@ from flickboard.tournament.event import ActError, Event, fold
 VERSION = 1
 
 
-def _setup_of(path: str, setup: dict[str, Any]) -> str:
+def event_name(path: str, setup: dict[str, Any]) -> str:
+    """The tournament's name from its journal's set-up line (JournalError: not a tournament journal of this version)."""
     t = setup.get("tournament")
     if type(t) is not dict or type(t.get("name")) is not str or t.get("version") != VERSION:
         raise journal.JournalError(f"journal {path} is not a Flickboard tournament journal (version {VERSION})")
@@ -31,7 +32,7 @@ def _setup_of(path: str, setup: dict[str, Any]) -> str:
 def read(path: str) -> Event:
     """The event a tournament journal holds now, read without the lock; nothing on disk changes."""
     snap = journal.read(path)
-    return fold(snap.records, _setup_of(path, snap.header))
+    return fold(snap.records, event_name(path, snap.header))
 
 
 class Director:
@@ -55,7 +56,7 @@ class Director:
         """The tournament's journal, locked (`wait`: seconds to wait for another process appending to it)."""
         j = journal.Journal.open(path, wait=wait)
         try:
-            name = _setup_of(path, j.header)
+            name = event_name(path, j.header)
         except journal.JournalError:
             j.close()
             raise

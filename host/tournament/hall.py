@@ -78,7 +78,7 @@ from flickboard.mqtt import (
     parse_board_topic,
 )
 from flickboard.mqtt import client as mqtt_client
-from flickboard.tournament.director import Director, _setup_of
+from flickboard.tournament.director import Director, event_name
 from flickboard.tournament.event import ActError, Event, Match
 
 log = logging.getLogger("flickboard.tournament")
@@ -338,7 +338,7 @@ class Hall:
         try:
             size = os.path.getsize(self.path)  # before the read: an act appended meanwhile is read at the next look
             snap = journal.read(self.path)
-            self.event = Event(_setup_of(self.path, snap.header))
+            self.event = Event(event_name(self.path, snap.header))
             self._catch_up(snap.records)
             self._size = size
             if os.path.exists(side):

@@ -1,18 +1,22 @@
 """The import rules of the layout (README, "Where things live"), held by walking every module's imports.
 
-Data flows board → link → protocol → bridge → journal → fold (rules, evidence) → documents → topics → displays:
-- `rules` imports nothing from `host`;
-- `host/core` (journal, session, evidence, documents) only `rules`, itself and the JSON module;
-- `host/board` the core, itself and the shared modules;
-- `host/tournament` (the director's journal and fold) itself, the rules registry, the core's journal and the JSON
+The package is `flickboard`: its folders are `host/` (`flickboard`) and `rules/` (`flickboard.rules`), as
+pyproject.toml maps them, and pyproject.toml lists every package. Data flows board → link → protocol → bridge →
+journal → fold (rules, evidence) → documents → topics → displays:
+- `flickboard.rules` imports nothing else of the package;
+- `core` (journal, session, evidence, documents) only the rules, itself and the JSON module;
+- `board` the core, itself and the shared modules;
+- `tournament` (the director's journal and fold) itself, the rules registry, the core's journal and the JSON
   module; its one I/O module, `hall.py` (the director's link to the boards over MQTT), also the shared `mqtt` and
   `config`, and still nothing of the bridge or the commands;
-- `host/displays` the shared modules, itself, the rules registry and the core's documents (the scoreboard, its
-  text and the manual-entry request), never the bridge or the links; its tournament pages (`tournament_pages`) also
-  the tournament director (their acts go through its `Director`, the boards through its `Hall`) and the journal's
-  lock error;
+- `displays` the shared modules, itself, the rules registry and the core's documents (the scoreboard, its text and
+  the manual-entry request), never the bridge or the links; its tournament pages (`tournament_pages`) also the
+  tournament director (their acts go through its `Director`, the boards through its `Hall`) and the journal's lock
+  error;
 - the shared modules (`config`, `mqtt`, `jsontext`, `lifecycle`, `errors`) only each other;
-- `host/cli` and `host/sim` compose the rest.
+- `cli` and `sim` compose the rest.
+Everywhere: no import circles (not even through an import deferred into a function), no import of another module's
+`_private` names, and names written in full (`flickboard.…`) outside a game's own package.
 """
 
 from __future__ import annotations
@@ -173,3 +177,105 @@ def test_pyproject_lists_every_package_of_the_folders() -> None:
     assert {k: ROOT / v for k, v in setup["package-dir"].items()} == FOLDERS
     folders = {m.removesuffix(".__init__") for m, p in modules() if p.name == "__init__.py"}
     assert sorted(setup["packages"]) == sorted(folders)
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a file of the package (`…/__init__.py` is its package)."""
+    for name, folder in FOLDERS.items():
+        if path.is_relative_to(folder) and not (name == "flickboard" and path.is_relative_to(FOLDERS[RULES])):
+            parts = [name, *path.relative_to(folder).with_suffix("").parts]
+            return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    raise ValueError(path)
+
+
+def package_imports(path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of every import of a module of the package in the file, wherever it is (a deferred
+    import inside a function too), relative ones resolved; `names`: what a `from … import` takes from it."""
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rsplit(".", 1)[0]
+    found: list[tuple[int, str, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name, []) for a in node.names if inside(a.name, "flickboard")]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            if not inside(base, "flickboard"):
+                continue
+            taken = []
+            for a in node.names:
+                where = path_of(f"{base}.{a.name}")
+                if where is not None and (where.with_suffix(".py").exists() or where.is_dir()):
+                    found.append((node.lineno, f"{base}.{a.name}", []))  # a module of the package, imported by name
+                else:
+                    taken.append(a.name)
+            if taken:
+                found.append((node.lineno, base, taken))
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for _, path in modules():
+        me = module_name(path)
+        graph.setdefault(me, set()).update(m for _, m, _ in package_imports(path) if m != me)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import one another, round in a circle (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_modules_import_one_another_in_a_circle() -> None:
+    """No circles, not even one broken at run time by an import deferred into a function: each part of the flow
+    knows only what comes before it (the pages that plug into the web server import it, never the other way)."""
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A name that starts with `_` is its module's own: another module that needs it needs a public name."""
+    wrong = []
+    for _, path in modules():
+        for line, imported, names in package_imports(path):
+            wrong += [f"{path.relative_to(ROOT)}:{line}: {imported}.{n}" for n in names if n.startswith("_")]
+            if imported.rsplit(".", 1)[-1].startswith("_") and not imported.endswith("__main__"):
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: {imported}")
+    assert wrong == []

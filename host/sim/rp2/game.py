@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 import threading
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from flickboard.board.protocol import ProtocolError, decode_line
+from flickboard.config import board_problem
 from flickboard.sim.rp2.images import REPO, RigError, find_images
 from flickboard.sim.rp2.rig import Pico
 
@@ -168,8 +168,9 @@ def board_image(
     Raises RigError."""
     if not (PROFILES / f"{profile}.json").is_file():
         raise RigError(f"no board profile {profile!r} in {PROFILES}")
-    if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", board_id):
-        raise RigError(f"a board id is 1 to 32 letters, digits, '_' or '-', not {board_id!r}")
+    problem = board_problem(board_id)  # the one rule for a board id (flickboard/config.py)
+    if problem:
+        raise RigError(problem)
     config = {"profile": profile, "board_id": board_id, **(settings or {})}
     folder = build_dir()
     out = folder / f"{profile}-{board_id}-{image_key(config, profile)}.img"
