@@ -3,7 +3,8 @@
 paho-mqtt calls back once per message, on its network thread, with no sign of where a burst ends. The inbox
 queues each message; its worker takes everything queued (up to `max_batch`) and hands the lot to `handle` at once.
 A lone message is a batch of one and goes straight through; under a flood the batches grow by themselves, so the
-bridge pays one fsync, one ack and one scoreboard per board per batch instead of per message (host/board/bridge.py).
+bridge pays one fsync, one ack and one scoreboard per board per batch instead of per message
+(host/board/bridge/output.py).
 
 Failure modes:
 - `handle` raises: logged in one line, the batch is dropped (none of it was acknowledged, so the boards resend

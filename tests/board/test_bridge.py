@@ -1,4 +1,4 @@
-"""The bridge core (host/board/bridge.py) in-process: board lines built by the firmware's own encoder
+"""The bridge core (host/board/bridge/) in-process: board lines built by the firmware's own encoder
 (firmware/fb/proto.py) and manual entries in, journal + acks + retained scoreboard + moments out. The links and the
 broker are proven end to end in tests/system/test_bridge_e2e.py; here every branch is driven directly."""
 

@@ -1,5 +1,5 @@
 """Issue 19, in-process: a forged `hello`, a forged event under a taken sequence number, and a damaged journal,
-against the real bridge (host/board/bridge.py) writing real journal files. Board lines come from the firmware's own
+against the real bridge (host/board/bridge/) writing real journal files. Board lines come from the firmware's own
 encoder (firmware/fb/proto.py), for the real board and for the forger alike. Each test fails on the code before the
 fix: there the forged hello made every later real event 'stale', the real event under a taken seq was dropped as a
 plain duplicate, and a flipped byte in the last complete line was cut off as an incomplete write."""

@@ -1,4 +1,4 @@
-"""Issue 19's attacks, many times over, against the real bridge (host/board/bridge.py) writing real journal files, with
+"""Issue 19's attacks, many times over, against the real bridge (host/board/bridge/) writing real journal files, with
 board lines from the firmware's own encoder (firmware/fb/proto.py). `make soak` runs it after the fault table and
 writes its table into docs/reliability.md (between the `attacks:begin` and `attacks:end` markers); the tests run a
 short version (tests/board/test_bridge_attacks.py).
