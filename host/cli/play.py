@@ -302,7 +302,6 @@ def _hint(session: Session, line: str) -> str:
     """For a line that does not start with a word of the notation or a name: where to look."""
     first = line.split()[0].lower()
     game = session.game
-    names = {n.lower() for n in (*game.setup.players, *game.side_names)}
-    if first in game.keywords or ":" in first or first in names:
+    if first in game.keywords or ":" in first or first in {w.lower() for w in game.words()}:
         return ""
     return " (type 'help' for the notation)"

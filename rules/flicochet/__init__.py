@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from flickboard.rules.base import NotationError, SetupError, Source, check_game_tag, header_value
+from flickboard.rules.names import clean, fold
 
 from . import engine, notation, report
 from .engine import SIDES, Input, Result, Setup, State
@@ -66,6 +67,7 @@ class Flicochet:
         """`players` in the order they take turns within their team; `teams` gives each player's colour (red or
         white; default red, white, red, ...). `start` is the player drawn to start (SETTING UP 3; default the
         first). `target` overrides the points to play to. More than 2 players adds the `teams` layer (Team rules)."""
+        players = [clean(p) for p in players]
         try:
             options = rule_set(rules or cls.default_rules)
             if not 2 <= len(players) <= 6:
@@ -87,10 +89,10 @@ class Flicochet:
                 sides = tuple(_TEAM_WORDS[t.lower()] for t in teams)
             first = 0
             if start is not None:
-                low = [p.lower() for p in players]
-                if start.lower() not in low:
+                low = [fold(p) for p in players]
+                if fold(clean(start)) not in low:
                     raise SetupError(f"the start player '{start[:24]}' is not one of the players")
-                first = low.index(start.lower())
+                first = low.index(fold(clean(start)))
             setup = Setup(tuple(players), sides, first)
             notation.check_names(setup)
             engine.new_game(options, setup)  # the last checks (team play needs 3 or more players)
@@ -171,8 +173,10 @@ class Flicochet:
         return SIDES[0], SIDES[1]
 
     def words(self) -> set[str]:
-        """The words a line of this game is made of: the notation's keywords and the names."""
-        return {*self.keywords, *self.setup.players, *self.side_names}
+        """The words a line of this game is made of: the notation's keywords and the names (the word each goes by in
+        a line: rules/names.py)."""
+        names = notation.names_of(self.setup)
+        return {*self.keywords, *(names.handle(p) for p in self.setup.players), *self.side_names}
 
     def log(self, state: State) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
         """The game's log for export (`log_name` names it): its fields, and one row per round."""

@@ -16,6 +16,7 @@ A distance is 1 to 3 digits and at most one decimal (`12`, `12.5`, `0.5`), kept 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from flickboard.rules.base import (
@@ -28,6 +29,7 @@ from flickboard.rules.base import (
     format_undo_correct,
     read_undo_correct,
 )
+from flickboard.rules.names import Names, fold
 
 from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup
 
@@ -67,22 +69,39 @@ def _show(word: str) -> str:
     return word if len(word) <= 24 else word[:20] + "…"
 
 
+def _reserved(word: str) -> bool:
+    low = word.lower()
+    return low in KEYWORDS or re.fullmatch(r"[rw]+", low) is not None or _NUMBER.fullmatch(word) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _names(players: tuple[str, ...]) -> Names:
+    return Names(players, _reserved, drop="+.")  # `+` joins layers and `.` marks decimals in this notation
+
+
+def names_of(setup: Setup) -> Names:
+    """The game's names and the handles its lines use for them (flickboard/rules/names.py)."""
+    return _names(setup.players)
+
+
 def check_names(setup: Setup) -> None:
-    """Names are single words, unique, and not notation words, so every line reads one way."""
-    for n in setup.players:
-        if not re.fullmatch(r"[^\s:#@\[\]\"+.]+", n) or _NUMBER.fullmatch(n):
-            raise NotationError(f"'{_show(n)}' cannot be a name: use one word without spaces, ':', '#', '@', '+', '.'")
-        if n.lower() in KEYWORDS or re.fullmatch(r"[rw]+", n.lower()):
-            raise NotationError(f"'{n}' cannot be a name: it is a word of the notation")
-    lowered = [n.lower() for n in setup.players]
-    if len(set(lowered)) != len(lowered):
+    """Any names people have, each told apart from the others and from the notation's words (rules/names.py), so
+    every line reads one way."""
+    names_of(setup)
+    folded = [fold(n) for n in setup.players]
+    if len(set(folded)) != len(folded):
         raise NotationError("player names must differ")
 
 
+def player_word(setup: Setup, player: int) -> str:
+    """The word a line uses for a player (its handle)."""
+    return names_of(setup).handle(setup.players[player])
+
+
 def player_ref(setup: Setup, word: str) -> int:
-    w = word.lower()
+    name = names_of(setup).find(word)
     for i, p in enumerate(setup.players):
-        if p.lower() == w:
+        if p == name:
             return i
     raise NotationError(
         f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
@@ -153,7 +172,7 @@ def _distances(args: list[str]) -> Distances:
 
 def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     """One line -> an input, None for a blank or comment line; NotationError otherwise."""
-    words = text.split("#", 1)[0].split()
+    words = names_of(setup).words(text.split("#", 1)[0]).split()
     if not words:
         return None
     verb, args = words[0].lower(), words[1:]
@@ -202,7 +221,7 @@ def format_line(setup: Setup, line: Line) -> str:
     if isinstance(line, Flick):
         words = ["flick"]
         if line.player is not None:
-            words.append(setup.players[line.player])
+            words.append(player_word(setup, line.player))
         if line.at is not None:
             words += ["at", format_distance(line.at)]
         return " ".join(words)
@@ -213,7 +232,7 @@ def format_line(setup: Setup, line: Line) -> str:
     if isinstance(line, Place):
         words = ["place"]
         if line.player is not None:
-            words.append(setup.players[line.player])
+            words.append(player_word(setup, line.player))
         if line.off:
             words.append("off")
         return " ".join(words)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from flickboard.rules.base import FixedRuleSets, NotationError, SetupError, Source, header_value
+from flickboard.rules.names import clean, fold
 
 from . import engine, notation, report
 from .engine import Input, Result, Setup, State
@@ -65,6 +66,7 @@ class Pichenotte(FixedRuleSets):
         match: str | None = None,
         breaker: str | None = None,
     ) -> Pichenotte:
+        players = [clean(p) for p in players]
         try:
             options = rule_set(rules)
             if len(players) not in (2, 4):
@@ -73,12 +75,13 @@ class Pichenotte(FixedRuleSets):
                 sides = players if len(players) == 2 else [f"{players[0]}+{players[2]}", f"{players[1]}+{players[3]}"]
             if len(sides) != 2:
                 raise SetupError("give exactly two side names")
+            sides = [clean(s) for s in sides]
             seat = 0
             if breaker is not None:
-                low = [p.lower() for p in players]
-                if breaker.lower() not in low:
+                low = [fold(p) for p in players]
+                if fold(clean(breaker)) not in low:
                     raise SetupError(f"the breaker '{breaker}' is not one of the players")
-                seat = low.index(breaker.lower())
+                seat = low.index(fold(clean(breaker)))
             setup = Setup(tuple(players), (sides[0], sides[1]), seat)
             notation.check_names(setup)
             fmt = parse_match(match) if match else default_match(options, len(players))
@@ -136,10 +139,13 @@ class Pichenotte(FixedRuleSets):
         return self.setup.sides
 
     def words(self) -> set[str]:
-        """The words a line of this game is made of: the notation's keywords, the names, and SIDE:fact."""
-        sides = self.side_names
+        """The words a line of this game is made of: the notation's keywords, the names (the word each goes by in a
+        line: rules/names.py), and SIDE:fact."""
+        names = notation.names_of(self.setup)
+        players = [names.handle(p) for p in self.setup.players]
+        sides = [names.handle(s) for s in self.setup.sides]
         facts = {f"{s}:{f}" for s in sides for f in engine.FACT_HELP}
-        return {*self.keywords, *self.setup.players, *sides, *facts}
+        return {*self.keywords, *players, *sides, *facts}
 
     def log(self, state: State) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
         """The game's log for export (`log_name` names it): its fields, and one row per shot."""

@@ -12,6 +12,7 @@ A trailing `@sensor` marks evidence from the board's sensors.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from flickboard.rules.base import (
@@ -25,6 +26,7 @@ from flickboard.rules.base import (
     near_miss,
     read_undo_correct,
 )
+from flickboard.rules.names import Names, fold
 
 from .engine import (
     FACT_HELP,
@@ -101,33 +103,56 @@ def _show(word: str) -> str:
 Line = Input | Undo | Correct
 
 
+def _reserved(word: str) -> bool:
+    return word.lower() in KEYWORDS or _is_number(word)
+
+
+@functools.lru_cache(maxsize=256)
+def _names(players: tuple[str, ...], sides: tuple[str, ...]) -> Names:
+    return Names(players, _reserved, after=sides)  # a side named after its players leaves them their names
+
+
+def names_of(setup: Setup) -> Names:
+    """The game's names and the handles its lines use for them (flickboard/rules/names.py)."""
+    return _names(setup.players, setup.sides)
+
+
 def check_names(setup: Setup) -> None:
-    """Names are single words, unique, and not notation keywords, so every line reads one way."""
-    names = [*setup.players, *setup.sides]
-    for n in names:
-        if not re.fullmatch(r"[^\s:#@\[\]\"]+", n) or _is_number(n):
-            raise NotationError(f"'{n}' cannot be a name: use one word without spaces, ':', '#', '@' or quotes")
-        if n.lower() in KEYWORDS:
-            raise NotationError(f"'{n}' cannot be a name: it is a word of the notation")
-    lowered = [n.lower() for n in setup.players]
-    if len(set(lowered)) != len(lowered):
+    """Any names people have, each told apart from the others and from the notation's words (rules/names.py), so
+    every line reads one way."""
+    names_of(setup)
+    folded = [fold(n) for n in setup.players]
+    if len(set(folded)) != len(folded):
         raise NotationError("player names must differ")
-    if setup.sides[0].lower() == setup.sides[1].lower():
+    if fold(setup.sides[0]) == fold(setup.sides[1]):
         raise NotationError("the two sides need different names")
     for i, p in enumerate(setup.players):
-        other = setup.sides[1 - setup.side_of(i)]
-        if p.lower() == other.lower():
+        if fold(p) == fold(setup.sides[1 - setup.side_of(i)]):
             raise NotationError(f"player '{p}' has the name of the other side")
 
 
+def side_word(setup: Setup, side: int) -> str:
+    """The word a line uses for a side: its handle, or its first player's when that is shorter (a line may name a
+    side by one of its players: "Zoé:ditch" for the side "Zoé Lévesque+Ben O'Neil")."""
+    names = names_of(setup)
+    own = names.handle(setup.sides[side])
+    player = names.handle(setup.players[setup.seats_of(side)[0]])
+    return own if len(own) <= len(player) else player
+
+
+def player_word(setup: Setup, seat: int) -> str:
+    """The word a line uses for a player (its handle)."""
+    return names_of(setup).handle(setup.players[seat])
+
+
 def side_ref(setup: Setup, word: str) -> int:
-    """A side by its name or by the name of one of its players (case-insensitive)."""
-    w = word.lower()
+    """A side by its name or by the name of one of its players (its handle or whole name, any case or accents)."""
+    name = names_of(setup).find(word)
     for i, s in enumerate(setup.sides):
-        if s.lower() == w:
+        if s == name:
             return i
     for seat, p in enumerate(setup.players):
-        if p.lower() == w:
+        if p == name:
             return setup.side_of(seat)
     names = list(dict.fromkeys([*setup.sides, *setup.players]))
     hint = did_you_mean(word, names)
@@ -135,9 +160,9 @@ def side_ref(setup: Setup, word: str) -> int:
 
 
 def seat_ref(setup: Setup, word: str) -> int:
-    w = word.lower()
+    name = names_of(setup).find(word)
     for seat, p in enumerate(setup.players):
-        if p.lower() == w:
+        if p == name:
             return seat
     raise NotationError(
         f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
@@ -169,7 +194,7 @@ def _zone_value(word: str) -> int:
 
 def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     """One line -> an input, None for a blank or comment line; NotationError otherwise."""
-    words = text.split("#", 1)[0].split()
+    words = names_of(setup).words(text.split("#", 1)[0]).split()
     if words and words[-1].lower() == "@sensor":
         source = "sensor"
         words = words[:-1]
@@ -270,7 +295,7 @@ def _fact_words(setup: Setup, facts: tuple[Fact, ...], contact: bool | None, zon
     if zone is not None:
         out.append("zone" if zone else "short")
     for f in facts:
-        out.append(f.what if f.side is None else f"{setup.sides[f.side]}:{f.what}")
+        out.append(f.what if f.side is None else f"{side_word(setup, f.side)}:{f.what}")
     return out
 
 
@@ -279,7 +304,7 @@ def format_line(setup: Setup, line: Line) -> str:
     if isinstance(line, Shot):
         words = ["shot" if line.complete else "begin"]
         if line.seat is not None:
-            words.append(setup.players[line.seat])
+            words.append(player_word(setup, line.seat))
         if line.call:
             words.append("call")
         words += _fact_words(setup, line.facts, line.contact, line.zone)
@@ -291,11 +316,11 @@ def format_line(setup: Setup, line: Line) -> str:
     if isinstance(line, Choose):
         return "choose ditch" if line.ditch else "choose leave"
     if isinstance(line, Zones):
-        return " ".join(["zones", setup.sides[line.side], *map(str, line.values)])
+        return " ".join(["zones", side_word(setup, line.side), *map(str, line.values)])
     if isinstance(line, Penalty):
-        return f"penalty {setup.sides[line.side]}"
+        return f"penalty {side_word(setup, line.side)}"
     if isinstance(line, Forfeit):
-        return " ".join(w for w in ("forfeit", setup.sides[line.side], line.reason, line.note) if w)
+        return " ".join(w for w in ("forfeit", side_word(setup, line.side), line.reason, line.note) if w)
     if isinstance(line, Confirm):
         return "confirm" if line.ref is None else f"confirm {line.ref}"
     return format_undo_correct(line)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from flickboard.rules.base import FixedRuleSets, NotationError, SetupError, Source, check_game_tag, header_value
+from flickboard.rules.names import clean, fold
 
 from . import engine, notation, report
 from .engine import Input, Result, Setup, State
@@ -64,6 +65,7 @@ class Quebec(FixedRuleSets):
         breaker: str | None = None,
     ) -> Quebec:
         """`players` in turn order (4: partners facing, seats 1+3 against 2+4); `breaker` drawn by lot (règle 7)."""
+        players = [clean(p) for p in players]
         try:
             options = rule_set(rules or cls.default_rules)
             if target is not None:
@@ -76,12 +78,13 @@ class Quebec(FixedRuleSets):
                 sides = players if len(players) == 2 else [f"{players[0]}+{players[2]}", f"{players[1]}+{players[3]}"]
             if len(sides) != 2:
                 raise SetupError("give exactly two side names")
+            sides = [clean(s) for s in sides]
             seat = 0
             if breaker is not None:
-                low = [p.lower() for p in players]
-                if breaker.lower() not in low:
+                low = [fold(p) for p in players]
+                if fold(clean(breaker)) not in low:
                     raise SetupError(f"the breaker '{breaker}' is not one of the players")
-                seat = low.index(breaker.lower())
+                seat = low.index(fold(clean(breaker)))
             setup = Setup(tuple(players), (sides[0], sides[1]), seat)
             notation.check_names(setup)
         except (ValueError, NotationError) as e:
@@ -140,8 +143,10 @@ class Quebec(FixedRuleSets):
         return self.setup.sides
 
     def words(self) -> set[str]:
-        """The words a line of this game is made of: the notation's keywords and the names."""
-        return {*self.keywords, *self.setup.players, *self.side_names}
+        """The words a line of this game is made of: the notation's keywords and the names (the word each goes by in
+        a line: rules/names.py)."""
+        names = notation.names_of(self.setup)
+        return {*self.keywords, *(names.handle(n) for n in (*self.setup.players, *self.setup.sides))}
 
     def log(self, state: State) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
         """The game's log for export (`log_name` names it): its fields, and one row per shot."""

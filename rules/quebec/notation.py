@@ -14,6 +14,7 @@ PIECE is `green`, `red` (a dame of that colour), `c5`, `c10` (a compteuse) or `c
 
 from __future__ import annotations
 
+import functools
 import re
 
 from flickboard.rules.base import (
@@ -26,6 +27,7 @@ from flickboard.rules.base import (
     format_undo_correct,
     read_undo_correct,
 )
+from flickboard.rules.names import Names, fold
 
 from .engine import PIECES, ChooseColour, Colour, Foul, Input, Pocketed, PocketEvidence, Setup, Shot
 
@@ -57,27 +59,43 @@ def _show(word: str) -> str:
     return word if len(word) <= 24 else word[:20] + "…"
 
 
+def _reserved(word: str) -> bool:
+    return word.lower() in KEYWORDS or _NUMBER.fullmatch(word) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _names(players: tuple[str, ...], sides: tuple[str, ...]) -> Names:
+    return Names(players, _reserved, after=sides)  # a side named after its players leaves them their names
+
+
+def names_of(setup: Setup) -> Names:
+    """The game's names and the handles its lines use for them (flickboard/rules/names.py)."""
+    return _names(setup.players, setup.sides)
+
+
 def check_names(setup: Setup) -> None:
-    """Names are single words, unique, and not notation words, so every line reads one way."""
-    for n in (*setup.players, *setup.sides):
-        if not re.fullmatch(r"[^\s:#@\[\]\"]+", n) or _NUMBER.fullmatch(n):
-            raise NotationError(f"'{n}' cannot be a name: use one word without spaces, ':', '#', '@' or quotes")
-        if n.lower() in KEYWORDS:
-            raise NotationError(f"'{n}' cannot be a name: it is a word of the notation")
-    lowered = [n.lower() for n in setup.players]
-    if len(set(lowered)) != len(lowered):
+    """Any names people have, each told apart from the others and from the notation's words (rules/names.py), so
+    every line reads one way."""
+    names_of(setup)
+    folded = [fold(n) for n in setup.players]
+    if len(set(folded)) != len(folded):
         raise NotationError("player names must differ")
-    if setup.sides[0].lower() == setup.sides[1].lower():
+    if fold(setup.sides[0]) == fold(setup.sides[1]):
         raise NotationError("the two sides need different names")
     for i, p in enumerate(setup.players):
-        if p.lower() == setup.sides[1 - setup.side_of(i)].lower():
+        if fold(p) == fold(setup.sides[1 - setup.side_of(i)]):
             raise NotationError(f"player '{p}' has the name of the other side")
 
 
+def player_word(setup: Setup, seat: int) -> str:
+    """The word a line uses for a player (its handle)."""
+    return names_of(setup).handle(setup.players[seat])
+
+
 def seat_ref(setup: Setup, word: str) -> int:
-    w = word.lower()
+    name = names_of(setup).find(word)
     for seat, p in enumerate(setup.players):
-        if p.lower() == w:
+        if p == name:
             return seat
     raise NotationError(
         f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
@@ -105,7 +123,7 @@ def _piece(setup: Setup, word: str, pocket_ok: bool) -> Pocketed:
 
 def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     """One line -> an input, None for a blank or comment line; NotationError otherwise."""
-    words = text.split("#", 1)[0].split()
+    words = names_of(setup).words(text.split("#", 1)[0]).split()
     if words and words[-1].lower() == "@sensor":
         source = "sensor"
         words = words[:-1]
@@ -115,7 +133,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     verb = VERB_ALIASES.get(verb, verb)
     if verb == "shot":
         seat = None
-        if args and args[0].lower() in (p.lower() for p in setup.players):
+        if args and names_of(setup).find(args[0]) in setup.players:
             seat = seat_ref(setup, args[0])
             args = args[1:]
         if [a.lower() for a in args] == ["none"]:
@@ -168,7 +186,7 @@ def format_line(setup: Setup, line: Line) -> str:
     if isinstance(line, Shot):
         words = ["shot"]
         if line.seat is not None:
-            words.append(setup.players[line.seat])
+            words.append(player_word(setup, line.seat))
         words += [p.piece if p.pocket is None else f"{p.piece}@{p.pocket}" for p in line.pocketed]
         if line.off:
             words += ["off", *line.off]
@@ -178,7 +196,7 @@ def format_line(setup: Setup, line: Line) -> str:
     if isinstance(line, ChooseColour):
         return f"color {line.colour}"
     if isinstance(line, Foul):
-        return "foul" if line.seat is None else f"foul {setup.players[line.seat]}"
+        return "foul" if line.seat is None else f"foul {player_word(setup, line.seat)}"
     if isinstance(line, PocketEvidence):
         return f"pocket {line.pocket}"
     return format_undo_correct(line)

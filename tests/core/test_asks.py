@@ -22,8 +22,10 @@ BOOT = 7
 class Table:
     """A session on a real journal, fed board events and taps like the bridge does."""
 
-    def __init__(self, tmp_path: Path, rules: str = "tournament-2019", name: str = "j") -> None:
-        self.s = Session.create(str(tmp_path / f"{name}.jsonl"), Pichenotte.create(rules, ["Ana", "Ben"]))
+    def __init__(
+        self, tmp_path: Path, rules: str = "tournament-2019", name: str = "j", players: tuple[str, str] = ("Ana", "Ben")
+    ) -> None:
+        self.s = Session.create(str(tmp_path / f"{name}.jsonl"), Pichenotte.create(rules, list(players)))
         self.seq = 0
 
     def line(self, text: str) -> None:
@@ -219,3 +221,47 @@ def test_a_ditch_pass_and_its_queued_shot_are_one_question(tmp_path: Path) -> No
     doc = t.doc()
     assert doc["waiting"] is not None  # the scorer's console still has the full text
     assert [a["kind"] for a in doc["asks"]] == ["ditch"]
+
+
+PEOPLE = [
+    ("Ana Costa", "Ana Silva"),  # the same first name: each goes by her whole name in a line
+    ("Marie-Claire O'Neil", "Zoé Lévesque"),
+    ("Miss Piggy", "Ben"),  # a first word that is a word of the notation
+]
+
+
+@pytest.mark.parametrize("players", PEOPLE, ids=["same-first-name", "hyphen-apostrophe-accents", "keyword-first"])
+def test_peoples_names_are_kept_whole_and_every_tap_is_a_line_the_rules_take(
+    tmp_path: Path, players: tuple[str, str]
+) -> None:
+    """Names as people have them (rules/names.py): shown whole on the scoreboard, and every one-tap answer built from
+    them is a line the rules accept and that settles its question; the journal resumed gives the same game."""
+    a, b = players
+    builds = {
+        "ditch": lambda t: ana_shoots_ditch_pass(t),
+        "twenty": lambda t: ben_sinks_one(t),
+        "edge": lambda t: on_edge(t),
+    }
+    for kind, build in builds.items():
+        probe = build(Table(tmp_path, name=f"{kind}-probe", players=players))
+        (ask,) = probe.asks(kind)
+        for i, line in enumerate(lines(ask)):
+            t = build(Table(tmp_path, name=f"{kind}-{i}", players=players))
+            t.line(line)
+            assert not t.asks(kind), f"{line!r} left the {kind} question open"
+    t = Table(tmp_path, name="whole", players=players)
+    t.line(f"begin {a}")  # the whole name, as a person types it
+    t.line("end")
+    t.line("zone")
+    t.line(f"shot {b.lower()} hit")  # in any case
+    doc = t.doc()
+    assert [s["name"] for s in doc["score"]["sides"]] == [a, b]
+    while (cur := t.doc()["score"]["current"]) and cur["to_shoot"]:
+        t.line("zone" if cur["shot_kind"] == "free" else "hit")
+    for z in t.asks("zones"):
+        assert z["side"] in players  # the keypad shows the side's whole name; its line reads back
+        t.line(f"{z['prefix']} " + " ".join(["5"] * z["pucks"]))
+    state = t.doc()["score"]
+    t.s.close()
+    again = Session.resume(t.s.journal.path)
+    assert scoreboard_doc("t1", again, {"online": True}, "now")["score"] == state

@@ -779,3 +779,18 @@ def test_engine_inputs_are_immutable_values() -> None:
         before.manche.seat = 1  # type: ignore[misc]
     assert Foul() == Foul() and Compteuse(5) == Compteuse(5)
     assert parse(t.state.setup, "shot red c5@2") == Shot(None, (Pocketed("red"), Pocketed("c5", 2)), ())
+
+
+def test_names_are_peoples_names_and_lines_use_their_short_form() -> None:
+    """Règle 2's players by their names as they are: two words, accents, an apostrophe, a hyphen, partners' sides
+    named after both; a line names each by its whole name or its short form (rules/names.py), in any case."""
+    g = Quebec.create(None, ["Marie-Claire O'Neil", "Zoé Lévesque", "Ana Costa", "Ana Silva"])
+    assert g.setup.players == ("Marie-Claire O'Neil", "Zoé Lévesque", "Ana Costa", "Ana Silva")
+    for typed, seat in (("shot zoe red", 1), ("shot Marie-Claire O'Neil none", 0), ("foul ANA SILVA", 3)):
+        line = g.parse(typed)
+        assert isinstance(line, Shot | Foul) and line.seat == seat, typed
+        again = g.parse(g.format(line))
+        assert isinstance(again, Shot | Foul) and again.seat == seat
+    assert g.format(g.parse("foul Ana Costa")) == "foul AnaCosta"
+    with pytest.raises(SetupError, match="differ only in case or accents"):
+        Quebec.create(None, ["Zoé Lévesque", "zoe levesque"])
