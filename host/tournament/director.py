@@ -140,6 +140,14 @@ class Director:
     def assign(self, match: str, board: str) -> int:
         return self.act({"act": "assign", "match": match, "board": board})
 
+    def unassign(self, match: str, reason: str = "") -> int:
+        """The match off its board, back to waiting for one."""
+        return self.act({"act": "unassign", "match": match, "reason": reason})
+
+    def abandon(self, board: str, journal_path: str, reason: str = "") -> int:
+        """The unfinished game on `board` (its game journal) may be replaced by the board's next match."""
+        return self.act({"act": "abandon", "board": board, "journal": journal_path, "reason": reason})
+
     def result(
         self,
         match: str,

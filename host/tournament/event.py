@@ -36,6 +36,8 @@ ACTS = (
     "stage",
     "pair",
     "assign",
+    "unassign",
+    "abandon",
     "result",
     "walkover",
     "correct",
@@ -516,6 +518,37 @@ class Event:
             m.board = board
 
         return do
+
+    def _unassign(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        """A match taken off its board and back to waiting for one (the board refused it, or the organiser moves
+        it), with the reason."""
+        m = self._match_of(act)
+        if m.board is None:
+            raise ActError(f"match {m.id} is not on a board")
+        if m.decided:
+            raise ActError(f"match {m.id} is decided ({m.state}): it stays where it was played")
+        _text(act.get("reason", ""), "a reason", empty=True)
+
+        def do() -> None:
+            m.board = None
+
+        return do
+
+    def _abandon(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        """The organiser's word that the unfinished game on a board (its game journal, as its scoreboard names it) may
+        be left unfinished, so the board's next match opens over it (the hall never replaces a game otherwise)."""
+        _name(act.get("board"), "a board")
+        journal_path = act.get("journal")
+        if type(journal_path) is not str or not journal_path or len(journal_path) > 1024 or "\x00" in journal_path:
+            raise ActError("abandon names the game to leave: the journal its board's scoreboard shows")
+        _text(act.get("reason", ""), "a reason", empty=True)
+        return lambda: None
+
+    def abandoned(self, board: str) -> set[str]:
+        """The game journals the organiser said may be left unfinished on this board."""
+        return {
+            str(rec["journal"]) for _, rec in self.applied if rec.get("act") == "abandon" and rec.get("board") == board
+        }
 
     def _outcome(self, act: dict[str, Any], m: Match, n: int, walkover: bool) -> Outcome:
         if not m.known:

@@ -224,3 +224,26 @@ def test_kill_9_mid_event_then_the_same_fold(tmp_path: Path) -> None:
         assert st.complete
         results = [r for _, r in d.event.applied if r["act"] == "result"]
         assert len(results) == len(st.matches) == len({r["match"] for r in results}) == 66
+
+
+def test_a_match_goes_back_to_waiting_and_a_boards_game_may_be_abandoned_by_journaled_acts(director: Make) -> None:
+    """`unassign`: a match off its board (the board refused it, or the organiser moves it), ready for another;
+    `abandon`: the organiser's word that the unfinished game on a board may be replaced (the hall opens nothing over
+    a game in progress without it). Both are acts of the journal: folded, undone, audited like the others."""
+    d = director("A", "B", "C", "D")
+    d.start_stage("rr", "round-robin")
+    m = next(iter(d.event.matches))
+    d.assign(m, "t1")
+    d.unassign(m, "board t1 refused the match: the board is not followed by any bridge")
+    assert d.event.matches[m].board is None and d.event.matches[m].state == "ready"
+    with pytest.raises(ActError, match="not on a board"):
+        d.unassign(m)
+    d.assign(m, "t2")
+    d.abandon("t2", "journals/t2/20261128-090000-000000.jsonl", "a friendly game left on the board")
+    assert d.event.abandoned("t2") == {"journals/t2/20261128-090000-000000.jsonl"} and not d.event.abandoned("t1")
+    with pytest.raises(ActError, match="abandon names the game"):
+        d.abandon("t2", "")
+    win(d, m, d.event.matches[m].sides[0])
+    with pytest.raises(ActError, match="decided"):
+        d.unassign(m)
+    assert dumps(read(d.path)) == dumps(d.event)

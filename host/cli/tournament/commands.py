@@ -333,6 +333,10 @@ def _describe(ev: Event, act: dict[str, Any]) -> str:
             str(kind), f"won by {act.get('winner')}"
         )
         return f"{kind} {act.get('match')} ({what})"
+    if kind == "unassign":
+        return f"unassign {act.get('match')} (back to waiting for a board)"
+    if kind == "abandon":
+        return f"abandon the unfinished game on {act.get('board')}"
     if kind == "entrant":
         return f"entrant {act.get('name')}"
     if kind in ("withdraw", "disqualify"):
