@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from flickboard.rules.base import NotationError
 
-MAX_NAME = 40  # characters: a name fits a scoreboard's line
+MAX_NAME = 60  # characters of a person's name (a side named after two people may have twice as many)
 MARKS = ':#@[]"'  # the notation's own marks: never in a name
 _SPACES = re.compile(r"\s+")
 
@@ -38,13 +38,13 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def name_problem(name: str) -> str | None:
+def name_problem(name: str, longest: int = MAX_NAME) -> str | None:
     """Why `name` cannot be a player's, a side's or an entrant's name, in one line; None when it can."""
     n = clean(name)
     if not n:
         return "a name cannot be empty"
-    if len(n) > MAX_NAME:
-        return f"'{n[:MAX_NAME]}…' is too long for a name: at most {MAX_NAME} characters"
+    if len(n) > longest:
+        return f"'{n[:longest]}…' is too long for a name: at most {longest} characters"
     bad = sorted({ch for ch in n if ch in MARKS})
     if bad:
         return f"'{n}' cannot be a name: no {', '.join(repr(c) for c in bad)} in a name (the notation uses them)"
@@ -71,7 +71,7 @@ class Names:
         for group, raws in ((first, names), (None, after)):
             for raw in raws:
                 name = clean(raw)
-                problem = name_problem(name)
+                problem = name_problem(name, MAX_NAME if group is not None else 2 * MAX_NAME + 3)
                 if problem:
                     raise NotationError(problem)
                 key = fold(name)

@@ -23,7 +23,10 @@ from itertools import combinations
 from typing import Any
 
 from flickboard.rules import games
+from flickboard.rules.names import clean, name_problem
+from flickboard.rules.names import fold as fold_name
 from flickboard.tournament import brackets, roundrobin
+from flickboard.tournament.results import match_format, result_problem
 from flickboard.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS, Played, Shootout, Table, table
 
 FORMATS = ("round-robin", "swiss", "single-elimination", "double-elimination", "pools")
@@ -197,8 +200,44 @@ class Event:
     # -- the fold ------------------------------------------------------------------------------------------
 
     def check(self, act: Mapping[str, Any]) -> None:
-        """Raise ActError if `act` cannot be taken now; change nothing."""
-        self._handler(dict(act))
+        """Raise ActError if `act` cannot be taken now; change nothing. An act being taken now is also held to what
+        people's names and results may say (`_entering`); a journal folds as it was written."""
+        rec = dict(act)
+        self._handler(rec)
+        problem = self._entering(rec)
+        if problem:
+            raise ActError(problem)
+
+    def _entering(self, act: dict[str, Any]) -> str | None:
+        """Why an act that the fold would take is still not to be taken now: a name that cannot be a name in every
+        game (rules/names.py), or one too like another entrant's; a result whose numbers contradict its winner or
+        its match format (results.py)."""
+        kind = act.get("act")
+        if kind == "entrant":
+            for n in (act["name"], *(act.get("players") or ())):
+                problem = name_problem(n)
+                if problem:
+                    return problem
+                if clean(n) != n:
+                    return f"'{n}': one space between the words of a name, none around it"
+            key = fold_name(act["name"])
+            same = next((e for e in self.entrants if fold_name(e) == key), None)
+            if same is not None:
+                return f"there is already an entrant named {same} (names that differ only in case or accents)"
+            players = act.get("players") or [act["name"]]
+            if len({fold_name(p) for p in players}) != len(players):
+                return "a doubles team needs two different players"
+            return None
+        if kind in ("result", "correct") and act.get("walkover") is not True:
+            m = self.matches[act["match"]]
+            st = self.stages[m.stage]
+            team = len(self.entrants[m.sides[0]].players)
+            try:
+                fmt = match_format(st.game, st.rules, m.format or st.match, 2 * team)
+            except ValueError as e:
+                return f"the match format of {m.id} cannot be read: {e}"
+            return result_problem(act, (m.sides[0], m.sides[1]), fmt, act.get("source") == "board")
+        return None
 
     def apply(self, record: Mapping[str, Any]) -> None:
         """Take one journal record (an act with its "n"): the state changes, or ActError and it does not."""

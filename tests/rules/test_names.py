@@ -43,7 +43,7 @@ def test_a_word_names_by_handle_or_whole_name_whatever_the_case_and_accents() ->
         (["Shot"], "'Shot' is a word of the notation; add a second name"),
         (["42"], "is a word of the notation"),
         (["Ana:B"], "no ':' in a name"),
-        (["A" * 41], "too long"),
+        (["A" * 61], "too long"),
         (["Ana\x07"], "control character"),
         (["   "], "cannot be empty"),
     ],

@@ -110,7 +110,10 @@ def evening(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Evening]:
             e.run(f"result {mid}", "result", "spring.jsonl", mid, w.split()[0], "--points", pts, "--twenties", tw,
                   "--confirmed")  # fmt: skip
     e.run("standings swiss", "standings", "spring.jsonl", "swiss")
-    e.run("final", "start", "spring.jsonl", "final", "--format", "single-elimination", "--top", "4", "--from", "swiss")
+    e.run(
+        "final", "start", "spring.jsonl", "final", "--format", "single-elimination", "--top", "4", "--from", "swiss",
+        "--match", "wins:2",
+    )  # fmt: skip
     e.run("auto final", "assign", "spring.jsonl", "--auto", "table-1", "table-2")
     for mid in ("final/W1-1", "final/W1-2", "final/W2-1"):
         ev = read(str(folder / "spring.jsonl"))
@@ -182,12 +185,13 @@ def test_the_top_four_go_to_a_single_elimination_and_a_champion_is_crowned(eveni
         f"final/W1-1  {top4[0]} vs {top4[3]}",
         f"final/W1-2  {top4[1]} vs {top4[2]}",
     ]
-    assert f"final/W2-1: {top4[0]} beat {top4[1]} (games 2-1)" in evening.out["result final/W2-1"]
+    # the numbers in the match's order, the order they were typed in (R-1-B "a match is won by ..." says the winner)
+    assert f"final/W2-1: {top4[0]} beat {top4[1]} (games {top4[0]} 2 – 1 {top4[1]})" in evening.out["result final/W2-1"]
     assert f"stage final is complete: {top4[0]} is the champion" in evening.out["result final/W2-1"]
     assert ev.champion(final) == top4[0]
     bracket = evening.out["bracket"]
     assert "Semi-finals" in bracket and "\n  Final\n" in bracket and f"Champion: {top4[0]}" in bracket
-    assert f"(1) {top4[0]}" in bracket and f"{top4[0]} beat {top4[3]} (games 2-1)" in bracket
+    assert f"(1) {top4[0]}" in bracket and f"{top4[0]} beat {top4[3]} (games {top4[0]} 2 – 1 {top4[3]})" in bracket
     final_table = evening.out["standings"].splitlines()
     assert final_table[0] == "Spring Open: final standings"
     assert final_table[2].split()[:3] == ["1", *top4[0].split()]
@@ -273,7 +277,7 @@ def test_a_csv_with_one_bad_row_adds_nobody(mid_round: Path) -> None:
 def test_walkover_correct_withdraw_and_undo(mid_round: Path) -> None:
     ok("walkover", "e.jsonl", "swiss/R1-2", "Ben", "--reason", "no show", cwd=mid_round)
     out = ok("correct", "e.jsonl", "swiss/R1-1", "Ana", "--points", "310-200", "--reason", "card", cwd=mid_round)
-    assert "(points 310-200, corrected)" in out
+    assert "(points Ana 310 – 200 " in out and ", corrected)" in out
     ev = read(str(mid_round / "e.jsonl"))
     third = ev.matches["swiss/R1-3"]
     out = ok("withdraw", "e.jsonl", third.sides[1], "--reason", "went home", cwd=mid_round)

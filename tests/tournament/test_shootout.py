@@ -229,11 +229,14 @@ def test_the_commands_make_the_shootout_matches_and_take_a_typed_result(tmp_path
     refused(tmp_path, "e.jsonl", "result", "e.jsonl", "rr/SO1-1", a)  # a shoot-out's result needs its twenties
     ok("result", "e.jsonl", "rr/SO1-1", a, "--shootout", "7-5", cwd=tmp_path)
     ok("result", "e.jsonl", "rr/SO1-2", c, "--shootout", "4-6", cwd=tmp_path)
-    out = ok("result", "e.jsonl", "rr/SO1-3", b, "--shootout", "9-2", cwd=tmp_path)
+    # 9-2 is no shoot-out's end (it stops at 8-2: Cy could no longer catch Ben), and is refused (R-1-B)
+    said = refused(tmp_path, "e.jsonl", "result", "e.jsonl", "rr/SO1-3", b, "--shootout", "9-2")
+    assert "cannot end 9-2" in said
+    out = ok("result", "e.jsonl", "rr/SO1-3", b, "--shootout", "9-4", cwd=tmp_path)
     out = ok("standings", "e.jsonl", cwd=tmp_path)
-    # Wins 1 each; twenties a 11, b 14, c 8.
+    # Wins 1 each; twenties a 11, b 14, c 10.
     assert f"{b} over {a} on the shoot-out (wins 1-1, twenties 14-11); {a} over {c} on the shoot-out (wins 1-1, " \
-        "twenties 11-8)." in out  # fmt: skip
+        "twenties 11-10)." in out  # fmt: skip
     assert ok("shootout", "e.jsonl", "rr", cwd=tmp_path) == "no tie in stage rr awaits a shoot-out\n"
     out = ok("show", "e.jsonl", cwd=tmp_path)
     assert "Next: flickboard tournament start e.jsonl NEXT" in out

@@ -263,13 +263,6 @@ def _result_act(d: Director, args: argparse.Namespace, m: Match, correct: bool) 
         "source": "organiser",
         "evidence": evidence_of(args.journal, args.file),
     }
-    games_won = act["games"]
-    if games_won is not None and games_won[0] != games_won[1]:
-        more = m.sides[0] if games_won[0] > games_won[1] else m.sides[1]
-        if more != winner:
-            raise UserError(
-                f"the games say {more} won ({args.games} in the order {m.sides[0]}, {m.sides[1]}), not {winner}"
-            )
     if args.confirmed and act["twenties"] is None:
         raise UserError("--confirmed says the twenties were checked: give them with --twenties a-b")
     if correct:

@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 from flickboard.rules import games
 from flickboard.tournament import Event
 from flickboard.tournament.event import BRACKETS, EMPTY, PENDING, Match, Stage
+from flickboard.tournament.results import score_text
 
 FORMAT_NAMES = {
     "swiss": "Swiss",
@@ -37,29 +38,30 @@ def side_text(ev: Event, st: Stage, m: Match, i: int) -> str:
 
 
 def _numbers(m: Match) -> str:
-    """A result's numbers in the order of the sentence that says it: the winner's first."""
+    """A result's numbers in the match's order of sides, the order they are typed in: the first pair framed by the
+    names ("points Fay Nguyen 240 – 310 Eve Laurent"), the others in the same order ("twenties 1 – 6")."""
     o = m.outcome
     if o is None:
         return ""
-    flip = o.winner == m.sides[1]
-
-    def pair(v: tuple[int, int]) -> str:
-        return f"{v[1]}-{v[0]}" if flip else f"{v[0]}-{v[1]}"
-
     if o.walkover:
         return "walkover" + (f" ({o.reason})" if o.reason else "")
+    pairs: list[tuple[str, tuple[int, int]]] = []
     if m.shootout:  # a tie-break shoot-out match: its twenties are all it is
-        return f"shoot-out {pair(o.shootout)}" + (", corrected" if o.replaced else "") if o.shootout else ""
+        if o.shootout:
+            pairs.append(("shoot-out", o.shootout))
+    else:
+        pairs += [(label, v) for label, v in (("points", o.points), ("games", o.games)) if v]
+        if o.twenties:
+            pairs.append(("twenties", o.twenties))
+        if o.shootout:
+            pairs.append(("shoot-out", o.shootout))
     parts = []
-    if o.games:
-        parts.append(f"games {pair(o.games)}")
-    if o.points:
-        parts.append(f"points {pair(o.points)}")
-    if o.twenties:
-        parts.append(f"twenties {pair(o.twenties)}" + (" confirmed" if o.confirmed else ""))
-    if o.shootout:
-        parts.append(f"shoot-out {pair(o.shootout)}")
-    if o.replaced:
+    for i, (label, v) in enumerate(pairs):
+        said = score_text(m.sides, v) if i == 0 else f"{v[0]} – {v[1]}"
+        if label == "twenties" and o.confirmed:
+            said += " confirmed"
+        parts.append(f"{label} {said}")
+    if o.replaced and parts:
         parts.append("corrected")
     return ", ".join(parts)
 
