@@ -114,7 +114,7 @@ class Director:
         tie-break chain (None: `standings.SWISS_CHAIN` for Swiss, `DEFAULT_CHAIN` otherwise), and who enters
         (`intake`: None for every active entrant, or {"from": STAGE, "top": N}). The seeding is
         `proposals.seeding` unless `entrants` gives it."""
-        order = list(entrants) if entrants is not None else proposals.seeding(self.event, name, intake)
+        order = list(entrants) if entrants is not None else proposals.seeding(self.event, name, intake, format)
         return self.act(
             {
                 "act": "stage",

@@ -854,6 +854,13 @@ class Event:
 
     # -- reading -------------------------------------------------------------------------------------------
 
+    @staticmethod
+    def progress(st: Stage) -> tuple[int, int]:
+        """(matches played, matches there are to play) of a stage: a bye is no match, nor a match that will never be
+        played (a grand final's reset that is not needed); a walkover counts as played."""
+        real = [m for m in st.matches.values() if m.state not in ("bye", "void")]
+        return sum(1 for m in real if m.state in ("done", "walkover")), len(real)
+
     def table(self, st: Stage, pool: int | None = None) -> Table:
         """The standings of a round robin, a Swiss stage or one pool (`pool`, 0-based)."""
         members = st.pools[pool] if pool is not None else st.entrants

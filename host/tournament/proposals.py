@@ -19,19 +19,53 @@ import itertools
 import random
 from typing import Any
 
-from flickboard.tournament import swiss
-from flickboard.tournament.event import ActError, Event
+from flickboard.tournament import brackets, swiss
+from flickboard.tournament.event import BRACKETS, ActError, Event
 
 
-def seeding(event: Event, stage: str, intake: dict[str, Any] | None = None) -> list[str]:
-    """The entrants of a new stage, in seeding order."""
+def seeding(event: Event, stage: str, intake: dict[str, Any] | None = None, format: str | None = None) -> list[str]:
+    """The entrants of a new stage, in seeding order (`format`: the new stage's)."""
     names = event.intake(intake)
     if intake is not None:
+        src = event.stages[intake["from"]]
+        if src.format == "pools" and format in BRACKETS:
+            pool_of = {e: i for i, pool in enumerate(src.pools) for e in pool}
+            return cross_over(names, len(src.pools), pool_of)
         return names
     seeded = sorted((event.entrants[e] for e in names if event.entrants[e].seed is not None), key=lambda e: e.seed or 0)
     rest = sorted(e for e in names if event.entrants[e].seed is None)
     random.Random("\x1f".join([event.name, stage, *sorted(names)])).shuffle(rest)
     return [e.name for e in seeded] + rest
+
+
+def cross_over(ranked: list[str], pools: int, pool_of: dict[str, int]) -> list[str]:
+    """A bracket's seeding from pools, so that entrants of one pool meet again as late as the bracket allows: the
+    pool winners keep their order (ranked across pools by record), and each later place (the runners-up, then the
+    thirds, ...) is placed against them across pools. With two pools of two qualifiers each: A's winner meets B's
+    runner-up and B's winner A's runner-up, in opposite halves, so the two of a pool can meet again only in the
+    final. In general, among the orders of each place's qualifiers, the one where the earliest meeting of two of one
+    pool comes latest (then: the most such meetings late), the ranked order itself on a tie."""
+    groups = [ranked[i : i + pools] for i in range(0, len(ranked), pools)]
+    size = brackets.size_for(len(ranked))
+    position = {seed: pos for pos, seed in enumerate(brackets.seed_order(size))}
+
+    def score(order: list[str]) -> tuple[int, int]:
+        rounds = [
+            (position[i] ^ position[j]).bit_length()  # the round in which seeds i and j can first meet
+            for i, j in itertools.combinations(range(len(order)), 2)
+            if pool_of.get(order[i]) == pool_of.get(order[j])
+        ]
+        return (min(rounds, default=99), sum(rounds))
+
+    chosen = list(groups[0]) if groups else []
+    for group in groups[1:]:
+        if len(group) <= 7:
+            options = (list(p) for p in itertools.permutations(group))
+        else:  # too many to try: the ranked order and its rotations
+            options = (group[k:] + group[:k] for k in range(len(group)))
+        best = max(options, key=lambda g: score([*chosen, *g]))  # max keeps the first of equals: ranked order first
+        chosen += best
+    return chosen
 
 
 def next_round(event: Event, stage: str) -> tuple[list[tuple[str, str]], str | None]:

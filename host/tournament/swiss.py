@@ -2,16 +2,19 @@
 groups, found as one maximum-weight matching (networkx). Pure and deterministic: the same standings and history
 give the same pairs.
 
-Every allowed pair (two entrants who have not met) is an edge; with an odd count a "bye" node joins, with an edge to
-each entrant who has not had a bye. A maximum-cardinality matching of the largest weight is then chosen. The
-weights are built so that, in this order:
-1. everyone is paired (maximum cardinality; when even that is impossible without a rematch, `PairingError`);
-2. the bye goes to the lowest-ranked entrant who has not had one;
-3. the sum over the pairs of (difference in wins)² is as small as it can be: pairs stay within their score group,
-   and a group with an odd count sends one entrant down to the nearest group;
-4. within a score group the top half meets the bottom half (1st against the first of the lower half, and so on),
-   and an entrant sent down is the lowest of its group, meeting the highest of the group below.
-Each level weighs more than everything the levels below it can add up to, so it is a strict priority.
+The rules, in strict order of priority (a rule gives way only to the ones before it):
+1. no rematch, and everyone paired (when that is impossible, `PairingError`);
+2. with an odd count, the bye goes to the lowest-ranked entrant who has not had one (and whose bye leaves the others
+   a pairing without a rematch); the entrant with the bye then belongs to no score group;
+3. pairs stay within their score group (the entrants with the same number of wins): the sum over the pairs of the
+   difference in wins, squared, is as small as it can be, so a group with an odd count sends one entrant down to
+   the nearest group, and no more move than must;
+4. the one sent down (a floater) is the lowest-ranked of its group, and meets the highest-ranked of the group below;
+5. within a score group, those who stay in it (the group without its floaters, in and out) pair top half against
+   bottom half, in order (the 1st against the first of the lower half, the 2nd against the second, and so on).
+Rule 2 is settled first (the bye is tried from the bottom up). Rules 3 and 4 are the weights of one matching of the
+rest, each level weighing more than everything the levels below it can add up to; then each group's stayers are
+paired again by rule 5 among themselves (a second matching per group, with no rematch).
 """
 
 from __future__ import annotations
@@ -21,8 +24,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 nx: Any = importlib.import_module("networkx")  # networkx ships no type information
-
-_BYE = "\x00bye"
 
 
 class PairingError(ValueError):
@@ -40,49 +41,88 @@ def pair(
     n = len(ranked)
     if n < 2:
         raise PairingError(f"a Swiss round needs at least 2 entrants still playing, there are {n}")
+    bye: str | None = None
+    playing = list(ranked)
+    if n % 2:
+        eligible = [e for e in ranked if e not in had_bye]
+        if not eligible:
+            raise PairingError("the count is odd and every entrant still playing has already had a bye")
+        for e in reversed(eligible):  # rule 2: the lowest-ranked first
+            rest = [x for x in ranked if x != e]
+            if _pairable(rest, met):
+                bye, playing = e, rest
+                break
+        else:
+            raise PairingError(
+                "no pairing avoids a rematch for every entrant while the bye goes to an entrant who has not had one"
+            )
+    matching = _matching(playing, wins, met)
+    if 2 * len(matching) != len(playing):
+        raise PairingError("no pairing avoids a rematch for every entrant")
+    matching = _halves(playing, wins, met, matching)
+    pos = {e: i for i, e in enumerate(ranked)}
+    pairs = [(u, v) if pos[u] < pos[v] else (v, u) for u, v in matching]
+    pairs.sort(key=lambda p: pos[p[0]])
+    return pairs, bye
+
+
+def _halves(
+    ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset[str]], matching: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """Rule 5: each score group's pairs made again among those who stay in it, top half against bottom half of them
+    (a maximum-weight matching, so a rematch is still avoided; one exists: `matching` has them paired already)."""
+    out = {(u, v) for u, v in matching if wins[u] != wins[v]}
+    for w in sorted({wins[e] for e in ranked}, reverse=True):
+        stay = [e for e in ranked if wins[e] == w and any(wins[u] == wins[v] == w and e in (u, v) for u, v in matching)]
+        half = len(stay) // 2
+        graph = nx.Graph()
+        graph.add_nodes_from(stay)
+        for i, a in enumerate(stay):
+            for j in range(i + 1, len(stay)):
+                b = stay[j]
+                if frozenset((a, b)) not in met:
+                    graph.add_edge(a, b, weight=len(stay) + 1 - abs(j - i - half))
+        out |= set(nx.max_weight_matching(graph, maxcardinality=True, weight="weight"))
+    return out
+
+
+def _pairable(entrants: Sequence[str], met: set[frozenset[str]]) -> bool:
+    """Whether every one of `entrants` can be paired with someone they have not met."""
+    graph = nx.Graph()
+    graph.add_nodes_from(entrants)
+    graph.add_edges_from(
+        (a, b) for i, a in enumerate(entrants) for b in entrants[i + 1 :] if frozenset((a, b)) not in met
+    )
+    return 2 * len(nx.max_weight_matching(graph, maxcardinality=True)) == len(entrants)
+
+
+def _matching(ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset[str]]) -> set[tuple[str, str]]:
+    """The maximum-cardinality matching of rules 3 to 5 (see the module's text) over `ranked`, an even count."""
+    n = len(ranked)
     pos = {e: i for i, e in enumerate(ranked)}
     group_size: dict[int, int] = {}
     group_start: dict[int, int] = {}
     for i, e in enumerate(ranked):
         group_size[wins[e]] = group_size.get(wins[e], 0) + 1
         group_start.setdefault(wins[e], i)
-    top = max(wins[e] for e in ranked) - min(wins[e] for e in ranked) + 1
-    c_small = 1
-    c_score = n * n + 1  # more than all the within-group terms together (at most 2n a pair)
-    c_bye = c_score * n * top * top + 1  # more than all the score terms together
-    base = c_bye * (n + 1) + 1  # every weight stays positive
+    spread = max(wins[e] for e in ranked) - min(wins[e] for e in ranked) + 1
+    # Each level outweighs the most the levels below can add up to over the n/2 pairs.
+    c_half = 1  # rule 5: a pair's distance from "top half against bottom half" (at most n)
+    c_float = n * n + 1  # rule 4: how far a floater is from the lowest of its group, and its opponent from the top
+    c_score = c_float * (2 * n * n + 1)  # rule 3: the difference in wins, squared
+    base = c_score * n * spread * spread + 1  # every weight stays positive
     graph = nx.Graph()
     graph.add_nodes_from(ranked)
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
             if frozenset((a, b)) in met:
                 continue
-            d = wins[a] - wins[b]
+            d = wins[a] - wins[b]  # a is ranked higher: d >= 0
             ia, ib = pos[a] - group_start[wins[a]], pos[b] - group_start[wins[b]]
-            # same group: top half against bottom half; a floater: the lowest of its group against the highest below
-            same = abs(abs(ib - ia) - group_size[wins[a]] // 2)
-            small = same if d == 0 else (group_size[wins[a]] - 1 - ia) + ib
-            graph.add_edge(a, b, weight=base - c_score * d * d - c_small * small)
-    bye: str | None = None
-    if n % 2:
-        eligible = [e for e in ranked if e not in had_bye]
-        if not eligible:
-            raise PairingError("the count is odd and every entrant still playing has already had a bye")
-        graph.add_node(_BYE)
-        for below, e in enumerate(reversed(eligible)):
-            graph.add_edge(e, _BYE, weight=base - c_bye * below)
-    matching = nx.max_weight_matching(graph, maxcardinality=True, weight="weight")
-    if 2 * len(matching) != graph.number_of_nodes():
-        raise PairingError(
-            "no pairing avoids a rematch for every entrant"
-            + (" while the bye goes to an entrant who has not had one" if n % 2 else "")
-        )
-    pairs: list[tuple[str, str]] = []
-    for u, v in matching:
-        if _BYE in (u, v):
-            bye = v if u == _BYE else u
-            continue
-        a, b = (u, v) if pos[u] < pos[v] else (v, u)
-        pairs.append((a, b))
-    pairs.sort(key=lambda p: pos[p[0]])
-    return pairs, bye
+            if d == 0:
+                weight = base - c_half * abs(abs(ib - ia) - group_size[wins[a]] // 2)
+            else:
+                away = (group_size[wins[a]] - 1 - ia) + ib  # a from the bottom of its group, b from the top of its
+                weight = base - c_score * d * d - c_float * away
+            graph.add_edge(a, b, weight=weight)
+    return set(nx.max_weight_matching(graph, maxcardinality=True, weight="weight"))

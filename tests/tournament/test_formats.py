@@ -189,6 +189,41 @@ def test_pools_into_playoffs(director: Make) -> None:
         play(d, "pools/P1/R1-1", "A")
 
 
+def test_pools_into_a_playoff_cross_over_whatever_the_records(director: Make) -> None:
+    """The cross-over organisers expect: pool 1's winner meets pool 2's runner-up and pool 2's winner pool 1's
+    runner-up, so two of one pool meet again only in the final, even when the runners-up's records would rank the
+    other way (here pool 2's runner-up won its matches by more)."""
+    d = director(*"ABCDEFGH")
+    d.start_stage("pools", "pools", options={"pools": 2})
+    for m in list(d.event.stages["pools"].matches.values()):
+        w = min(m.sides)
+        play(d, m.id, w, (200, 0) if w == "C" else (100, 50))
+    ranked = d.event.intake({"from": "pools", "top": 2})
+    assert ranked == ["A", "B", "C", "D"]  # C's margin ranks it above D: by seed order alone, A would meet D again
+    d.start_stage("final", "single-elimination", intake={"from": "pools", "top": 2})
+    assert sides(d, "final/W1-1") == ["A", "C"] and sides(d, "final/W1-2") == ["B", "D"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_four_pools_into_eight_meet_again_only_in_the_final(director: Make, seed: int) -> None:
+    """4 pools, 2 qualifiers each, random results: every quarter-final is across pools, and the two of each pool
+    are in opposite halves of the bracket (they can meet again only in the final)."""
+    rng = random.Random(seed)
+    d = director(*[f"E{i:02d}" for i in range(16)])
+    d.start_stage("pools", "pools", options={"pools": 4})
+    pool_of = {e: i for i, pool in enumerate(d.event.stages["pools"].pools) for e in pool}
+    for m in list(d.event.stages["pools"].matches.values()):
+        play(d, m.id, rng.choice(m.sides), (rng.randrange(100, 300), rng.randrange(0, 100)))
+    d.start_stage("ko", "single-elimination", intake={"from": "pools", "top": 2})
+    ko = d.event.stages["ko"]
+    for k in range(1, 5):
+        a, b = sides(d, f"ko/W1-{k}")
+        assert pool_of[a] != pool_of[b], (a, b)
+    halves = [{pool_of[e] for m in (1, 2) for e in sides(d, f"ko/W1-{m}")},
+              {pool_of[e] for m in (3, 4) for e in sides(d, f"ko/W1-{m}")}]  # fmt: skip
+    assert halves == [{0, 1, 2, 3}, {0, 1, 2, 3}] and len(ko.entrants) == 8
+
+
 def test_a_stage_plays_a_game_flickboard_scores(director: Make) -> None:
     d = director("A", "B")
     with pytest.raises(ActError, match="cannot be played"):
@@ -287,3 +322,15 @@ def test_final_standings_follow_the_stages_back(director: Make) -> None:
         (7, "H", "pools"),
         (8, "G", "pools"),
     ]
+
+
+def test_progress_counts_only_the_matches_that_are_played(director: Make) -> None:
+    """A knockout of 6 in a bracket of 8: the two byes are no matches; 5 are played (2 first-round matches, the 2
+    semi-finals, the final)."""
+    d = director(*"ABCDEF")
+    d.start_stage("ko", "single-elimination")
+    st = d.event.stages["ko"]
+    assert len(st.matches) == 7 and d.event.progress(st) == (0, 5)
+    first = [m for m in st.matches.values() if m.state == "ready" and m.round == 1]
+    play(d, first[0].id, first[0].sides[0])
+    assert d.event.progress(d.event.stages["ko"]) == (1, 5)

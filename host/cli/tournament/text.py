@@ -108,8 +108,8 @@ def stage_line(ev: Event, st: Stage) -> str:
         what += f", {len(st.pools)} pools"
     elif st.format == "double-elimination":
         what += ", grand final with a reset" if st.options.get("reset") else ", one grand final"
-    decided = sum(1 for m in st.matches.values() if m.decided)
-    state = "complete" if st.complete else f"{decided} of {len(st.matches)} matches decided"
+    played, total = ev.progress(st)
+    state = "complete" if st.complete else f"{played} of {total} match{'es' if total != 1 else ''} played"
     if not st.matches and not st.complete:
         state = "round 1 not paired yet"
     if st.closed_by:
