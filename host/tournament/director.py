@@ -91,6 +91,14 @@ class Director:
             {"act": "entrant", "name": name, "players": list(players or [name]), "seed": seed, "club": club}
         )
 
+    def rename(self, entrant: str, name: str) -> int:
+        """The entrant's new name, everywhere from now on (a singles entrant's player too)."""
+        return self.act({"act": "rename", "entrant": entrant, "name": name})
+
+    def substitute(self, entrant: str, out: str, new: str) -> int:
+        """A doubles team's player `out` replaced by `new`."""
+        return self.act({"act": "substitute", "entrant": entrant, "out": out, "in": new})
+
     def withdraw(self, entrant: str, reason: str = "") -> int:
         return self.act({"act": "withdraw", "entrant": entrant, "reason": reason})
 

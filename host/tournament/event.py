@@ -18,7 +18,7 @@ without it. A correction replaces a match's result and keeps the one it replaced
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
@@ -36,6 +36,8 @@ ACTS = (
     "entrant",
     "withdraw",
     "disqualify",
+    "rename",
+    "substitute",
     "stage",
     "pair",
     "assign",
@@ -228,6 +230,22 @@ class Event:
             if len({fold_name(p) for p in players}) != len(players):
                 return "a doubles team needs two different players"
             return None
+        if kind in ("rename", "substitute"):
+            new = act["name"] if kind == "rename" else act["in"]
+            problem = name_problem(new)
+            if problem:
+                return problem
+            if clean(new) != new:
+                return f"'{new}': one space between the words of a name, none around it"
+            if kind == "rename":
+                same = next((e for e in self.entrants if fold_name(e) == fold_name(new) and e != act["entrant"]), None)
+                if same is not None:
+                    return f"there is already an entrant named {same} (names that differ only in case or accents)"
+            else:
+                partner = [p for p in self.entrants[act["entrant"]].players if p != act["out"]]
+                if any(fold_name(p) == fold_name(new) for p in partner):
+                    return f"{new} already plays in {act['entrant']}"
+            return None
         if kind in ("result", "correct") and act.get("walkover") is not True:
             m = self.matches[act["match"]]
             st = self.stages[m.stage]
@@ -315,6 +333,68 @@ class Event:
                 self._refresh(st)
 
         return do
+
+    def _rename(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        """An entrant's name changed (a typo at registration, a team's name): everywhere it stands, from now on. A
+        singles entrant is its one player, renamed with it."""
+        e = self._entrant_of(act.get("entrant"))
+        new = _name(act.get("name"), "the new name")
+        if new == e.name:
+            raise ActError(f"{e.name} is already named so")
+        if new in self.entrants:
+            raise ActError(f"there is already an entrant named {new}")
+        old = e.name
+
+        def do() -> None:
+            self.entrants = {(new if k == old else k): v for k, v in self.entrants.items()}
+            e.name = new
+            if e.players == (old,):
+                e.players = (new,)
+            self._replace_name(old, new)
+
+        return do
+
+    def _substitute(self, act: dict[str, Any], n: int) -> Callable[[], None]:
+        """A doubles team's player replaced by another (the team keeps its name, its place and its results)."""
+        e = self._entrant_of(act.get("entrant"))
+        if len(e.players) != 2:
+            raise ActError(f"{e.name} is a singles entrant: rename it instead")
+        out = act.get("out")
+        if out not in e.players:
+            raise ActError(f"{str(out)[:MAX_NAME]} is not a player of {e.name}: {' and '.join(e.players)}")
+        new = _name(act.get("in"), "the new player")
+        if new in e.players:
+            raise ActError(f"{new} already plays in {e.name}")
+
+        def do() -> None:
+            e.players = tuple(new if p == out else p for p in e.players)
+
+        return do
+
+    def _entrant_of(self, name: Any) -> Entrant:
+        e = self.entrants.get(name) if type(name) is str else None
+        if e is None:
+            raise ActError(f"there is no entrant named {str(name)[:MAX_NAME]}")
+        return e
+
+    def _replace_name(self, old: str, new: str) -> None:
+        """An entrant's name, `old`, written `new` wherever the event holds it (its stages, matches, results)."""
+
+        def swap(v: str) -> str:
+            return new if v == old else v
+
+        for st in self.stages.values():
+            st.entrants = [swap(x) for x in st.entrants]
+            st.pools = [[swap(x) for x in pool] for pool in st.pools]
+            st.byes = [(r, swap(x)) for r, x in st.byes]
+            st.shootouts = [replace(s, entrants=tuple(swap(x) for x in s.entrants)) for s in st.shootouts]
+            for so in st.shootout_rounds:
+                so.entrants = tuple(swap(x) for x in so.entrants)
+        for m in self.matches.values():
+            m.sides = [swap(x) for x in m.sides]
+            m.winner, m.loser = swap(m.winner), swap(m.loser)
+            if m.outcome is not None:
+                m.outcome.winner = swap(m.outcome.winner)
 
     def _withdraw(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         return self._out(act, "withdrawn")

@@ -421,3 +421,20 @@ def _read_pty(fd: int) -> bytes:
         return os.read(fd, 4096)
     except OSError:  # the other end closed
         return b""
+
+
+def test_a_name_put_right_mid_event_and_a_partner_substituted(mid_round: Path) -> None:
+    """As the organiser types them: a name of several words with an accent and an apostrophe, found again by one word
+    of it; a doubles team's player replaced. A name too like another, or with the notation's marks, is refused."""
+    out = ok("rename", "e.jsonl", "Ana", "Ana Costa d'Ávila", cwd=mid_round)
+    assert out == "Ana is now Ana Costa d'Ávila\n"
+    assert ok("standings", "e.jsonl", cwd=mid_round).count("Ana Costa d'Ávila") == 1
+    ev = read(str(mid_round / "e.jsonl"))
+    assert ev.matches["swiss/R1-1"].winner == "Ana Costa d'Ávila"
+    said = refused(mid_round, "e.jsonl", "rename", "e.jsonl", "Ben", "ana costa d'avila")
+    assert "already an entrant named Ana Costa d'Ávila" in said
+    said = refused(mid_round, "e.jsonl", "rename", "e.jsonl", "Ben", "Ben: the second")
+    assert "no ':' in a name" in said
+    ok("add", "e.jsonl", "Gil Ferreira", "--partner", "Hana Lee", cwd=mid_round)
+    out = ok("substitute", "e.jsonl", "Gil", "hana lee", "Ivo Marchetti", cwd=mid_round)
+    assert out == "Gil Ferreira & Hana Lee: Gil Ferreira & Ivo Marchetti (Ivo Marchetti for Hana Lee)\n"

@@ -247,3 +247,33 @@ def test_a_match_goes_back_to_waiting_and_a_boards_game_may_be_abandoned_by_jour
     with pytest.raises(ActError, match="decided"):
         d.unassign(m)
     assert dumps(read(d.path)) == dumps(d.event)
+
+
+def test_an_entrant_renamed_and_a_partner_substituted_keep_their_place_and_results(director: Make) -> None:
+    """A name typed wrong at registration is put right mid-event, everywhere it stands (stages, matches, results,
+    standings), from now on; a doubles team's player replaced keeps the team's results. Both are acts: undone like
+    the others, and the journal folds to the same bytes."""
+    d = director("Ana Costa", "Ben Dube", "Cy Lam", "Dee Roy")
+    d.start_stage("rr", "round-robin")
+    first = next(m for m in d.event.matches.values() if "Ben Dube" in m.sides)
+    win(d, first.id, "Ben Dube")
+    d.rename("Ben Dube", "Ben Dubé")
+    ev = d.event
+    assert "Ben Dube" not in ev.entrants and ev.entrants["Ben Dubé"].players == ("Ben Dubé",)
+    assert ev.matches[first.id].winner == "Ben Dubé" and "Ben Dubé" in ev.stages["rr"].entrants
+    assert ev.table(ev.stages["rr"]).rows[0].entrant == "Ben Dubé"
+    with pytest.raises(ActError, match="already an entrant named Ana Costa"):
+        d.rename("Cy Lam", "ana costa")
+    with pytest.raises(ActError, match="singles entrant"):
+        d.substitute("Cy Lam", "Cy Lam", "Eve Ng")
+    d.add_entrant("Cy & Dee", players=["Cy Lam", "Dee Roy"])
+    d.substitute("Cy & Dee", "Dee Roy", "Eve Ng")
+    assert d.event.entrants["Cy & Dee"].players == ("Cy Lam", "Eve Ng")
+    with pytest.raises(ActError, match="already plays in"):
+        d.substitute("Cy & Dee", "Eve Ng", "cy lam")
+    d.undo()
+    d.undo()
+    assert d.event.entrants.get("Cy & Dee") is None
+    d.undo()
+    assert "Ben Dube" in d.event.entrants and d.event.matches[first.id].winner == "Ben Dube"
+    assert dumps(read(d.path)) == dumps(d.event)

@@ -22,6 +22,7 @@ from flickboard.cli.tournament.values import check_boards, evidence_of, tiebreak
 from flickboard.errors import UserError
 from flickboard.rules import games
 from flickboard.rules.base import did_you_mean
+from flickboard.rules.names import fold as fold_name
 from flickboard.rules.pichenotte import rule_set as pichenotte_rules
 from flickboard.tournament import ActError, Director, Event, dumps, proposals
 from flickboard.tournament import export as exports
@@ -76,6 +77,25 @@ def _out(args: argparse.Namespace, out: TextIO, status: str) -> int:
         out.write(f"{name} is {status}" + (f" ({args.reason})" if args.reason else "") + "\n")
         for m in lost:
             out.write(f"  {m.id}: {m.winner} wins by walkover\n")
+    return 0
+
+
+def cmd_rename(args: argparse.Namespace, out: TextIO) -> int:
+    with open_director(args.file) as d:
+        old = find_entrant(d.event, args.entrant)
+        d.rename(old, " ".join(args.name.split()))
+        e = d.event.entrants[" ".join(args.name.split())]
+        out.write(f"{old} is now {e.name}" + (f" ({' & '.join(e.players)})" if len(e.players) > 1 else "") + "\n")
+    return 0
+
+
+def cmd_substitute(args: argparse.Namespace, out: TextIO) -> int:
+    with open_director(args.file) as d:
+        team = find_entrant(d.event, args.entrant)
+        players = d.event.entrants[team].players
+        gone = next((p for p in players if fold_name(p) == fold_name(args.out)), args.out)
+        d.substitute(team, gone, " ".join(args.player.split()))
+        out.write(f"{team}: {' & '.join(d.event.entrants[team].players)} ({args.player} for {gone})\n")
     return 0
 
 
@@ -326,6 +346,10 @@ def _describe(ev: Event, act: dict[str, Any]) -> str:
             str(kind), f"won by {act.get('winner')}"
         )
         return f"{kind} {act.get('match')} ({what})"
+    if kind == "rename":
+        return f"rename {act.get('entrant')} to {act.get('name')}"
+    if kind == "substitute":
+        return f"substitute {act.get('in')} for {act.get('out')} in {act.get('entrant')}"
     if kind == "unassign":
         return f"unassign {act.get('match')} (back to waiting for a board)"
     if kind == "abandon":

@@ -16,11 +16,13 @@ from flickboard.cli.tournament.commands import (
     cmd_export,
     cmd_new,
     cmd_pair,
+    cmd_rename,
     cmd_result,
     cmd_shootout,
     cmd_show,
     cmd_standings,
     cmd_start,
+    cmd_substitute,
     cmd_undo,
     cmd_walkover,
     cmd_withdraw,
@@ -58,6 +60,14 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         c = cmd(name, func, what)
         c.add_argument("entrant", metavar="NAME")
         c.add_argument("--reason", default="", help="why (kept in the journal)")
+
+    c = cmd("rename", cmd_rename, "an entrant's new name, everywhere from now on (a singles entrant's player too)")
+    c.add_argument("entrant", metavar="NAME")
+    c.add_argument("name", metavar="NEW_NAME", help="quote a name of several words: 'Marie-Claire O'\\''Neil'")
+    c = cmd("substitute", cmd_substitute, "a doubles team's player replaced by another (the team keeps its results)")
+    c.add_argument("entrant", metavar="TEAM")
+    c.add_argument("out", metavar="PLAYER", help="the player who leaves the team")
+    c.add_argument("player", metavar="NEW_PLAYER", help="the player who takes their place")
 
     c = cmd("start", cmd_start, "start a stage: its format, who enters, the game and the tie-breaks")
     c.add_argument("stage", metavar="STAGE", help="the stage's name, e.g. swiss, final")
@@ -142,7 +152,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Without an action: say which there are."""
     raise UserError(
-        "say what to do: flickboard tournament new | add | withdraw | disqualify | start | pair | assign | result | "
-        "walkover | correct | undo | shootout | standings | bracket | show | export | run "
+        "say what to do: flickboard tournament new | add | rename | substitute | withdraw | disqualify | start | "
+        "pair | assign | result | walkover | correct | undo | shootout | standings | bracket | show | export | run "
         "(see: flickboard tournament --help)"
     )
