@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flickboard.rules import games
+from flickboard.rules.names import name_problem
 
 MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
@@ -87,6 +88,10 @@ def _new(new: object, rid: object) -> dict[str, Any]:
     players = new.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise RequestError('"new": "players" must be a list of names', rid)
+    for p in players:
+        problem = name_problem(p)
+        if problem:
+            raise RequestError(f'"new": {problem}', rid)
     counts = games.player_counts(rules or None)  # no rule set named: what some game takes; the bridge checks further
     if len(players) not in counts:
         said = (

@@ -24,6 +24,8 @@ BAD = [
     json.dumps({"new": {"players": ["Al", "Bo"], "rules": "officiel", "match": "wins:2"}}).encode(),
     json.dumps({"new": {"players": ["Al", "Bo"], "rules": "beginner", "target": "31"}}).encode(),
     json.dumps({"id": [1], "line": "hit"}).encode(),
+    json.dumps({"new": {"players": ["Ana: two", "Bo"]}}).encode(),  # a name with the notation's marks
+    json.dumps({"new": {"players": ["A" * 61, "Bo"]}}).encode(),
     b'{"line": "' + b"x" * MAX_INPUT + b'"}',
 ]
 
@@ -46,3 +48,8 @@ def test_a_good_request() -> None:
     assert new == Request(7, new={"players": ["Ann", "Bob"], "rules": "officiel", "target": "21"})
     with pytest.raises(RequestError, match="unknown key 'id'"):
         read_request(b'{"id": "mine", "line": "hit"}', with_id=False)  # the web page adds its own id
+
+
+def test_a_new_game_of_people_with_their_whole_names() -> None:
+    new = read_request(json.dumps({"new": {"players": ["Marie-Claire O'Neil", "Zoé Lévesque"]}}).encode())
+    assert new.new == {"players": ["Marie-Claire O'Neil", "Zoé Lévesque"]}
