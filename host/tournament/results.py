@@ -4,7 +4,8 @@ one order.
 Every pair of numbers is in the match's order of sides ("Ana Costa vs Ben Dubé": Ana Costa's first), typed so and
 said back so (`score_text`). A result is refused, in one line and with nothing written, when:
 - the numbers contradict the winner: fewer points than the loser, or level points with no shoot-out to break the
-  tie (R-1-B: "ties broken by 20's shootout"), or a shoot-out won by the other side; or a shoot-out given while the
+  tie (R-1-B: "ties broken by 20's shootout"; a board's own result may say it, when its engine gave a level match
+  to the side that forfeited fewer games), or a shoot-out won by the other side; or a shoot-out given while the
   points are not level (it only ever breaks a tie);
 - a shoot-out score no twenties shoot-out can end on (R-1-B: 12 pucks each, then one each until it breaks: more
   than 12 only in that sudden death, one ahead; and it stops as soon as one side cannot be caught);
@@ -103,7 +104,7 @@ def result_problem(
     if points is not None and f.kind in ("games", "points"):  # a match won on points
         if points[w] < points[1 - w]:
             return f"the points say {loser} won: {score_text(sides, points)} {order}"
-        if points[w] == points[1 - w] and shootout is None:
+        if points[w] == points[1 - w] and shootout is None and not from_board:  # a board's engine may say why
             return f"level points ({score_text(sides, points)}): a tie is broken by a twenties shoot-out (R-1-B)"
         if points[w] != points[1 - w] and shootout is not None:
             return "a shoot-out only breaks a tie on points, and these points are not level"

@@ -796,6 +796,9 @@ def _match_winner(state: State) -> int | Literal["shootout"] | None:
     if not done:
         return None
     lead = _leader((float(totals[0]), float(totals[1])))
+    if lead is None:  # level on points: a side that forfeited more games loses it (decision 8, docs/rules-coverage.md)
+        forfeits = [sum(1 for g in state.games if g.forfeit and g.forfeit[0] == side) for side in (0, 1)]
+        lead = _leader((float(forfeits[1]), float(forfeits[0])))
     return "shootout" if lead is None else lead
 
 
@@ -806,7 +809,9 @@ def _penalty(state: State, inp: Penalty, fx: list[dict[str, Any]]) -> None:
 
 
 def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, Any]]) -> None:
-    """The side forfeits the game in progress: it scores 0, the other side keeps its twenties (decision)."""
+    """The side forfeits the game in progress (decision 8, docs/rules-coverage.md): the other side wins the game; the
+    forfeiting side scores 0 in it and the other side its twenties on the rail (less its penalties); a match won on
+    points that ends level goes to the side that forfeited fewer games, not to a shoot-out."""
     g = _game(state)
     if inp.reason not in FORFEIT_REASONS:
         raise Illegal(f"'{inp.reason}' is not a forfeit reason: one of {', '.join(FORFEIT_REASONS)}")

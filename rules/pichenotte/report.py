@@ -23,7 +23,7 @@ def _game_doc(state: State, g: Game) -> dict[str, Any]:
         "penalties": [20 * p for p in g.penalties],
         "forfeit": {"side": sides[g.forfeit[0]], "reason": g.forfeit[1]} if g.forfeit else None,
         "winner": sides[g.winner] if g.winner is not None else None,
-        "tied": g.points is not None and g.points[0] == g.points[1],
+        "tied": g.points is not None and g.points[0] == g.points[1] and not g.forfeit,  # a forfeit is lost, not tied
         "decided_by_shootout": g.shootout_winner,
     }
 

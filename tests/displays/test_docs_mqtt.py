@@ -110,7 +110,10 @@ def _drive(tmp: Path) -> Run:
     entry("declare")
     entry("dismiss")  # refused: nothing queued
     entry("penalty Ana")
-    entry("forfeit Ana other")  # 0-0 in a games:1 match: a match shoot-out
+    entry("forfeit Ana other")  # a forfeited game is lost: Ben wins it, and the games:1 match, at 0-0
+    run.seen["forfeit"] = board()
+    shootout = {"id": 8, "new": {"players": ["Ana", "Ben"], "match": "shootout"}}  # a tie-break shoot-out match
+    run.results.append(bridge.mqtt_input(BOARD, json.dumps(shootout).encode()))
     run.seen["shootout"] = board()
     for _ in range(12):
         entry("shot in")
@@ -176,7 +179,10 @@ def test_the_run_went_through_holds_waits_and_refusals(run: Run) -> None:
     assert waiting["score"]["questions"] and waiting["score"]["current"] is not None
     review = run.seen["review"]
     assert review["needs_review"] and review["review"] and review["waiting"] is None and review["queued"] == 1
-    assert run.seen["shootout"]["score"]["shootout"] and run.seen["shootout"]["score"]["games"]
+    forfeit = run.seen["forfeit"]["score"]
+    assert forfeit["over"] and forfeit["winner"] == "Ben" and forfeit["games"][0]["forfeit"]["side"] == "Ana"
+    assert not forfeit["games"][0]["tied"] and forfeit["match_shootout"] is None
+    assert run.seen["shootout"]["score"]["shootout"]["purpose"] == "match"
     assert run.seen["over"]["score"]["over"] and run.seen["over"]["score"]["match_shootout"]
     assert run.seen["t2"]["score"]["game"] == "pichenottes-quebec" and run.seen["t2"]["score"]["over"]
     assert run.seen["t3"]["score"]["game"] == "flicochet" and len(run.seen["t3"]["score"]["rounds"]) == 1

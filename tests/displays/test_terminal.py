@@ -59,14 +59,16 @@ def test_flags_review_waiting_and_offline(tmp_path: Path) -> None:
 
 
 def test_match_over_and_shootout_views(tmp_path: Path) -> None:
-    """000 rule 9: a match level on points goes to a twenties shoot-out (a forfeit at 0-0 in a games:1 match)."""
-    b = Bridge(tmp_path / "a", GameSetup("beginner", ("Ana", "Ben"), "games:1"), None, lambda *_: None)
-    b.submit("t1", "forfeit Ben phone")
+    """R-1-B: a match of only the twenties shoot-out shows it and whose shot is next; a forfeited game is lost, so a
+    games:1 or wins:1 match forfeited at 0-0 is over (rules-coverage.md, decision 8)."""
+    b = Bridge(tmp_path / "a", GameSetup("tournament-2019", ("Ana", "Ben"), "shootout"), None, lambda *_: None)
+    b.submit("t1", "shot in")
     text = big_view(b.scoreboard("t1"))
-    assert "SHOOT-OUT FOR THE MATCH" in text and "next: Ben" in text and "match points after 1 game" in text
-    b = Bridge(tmp_path / "b", GameSetup("beginner", ("Ana", "Ben"), "wins:1"), None, lambda *_: None)
-    b.submit("t1", "forfeit Ben phone")
-    assert "MATCH OVER: Ana wins" in big_view(b.scoreboard("t1"))
+    assert "SHOOT-OUT FOR THE MATCH" in text and "next: Ben" in text
+    for n, match in enumerate(("games:1", "wins:1")):
+        b = Bridge(tmp_path / f"b{n}", GameSetup("beginner", ("Ana", "Ben"), match), None, lambda *_: None)
+        b.submit("t1", "forfeit Ben phone")
+        assert "MATCH OVER: Ana wins" in big_view(b.scoreboard("t1"))
 
 
 def test_quebec_view_shows_manche_colours_dames_and_compteuses(tmp_path: Path) -> None:

@@ -1286,3 +1286,19 @@ def test_numbers_are_ascii_and_small_or_the_line_is_refused(line: str) -> None:
     t = Table("beginner")
     reason = t.refused(line)
     assert len(reason) < 200 and "\n" not in reason
+
+
+@pytest.mark.parametrize("match", ["games:1", "points:500", "wins:1"])
+def test_a_forfeited_game_is_lost_in_every_match_format_NO_a_R_7(match: str) -> None:
+    """Decision 8 (docs/rules-coverage.md): a forfeited game is won by the other side, never tied, in every match
+    format; the forfeiting side scores 0 and the other its twenties. A match won on points that ends level goes to
+    the side that forfeited fewer games, not to a shoot-out (before: a games:1 match whose only game was forfeited
+    at 0-0 went to a shoot-out, and its game was reported both won and tied)."""
+    t = Table("tournament-2019", match=match)
+    t.play("forfeit North phone")
+    game = t.game.summary(t.state)["games"][0]
+    assert game["winner"] == "South" and game["tied"] is False and game["points"] == [0, 0]
+    if match == "points:500":  # the match goes on to 500 points
+        assert not t.state.over and t.state.shootout is None
+    else:
+        assert t.state.over and t.state.winner == 1 and t.state.shootout is None
