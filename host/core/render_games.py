@@ -154,8 +154,10 @@ def prompt_line(doc: dict[str, Any]) -> str:
         )
     if doc["game"] == FLICOCHET and cur.get("to_flick"):
         side = next(s["name"] for s in doc["sides"] if cur["to_flick"] in s["players"])
+        on = [k + 1 for k, where in enumerate(cur.get("jacks") or ["table"]) if where == "table"]
+        jack = " | ".join(f"jack off {k}" for k in on) if len(on) > 1 else "jack off"
         return (
             f"{cur['to_flick']} ({side}) to flick · → flick | flick at CM (placed CM from the jack) | after it: "
-            "off red | off white | jack off"
+            f"off red | off white | {jack}"
         )
     return "nothing is due: type 'score' for the scoreboard"

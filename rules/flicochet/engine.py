@@ -339,9 +339,9 @@ def _jack_index(r: Round, jack: int | None, what: str) -> int:
         if n == 1:
             return 0
         on = [j for j, s in enumerate(r.jacks) if s == "table"]
-        if len(on) == 1 and what == "jack off":
+        if len(on) == 1:  # one jack left on the table: it is the one meant
             return on[0]
-        raise Illegal(f"there are two jacks: say which, e.g. '{what} 1' or '{what} 2'")
+        raise Illegal(f"there are two jacks on the table: say which, e.g. '{what} 1' or '{what} 2'")
     if not 1 <= jack <= n:
         raise Illegal(f"there is no jack {jack}: this game has {'one jack' if n == 1 else 'jacks 1 and 2'}")
     return jack - 1

@@ -131,10 +131,20 @@ ALIASES = {"doublejack": "double-jack", "double": "double-jack", "school-rules":
 
 def _build(layers: tuple[str, ...]) -> Options:
     name = "+".join((BASE, *layers))
-    o = Options(name=name, summary="; ".join(LAYERS[n][0] for n in (BASE, *layers)))
+    o = Options(name=name, summary="")
     for n in layers:
         o = LAYERS[n][2](o)
-    return o
+    if not layers:
+        return replace(o, summary=LAYERS[BASE][0])
+    # One sentence of the combined game: the jacks and the target as the layers leave them, then each layer's own.
+    jacks = ("two jacks" if o.jacks == 2 else "one jack") + ("" if o.target_variant else " in the centre")
+    if o.jacks == 2:
+        jacks += ", each scored, both sides may score"
+    parts = [f"{jacks}, first to {o.target} points"]
+    parts += [LAYERS[n][0] for n in layers if n != "double-jack"]
+    if "double-jack" in layers:
+        parts.append(f"one jack off +{o.first_jack_off_points}, the second +{o.jack_off_points}")
+    return replace(o, summary="; ".join(parts))
 
 
 def rule_set(name: str) -> Options:

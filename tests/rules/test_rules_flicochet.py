@@ -857,3 +857,26 @@ def test_engine_inputs_and_states_are_immutable_values() -> None:
     with pytest.raises(AttributeError):
         before.round.flicks = (1, 0)  # type: ignore[misc]
     assert parse(t.state.setup, "order R W") == Order(None, (0, 1))
+
+
+def test_double_jack_with_one_jack_left_is_scored_and_knocked_off_without_saying_which_double_jack_4() -> None:
+    """DOUBLE-JACK 4: after one jack went off, play goes on with the other; 'order' and 'jack off' then mean the jack
+    still on the table (before, both were refused with 'say which', as the prompt and the README suggest them)."""
+    g = Flicochet.create("flicochet+double-jack", ["Ana", "Ben"])
+    t = Table("flicochet+double-jack").play("flick", "jack off 1")
+    while t.state.to_flick() is not None:
+        t.play("flick")
+    t.play("order R W")  # the jack still on the table: jack 2
+    assert t.state.round is None or t.state.round.number >= 1
+    assert "first to 12 points" in g.options.summary and "8 points" not in g.options.summary
+
+
+def test_the_prompt_names_the_jacks_still_on_the_table_double_jack_4() -> None:
+    """What the scorer reads at the prompt: with two jacks on the table, 'jack off 1 | jack off 2' (a bare 'jack off'
+    would be refused); once one is off, 'jack off' again."""
+    from flickboard.core.render_games import prompt_line
+
+    t = Table("flicochet+double-jack").play("flick")
+    assert "jack off 1 | jack off 2" in prompt_line(t.game.summary(t.state))
+    t.play("jack off 1")
+    assert prompt_line(t.game.summary(t.state)).endswith("| jack off")
