@@ -18,6 +18,7 @@ from flickboard.core.session import Session
 from flickboard.errors import UserError
 from flickboard.rules import games
 from flickboard.rules.games import AnyGame
+from flickboard.rules.names import fold
 
 # The prompt's own words, after the game's notation (its `notation_help`) in `help`.
 PROMPT_HELP = """  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
@@ -36,7 +37,8 @@ def _help_text(game: AnyGame) -> str:
 
 
 def _slug(names: Sequence[str]) -> str:
-    return "-".join(re.sub(r"[^A-Za-z0-9]+", "", n).lower() or "p" for n in names)
+    """The players' names in a file name: letters and digits, accents dropped ("Zoé Lévesque" → zoelevesque)."""
+    return "-".join(re.sub(r"[^a-z0-9]+", "", fold(n)) or "p" for n in names)
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
