@@ -3,7 +3,7 @@
     hall = Hall("spring-open.jsonl", parse_mqtt_url("mqtt://localhost"), say=print).start()
     with hall.director() as d:        # the tournament journal, locked for these acts only, the event up to date
         d.assign("swiss/R1-1", "table-1")
-    hall.opens   hall.held   hall.counts   hall.retry("swiss/R1-1")   hall.stop()
+    hall.opens   hall.held   hall.busy   hall.refusals   hall.counts   hall.in_the_way("table-2")   hall.stop()
 
 What it does:
 - **Opens each assigned match on its board.** For every board, the first match assigned to it (`assign` acts, in
@@ -11,10 +11,19 @@ What it does:
   (the stage's rules and match format, the entrants' players; doubles seated A1 B1 A2 B2; a tie-break shoot-out
   match: the match format `shootout`, only the R-1-B shoot-out, scored by the engine) with an id on
   `flickboard/<board>/input`, answered on `flickboard/<board>/result`. The board's TV then shows who plays. When
-  that match is decided (from the board or by anyone), the board's next match is opened. A refused request is logged
-  in one line, counted (`refused`) and shown in `opens` as refused; it is sent again only on request: `retry(match)`,
-  or another `assign` of the match. A request with no answer within `answer_timeout` is counted (`unanswered`) and
-  sent again only while the board's bridge says it is online and the board still shows the match it showed before.
+  that match is decided (from the board or by anyone), the board's next match is opened. A request with no answer
+  within `answer_timeout` is counted (`unanswered`) and sent again only while the board's bridge says it is online
+  and the board still shows the match it showed before.
+- **Never opens a match over a game in progress.** Before it sends `new`, the hall looks at the board's retained
+  scoreboard: a game that is not over and has been played (`under_way`: a point, a finished game or round, a shot)
+  and that is none of this tournament's matches (a casual game, a match opened by hand) keeps the board. The match
+  waits, listed in `busy` with a plain reason ("board t3 has a game in progress: Ana 120 – Ben 80; finish it, or
+  abandon it"), and opens by itself once that game is over, or once the organiser abandons it (an `abandon` act
+  naming the game's journal: `Event.abandoned(board)`). The game's journal stays on disk as it is.
+- **A refusal sends the match back.** A board (its bridge) that refuses the `new` request: the refusal is logged in
+  one line, counted (`refused`), written in the hall's journal with its time and kept in `refusals` (the latest
+  MAX_REFUSALS: match, board, reason, time, for the organiser's page and the hall screen), and the hall appends an
+  `unassign` act with the reason, so the match is back to waiting for a board; assigning it again sends it again.
 - **Takes each board's own result.** When a board's retained scoreboard says its match is over, and the scoreboard
   belongs to the match (below) and has its players, the hall appends a `result` act: source `board`, the points
   (`score.totals`), the games won, the twenties per side and the match shoot-out (`match_shootout`: the engine's
@@ -48,6 +57,7 @@ can act on the same file meanwhile; the hall follows what they append (an `assig
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import json
@@ -87,11 +97,13 @@ VERSION = 1
 SUFFIX = ".hall"
 LOCK_WAIT = 10.0  # seconds the hall waits for the tournament journal another command holds
 POLL = 0.25  # seconds between looks at the tournament journal and at the timeouts
+MAX_REFUSALS = 50  # the latest refusals kept for the pages
 COUNTS = (
     "requests",  # `new` requests sent
     "opened",  # answered ok, or recognised on the board's scoreboard
     "recognised",  # of those: recognised (the answer was not heard, e.g. the hall was killed before it came)
-    "refused",  # answered with a refusal
+    "refused",  # answered with a refusal (the match is sent back to waiting for a board)
+    "busy",  # a match kept from its board by a game in progress there (counted once per match and game)
     "unanswered",  # no answer within the timeout
     "results",  # result acts appended from a board
     "agreed",  # a board's result the event already had (a retained scoreboard again, a restart)
@@ -159,6 +171,44 @@ def _rid(match: str, attempt: int) -> str:
 
 def _pair(v: Any) -> list[Any] | None:
     return list(v) if isinstance(v, list) and len(v) == 2 else None
+
+
+def under_way(doc: Mapping[str, Any]) -> bool:
+    """Whether a board's scoreboard shows a game that is not over and has been played: a point scored, a game or round
+    finished, a shot or flick played or under way, or a shoot-out begun (a game just set up, with only the board's
+    own messages in its journal, is not under way)."""
+    score = doc.get("score")
+    if not isinstance(score, dict) or score.get("over") is True or not doc.get("entries"):
+        return False
+    if score.get("games") or score.get("rounds") or doc.get("open_shot"):
+        return True
+    totals = score.get("totals")
+    if isinstance(totals, list) and any(type(t) is int and t != 0 for t in totals):
+        return True
+    current = score.get("current")
+    if isinstance(current, dict) and any(
+        current.get(k) for k in ("shots_played", "shot_open", "shots", "turn_shots", "flicks_played")
+    ):
+        return True
+    shootout = score.get("shootout")
+    return isinstance(shootout, dict) and any(type(n) is int and n > 0 for n in shootout.get("shots") or ())
+
+
+def game_text(doc: Mapping[str, Any]) -> str:
+    """A board's game in a few words for people: "Ana 120 – Ben 80"."""
+    score = doc.get("score")
+    if not isinstance(score, dict):
+        return "a game"
+    sides = score.get("sides")
+    names = (
+        [str(s.get("name", "?"))[:40] for s in sides]
+        if isinstance(sides, list) and all(isinstance(s, dict) for s in sides)
+        else []
+    )
+    totals = score.get("totals")
+    if len(names) == 2 and isinstance(totals, list) and len(totals) == 2:
+        return f"{names[0]} {totals[0]} – {names[1]} {totals[1]}"
+    return " v ".join(names) or "a game"
 
 
 def board_result(event: Event, m: Match, board: str, doc: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -267,6 +317,8 @@ class Hall:
         self._held: dict[tuple[str, str], dict[str, Any]] = {}  # (match, journal) -> the held result
         self._dismissed: set[tuple[str, str, Any]] = set()  # (match, journal, its entries) the organiser set aside
         self._said: set[tuple[str, str, str]] = set()  # what was logged once
+        self._refusals: collections.deque[dict[str, Any]] = collections.deque(maxlen=MAX_REFUSALS)
+        self._busy: dict[str, dict[str, Any]] = {}  # board -> the match its game in progress keeps waiting
         self._inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
         self._stop = threading.Event()
         self._dirty = True
@@ -301,6 +353,31 @@ class Hall:
             return {m: o.doc() for m, o in self._opens.items()}
 
     @property
+    def refusals(self) -> list[dict[str, Any]]:
+        """The latest refusals, oldest first: {match, board, reason, at (seconds since the epoch)}."""
+        with self.lock:
+            return [dict(r) for r in self._refusals]
+
+    @property
+    def busy(self) -> list[dict[str, Any]]:
+        """The boards whose game in progress keeps an assigned match waiting: {board, match, journal, game (in words),
+        reason}, in board order."""
+        with self.lock:
+            return [dict(self._busy[b]) for b in sorted(self._busy)]
+
+    def in_the_way(self, board: str) -> str | None:
+        """Why the board cannot take a match now (a game in progress there that is not one of this tournament's
+        matches, nor abandoned by the organiser), in one sentence; None when it can."""
+        with self.lock:
+            doc = self._docs.get(board)
+            if doc is None or not under_way(doc):
+                return None
+            path = doc["journal"]
+            if path in self._journals or path in self.event.abandoned(board):
+                return None
+            return f"board {board} has a game in progress: {game_text(doc)}; finish it, or abandon it"
+
+    @property
     def ready(self) -> bool:
         return self._subscriber is not None and self._subscriber.ready
 
@@ -323,15 +400,6 @@ class Hall:
             line = f"dismissed the board's result for {match}; the event keeps its own"
             self.say(f"{line} (board {h['board']})")
             return line
-
-    def retry(self, match: str) -> None:
-        """Send the match's `new` request again (after a refusal, once its cause is fixed)."""
-        with self.lock:
-            o = self._opens.get(match)
-            if o is None or o.state == "opened":
-                raise HallError(f"match {match} has no request to send again")
-            o.state = "retry"
-            self._dirty = True
 
     def start(self) -> Hall:
         side = self.path + SUFFIX
@@ -465,6 +533,9 @@ class Hall:
             self._journals[o2.journal] = o2.match
         elif kind == "refused":
             o2.state, o2.message = "refused", str(rec.get("message", ""))
+            at = rec.get("at")
+            if type(at) in (int, float):
+                self._refusals.append({"match": o2.match, "board": o2.board, "reason": o2.message, "at": at})
 
     # -- MQTT (paho's network thread: hand everything to the worker) ---------------------------------------
 
@@ -525,6 +596,8 @@ class Hall:
             doc = json.loads(payload) if payload else None
         except ValueError:
             doc = None
+        if kind == SCOREBOARD and board in self._busy:
+            self._dirty = True  # its game may have ended: look again whether its match can open
         if kind == SCOREBOARD and not payload:  # a retained scoreboard cleared
             self._docs.pop(board, None)
             return
@@ -557,12 +630,28 @@ class Hall:
             if path and path != o.journal:  # the answer names the journal, even one recognised before it came
                 self._opened(o, path, message)
             return
-        if o.state == "opened":
+        if o.state in ("opened", "refused"):
             return
         o.state, o.message = "refused", message
-        self._write({"hall": "refused", "match": o.match, "board": board, "id": o.rid, "message": message})
+        at = round(time.time(), 3)
+        self._write({"hall": "refused", "match": o.match, "board": board, "id": o.rid, "message": message, "at": at})
         self._counts["refused"] += 1
-        self.say(f"not opened: {o.match} on {board}: {message} (retry when fixed)")
+        self._refusals.append({"match": o.match, "board": board, "reason": message, "at": at})
+        self.say(f"not opened: {o.match} on {board}: {message}; the match is back to waiting for a board")
+        self._send_back(o.match, board, message)
+
+    def _send_back(self, match: str, board: str, message: str) -> None:
+        """The refused match off its board (an `unassign` act), unless it has moved or been decided meanwhile."""
+        m = self.event.matches.get(match)
+        if m is None or m.board != board or m.decided:
+            return
+        try:
+            with self.director() as d:
+                m = self.event.matches[match]
+                if m.board == board and not m.decided:
+                    d.unassign(match, f"board {board} refused it: {message}"[:200])
+        except ActError as e:
+            self.say(f"{match} stays on {board} (not opened): {e}")
 
     def _opened(self, o: Open, path: str, message: str) -> None:
         again = o.state == "opened"
@@ -703,11 +792,23 @@ class Hall:
                 continue
             if m.board not in heads or n < heads[m.board][0]:
                 heads[m.board] = (n, m)
+        busy: dict[str, dict[str, Any]] = {}
         for board, (n, m) in heads.items():
             o = self._opens.get(m.id)
             if o is not None and o.assign == n and o.board == board and o.state != "retry":
                 continue
+            why = self.in_the_way(board)
+            if why is not None:
+                path = self._docs[board]["journal"]
+                busy[board] = {"board": board, "match": m.id, "journal": path, "game": game_text(self._docs[board]),
+                               "reason": why}  # fmt: skip
+                if ("busy", f"{m.id} {path}", board) not in self._said:
+                    self._said.add(("busy", f"{m.id} {path}", board))
+                    self._counts["busy"] += 1
+                    self.say(f"waiting: {m.id} for {board}: {why}")
+                continue
             self._send(m, board, n, attempt=1 if o is None else int(o.rid.rsplit("#", 1)[1]) + 1)
+        self._busy = busy
 
     def _send(self, m: Match, board: str, assign: int, attempt: int) -> None:
         assert self._client is not None

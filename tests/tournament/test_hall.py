@@ -2,9 +2,11 @@
 assigned match is opened on its board through the checked entry path (the board's scoreboard shows who plays), the
 board's finished match comes back as a `result` act with its journal as evidence, a restart (the same retained
 scoreboard again) appends nothing, an organiser's result that disagrees is held and not overwritten (until the
-organiser's correction agrees), a refused open is counted and shown and sent again only on request, and a request
-whose answer was lost in a restart is recognised on the board's scoreboard. One test, a few seconds: the whole
-simulated event is in `make soak` (tests/support/tournament_soak.py)."""
+organiser's correction agrees), a refused open is counted, kept with its reason and time (also after a restart) and
+sends the match back to waiting for a board, and a request whose answer was lost in a restart is recognised on the
+board's scoreboard. A board with a game in progress that is not one of the tournament's matches keeps it until the
+game ends or the organiser abandons it. A few seconds each: the whole simulated event is in `make soak`
+(tests/support/tournament_soak.py)."""
 
 from __future__ import annotations
 
@@ -54,12 +56,15 @@ def results_of(path: str, match: str) -> list[dict[str, Any]]:
 def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Broker, tmp_path: Path) -> None:
     path = str(tmp_path / "open.jsonl")
     with Director.create(path, "Club open") as d:
-        for name in ("Ana", "Ben", "Cy", "Di Long"):  # "Di Long" is no name a game takes: the open is refused
+        # The same player registered twice, once without the accents: no game takes two names that differ only in
+        # case or accents, so every board refuses the match between the two.
+        for name in ("Ana Costa", "Ben", "Zoé Lévesque", "Zoe Levesque"):
             d.add_entrant(name)
         d.start_stage("rr", "round-robin", match="games:1")
         matches = list(d.event.matches.values())
-    good = [m.id for m in matches if "Di Long" not in m.sides]
-    bad = next(m.id for m in matches if "Di Long" in m.sides)
+    twice = {"Zoé Lévesque", "Zoe Levesque"}
+    good = [m.id for m in matches if set(m.sides) != twice]
+    bad = next(m.id for m in matches if set(m.sides) == twice)
     m1, m2 = good[0], good[1]
     running = start_bridge(
         BridgeConfig(
@@ -125,15 +130,25 @@ def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Br
             organiser.result(m2, board_says["winner"], points=board_says["points"], games=board_says["games"],
                              twenties=board_says["twenties"], correct=True, reason="the board was right")  # fmt: skip
         until(lambda: not hall.held, "the hold cleared by the correction")
-        # 5. A refused open: logged in one line, counted, shown as not opened; t1's old scoreboard is not its result.
+        # 5. A refused open: logged in one line, counted, kept with its reason and time, and the match is back to
+        # waiting for a board (an `unassign` act with the reason); t1's old scoreboard is not its result.
+        before = time.time()
         hall.act({"act": "assign", "match": bad, "board": "t1"})
         until(lambda: hall.opens.get(bad, {}).get("state") == "refused", "the refusal")
-        assert hall.counts["refused"] == 1 and "cannot be a name" in hall.opens[bad]["message"]
-        assert [line for line in said if line.startswith(f"not opened: {bad} on t1")]
-        hall.retry(bad)  # on request, and only then: retry(), or the match assigned again
+        a, b = hall.event.matches[bad].sides
+        why = f"'{a}' and '{b}' differ only in case or accents: name them apart"  # the bridge's own words
+        assert hall.counts["refused"] == 1 and why in hall.opens[bad]["message"]
+        assert [line for line in said if line.startswith(f"not opened: {bad} on t1") and "back to waiting" in line]
+        until(lambda: read(path).matches[bad].board is None, "the refused match back to waiting for a board")
+        (unassigned,) = [r for _, r in read(path).applied if r["act"] == "unassign"]
+        assert unassigned["match"] == bad and unassigned["reason"].startswith("board t1 refused it: ")
+        assert why in unassigned["reason"]
+        (refusal,) = hall.refusals
+        assert refusal["match"] == bad and refusal["board"] == "t1" and why in refusal["reason"]
+        assert before <= refusal["at"] <= time.time()
+        hall.act({"act": "assign", "match": bad, "board": "t1"})  # assigned again: sent again, refused again
         until(lambda: hall.counts["refused"] == 2, "the second refusal")
-        hall.act({"act": "assign", "match": bad, "board": "t1"})
-        until(lambda: hall.counts["refused"] == 3, "the third refusal")
+        until(lambda: read(path).matches[bad].board is None, "back to waiting again")
         assert hall.event.matches[bad].outcome is None and bridge.scoreboard("t1")["journal"] == final["journal"]
         # 6. Killed between its request and the answer: on restart the board's new journal, with the match's players
         # and not the one the board showed before the request, is recognised as the match's; nothing is sent again.
@@ -148,6 +163,7 @@ def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Br
             side.append({"hall": "open", "match": m3, "board": "t2", "id": "lost", "assign": n, "prior": before})
         assert bridge.mqtt_input("t2", json.dumps({"id": "lost", "new": new}).encode())["ok"]  # its answer unheard
         hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+        assert [(r["match"], r["board"]) for r in hall.refusals] == [(bad, "t1")] * 2  # kept across the restart
         until(lambda: hall.opens[m3]["state"] == "opened", "the open recognised")
         assert hall.opens[m3]["journal"] == bridge.scoreboard("t2")["journal"] != before
         play(bridge, "t2", new["players"], seed=7)
@@ -264,3 +280,88 @@ def test_a_dismissed_board_result_stays_dismissed_after_a_restart(broker: Broker
     finally:
         hall.stop()
         running.stop()
+
+
+def casual(bridge: Any, board: str, players: list[str], seed: int, lines: int) -> tuple[str, list[str]]:
+    """A game opened by hand on the board (not the tournament's) and its first `lines` shots typed: its journal, and
+    the lines still to type to finish it."""
+    new = {"rules": "tournament-2019", "players": players, "match": "games:1"}
+    assert bridge.mqtt_input(board, json.dumps({"id": f"casual-{seed}", "new": new}).encode())["ok"]
+    text = random_match(seed, "tournament-2019", players, match="games:1")
+    todo = [ln for ln in text.splitlines() if ln and not ln.startswith("[")]
+    for line in todo[:lines]:
+        assert bridge.submit(board, line).accepted, line
+    return bridge.scoreboard(board)["journal"], todo[lines:]
+
+
+def test_a_game_in_progress_keeps_its_board_until_it_ends_or_is_abandoned(broker: Broker, tmp_path: Path) -> None:
+    """A board in the middle of a game is not free: a casual game there (not one of the tournament's matches) keeps
+    the assigned match waiting, with the reason, until it ends (then the match opens by itself) or the organiser
+    abandons it (an `abandon` act naming its journal); its journal stays on disk. A game only set up, with no shot
+    played, and the tournament's own match already decided by the organiser, are replaced as before."""
+    url = parse_mqtt_url(broker.url)
+    path = str(tmp_path / "open.jsonl")
+    with Director.create(path, "Club open") as d:
+        for name in ("Ana Costa", "Ben", "Marie-Claire O'Neil", "Zoé Lévesque"):
+            d.add_entrant(name)
+        d.start_stage("rr", "round-robin", match="games:1")
+        m1, m2, m3, m4 = list(d.event.matches)[:4]
+    config = BridgeConfig(mqtt=url, boards=("t1", "t2"), journals=str(tmp_path / "journals"),
+                          client_id=f"hall-test-{uuid.uuid4().hex[:8]}", bridge_id="room-d")  # fmt: skip
+    running = start_bridge(config)
+    bridge = running.bridge
+    said: list[str] = []
+    hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+    try:
+        assert hall.wait_ready(10)
+        # 1. A casual game under way on t1: the match assigned there waits, and says why.
+        game, rest = casual(bridge, "t1", ["Cy", "Dee"], seed=21, lines=8)
+        hall.act({"act": "assign", "match": m1, "board": "t1"})
+        until(lambda: hall.opens.get(m1) or hall.counts.get("busy"), "the hall's look at t1")
+        assert m1 not in hall.opens, "the match was opened over the game in progress"
+        (busy,) = hall.busy
+        score = bridge.scoreboard("t1")["score"]
+        assert score["totals"] == [0, 0] and score["current"]["shots_played"] == 8  # under way, no point yet
+        reason = "board t1 has a game in progress: Cy 0 – Dee 0; finish it, or abandon it"
+        assert busy == {"board": "t1", "match": m1, "journal": game, "game": "Cy 0 – Dee 0", "reason": reason}
+        assert hall.in_the_way("t1") == reason and hall.in_the_way("t2") is None
+        assert f"waiting: {m1} for t1: {reason}" in said and hall.counts["busy"] == 1
+        assert hall.counts["requests"] == 0 and bridge.scoreboard("t1")["journal"] == game
+        assert read(path).matches[m1].board == "t1"  # still the board's next match
+        # 2. The game ends: the match opens by itself over it; the casual game's journal is on disk, finished.
+        for line in rest:
+            assert bridge.submit("t1", line).accepted, line
+        until(lambda: hall.opens.get(m1, {}).get("state") == "opened", "the match opened once the game ended")
+        assert not hall.busy and bridge.scoreboard("t1")["journal"] != game
+        assert Path(game).exists() and journal.read(game).records
+        # 3. A casual game under way on t2, abandoned by the organiser: the match opens; the journal stays.
+        game2, _ = casual(bridge, "t2", ["Eve", "Fay"], seed=22, lines=12)
+        hall.act({"act": "assign", "match": m2, "board": "t2"})
+        until(lambda: hall.busy, "t2 kept busy by its game")
+        assert [b["match"] for b in hall.busy] == [m2] and m2 not in hall.opens
+        kept = journal.read(game2).records
+        hall.act({"act": "abandon", "board": "t2", "journal": game2, "reason": "the players went home"})
+        until(lambda: hall.opens.get(m2, {}).get("state") == "opened", "the match opened over the abandoned game")
+        assert not hall.busy and read(path).abandoned("t2") == {game2}
+        assert journal.read(game2).records == kept  # left as it was, unfinished
+        # 4. The tournament's own match, under way and then decided by the organiser: the board's next match opens
+        # over it at once (it is the event's own game, no longer needed).
+        m = hall.event.matches[m1]
+        text = random_match(23, "tournament-2019", players_of(hall.event, m), match="games:1")
+        for line in [ln for ln in text.splitlines() if ln and not ln.startswith("[")][:5]:
+            assert bridge.submit("t1", line).accepted, line
+        with Director.open(path) as organiser:
+            organiser.result(m1, m.sides[0], points=[300, 200])
+            organiser.assign(m3, "t1")
+        until(lambda: hall.opens.get(m3, {}).get("state") == "opened", "the next match opened on t1")
+        # 5. A game set up by hand with no shot played is no game in progress: replaced at once.
+        with Director.open(path) as organiser:
+            organiser.result(m3, hall.event.matches[m3].sides[1], points=[100, 200])
+        casual(bridge, "t1", ["Gus", "Hal"], seed=24, lines=0)
+        hall.act({"act": "assign", "match": m4, "board": "t1"})
+        until(lambda: hall.opens.get(m4, {}).get("state") == "opened", "the match opened over a game not begun")
+        assert hall.counts["busy"] == 2 and not hall.busy
+    finally:
+        hall.stop()
+        running.stop()
+    assert not read(path).rejected
