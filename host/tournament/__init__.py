@@ -58,7 +58,8 @@ Match ids are "<stage>/<label>": "R2-3" (round 2, pair 3), "P1/R2-3" (pool 1), "
 Modules: event.py (the fold and the checks), director.py (the journal), proposals.py (seeding, Swiss pairs, the
 next match for a free board),
 swiss.py (the matching), roundrobin.py (circle method, pools), brackets.py (seeded brackets), standings.py (the
-tie-break chain), document.py (the JSON document).
+tie-break chain), columns.py (the standings' columns, as every screen shows them), document.py (the JSON
+document).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ a match with one empty slot sends its entrant on without being played.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 Source = tuple[str, int | str]  # ("seed", index) | ("winner", match id) | ("loser", match id)
@@ -124,3 +125,25 @@ def double(count: int, reset: bool) -> list[Slotted]:
     if reset:
         add([Slotted("GF2", 0, (("winner", "GF1"), ("loser", "GF1")))])
     return out
+
+
+def round_name(fmt: str, label: str, labels: Iterable[str]) -> str:
+    """The name people give a bracket's round, from one of its match labels and every label of the bracket: a single
+    elimination's "Final", "Semi-finals", "Quarter-finals", "Round of 16", ...; a double elimination's "Winners' round
+    1", ..., "Winners' final", "Losers' round 1", ..., "Losers' final", "Grand final" and "Grand final reset"."""
+    if label == "GF1":
+        return "Grand final"
+    if label == "GF2":
+        return "Grand final reset"
+    kind, r = label[:1], _label_round(label)
+    last = max((_label_round(x) for x in labels if x[:1] == kind and not x.startswith("GF")), default=r)
+    if fmt == "single-elimination":
+        left = last - r
+        return {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}.get(left, f"Round of {2 ** (left + 1)}")
+    side = "Winners'" if kind == "W" else "Losers'"
+    return f"{side} final" if r == last else f"{side} round {r}"
+
+
+def _label_round(label: str) -> int:
+    """The round in a bracket label: 2 for "W2-1" or "L2-3"."""
+    return int(label[1:].split("-", 1)[0])

@@ -7,70 +7,17 @@ from collections.abc import Callable
 
 from flickboard.cli.tournament.text import chain_text, grid, stage_line
 from flickboard.tournament import Event
+from flickboard.tournament.columns import KEY_NAMES, cells, headers, shootouts_of, value
 from flickboard.tournament.event import BRACKETS, Stage
-from flickboard.tournament.standings import Row, Table
-
-KEY_NAMES = {
-    "h2h": "head-to-head",
-    "twenties": "twenties",
-    "points": "points",
-    "diff": "point difference",
-    "buchholz": "Buchholz",
-    "median-buchholz": "median-Buchholz",
-    "shootout": "the shoot-out",
-}
-COLUMNS = {
-    "buchholz": "Buch",
-    "median-buchholz": "MBuch",
-    "twenties": "20s",
-    "points": "Pts",
-    "diff": "+/-",
-    "shootout": "SO",
-}
-
-
-def _shootouts_of(ev: Event, st: Stage, *who: str) -> list[list[tuple[int | None, int]]]:
-    """The finished shoot-outs of the stage that include all of `who`, in journal order: for each, each one's (shoot-out
-    wins, or None when entered as counts; twenties)."""
-    out = []
-    for s in sorted(ev.shootouts(st), key=lambda s: s.entry):
-        if set(who) <= set(s.entrants):
-            at = [s.entrants.index(e) for e in who]
-            out.append([(s.wins[i] if s.wins is not None else None, s.twenties[i]) for i in at])
-    return out
-
-
-def _value(key: str, st: Stage, r: Row, ev: Event) -> str:
-    if key == "shootout":  # every shoot-out the entrant took part in: "7" (counts), "1w 21" (wins, twenties)
-        return " / ".join(
-            str(twenties) if wins is None else f"{wins}w {twenties}"
-            for ((wins, twenties),) in _shootouts_of(ev, st, r.entrant)
-        )
-    attr = {"twenties": "twenties", "points": "points_for", "diff": "diff", "buchholz": "buchholz"}.get(
-        key, "median_buchholz"
-    )
-    return str(getattr(r, attr))
+from flickboard.tournament.standings import Table
 
 
 def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: Callable[[list[str]], str]) -> list[str]:
-    """A table with the stage's tie-break columns, and the one-line note of how each tie was broken."""
-    chain = [k for k in st.tiebreaks if k in COLUMNS]
-    byes = any(r.byes for r in t.rows)
-    reported = any(r.twenties_reported != r.twenties for r in t.rows)
-    headers = ["#", "Entrant", "P", "W", "L"] + (["Bye"] if byes else []) + [COLUMNS[k] for k in chain]
-    if reported:
-        headers.append("20s reported")
-    rows = []
-    for r in t.rows:
-        rank = f"{r.rank}=" if r.tied else str(r.rank)
-        name = r.entrant if r.status == "active" else f"{r.entrant} [{r.status}]"
-        row: list[object] = [rank, name, r.played, r.wins, r.losses] + ([r.byes] if byes else [])
-        row += [_value(k, st, r, ev) for k in chain]
-        if reported:
-            row.append(r.twenties_reported)
-        rows.append(row)
-    right = {0, *range(2, len(headers))}
-    lines = grid(headers, rows, right)
+    """A table with the stage's tie-break columns (the columns every screen shows: tournament/columns.py), and the
+    one-line note of how each tie was broken."""
+    head = headers(st, t)
+    right = {0, *range(2, len(head))}
+    lines = grid(head, cells(ev, st, t), right)
     notes = []
     for i, r in enumerate(t.rows[:-1]):
         nxt = t.rows[i + 1]
@@ -80,14 +27,14 @@ def standings_lines(ev: Event, st: Stage, t: Table, shootout_hint: Callable[[lis
         assert key is not None
         if key == "h2h":
             notes.append(f"{r.entrant} over {nxt.entrant} on head-to-head")
-        elif key == "shootout" and (both := _shootouts_of(ev, st, r.entrant, nxt.entrant)):
+        elif key == "shootout" and (both := shootouts_of(ev, st, r.entrant, nxt.entrant)):
             (w1, t1), (w2, t2) = both[-1]  # the latest shoot-out of the two: the one that put one above the other
             won = "" if w1 is None else f"wins {w1}-{w2}, twenties "
             notes.append(f"{r.entrant} over {nxt.entrant} on the shoot-out ({won}{t1}-{t2})")
         else:
             notes.append(
                 f"{r.entrant} over {nxt.entrant} on {KEY_NAMES[key]} "
-                f"({_value(key, st, r, ev)}-{_value(key, st, nxt, ev)})"
+                f"({value(key, st, r, ev)}-{value(key, st, nxt, ev)})"
             )
     for group in t.unresolved:
         notes.append(f"{', '.join(group)} still level after the whole chain ({shootout_hint(group)})")
