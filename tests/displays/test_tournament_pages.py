@@ -16,7 +16,9 @@ server run with `--tournament`, a live Mosquitto and a real bridge in-process wh
 from __future__ import annotations
 
 import io
+import json
 import re
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,17 +26,22 @@ import pytest
 import zxingcpp
 from PIL import Image
 from playwright.sync_api import Browser, Page, sync_playwright
-from tournament_rig import NAMES, TournamentRig, organiser, play, round_results, swiss_event, until
+from tournament_rig import NAMES, TournamentRig, casual, organiser, play, round_results, swiss_event, until
 
+from flickboard.cli.tournament.standings import stage_standings
 from flickboard.config import parse_mqtt_url
 from flickboard.displays.tournament_pages.cards import card_base
 from flickboard.sim.broker import Broker
-from flickboard.tournament import Director, read
+from flickboard.tournament import Director, columns, dumps, read
+from flickboard.tournament import export as exports
 from flickboard.tournament.hall import Hall
 
 SHOWN = "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.hidden).map(r => r.dataset.entrant)"
 HALL_SIZES = [(1280, 720), (1920, 1080)]
 CLIPPED = (Path(__file__).resolve().parents[1] / "support" / "clipped.js").read_text(encoding="utf-8")
+TEXT_SIZES = (Path(__file__).resolve().parents[1] / "support" / "text_sizes.js").read_text(encoding="utf-8")
+# The hall screen is read from 5 m: no text smaller than 3.5 % of the screen's height (app.css, `body.hall`).
+READABLE = 0.035
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +72,14 @@ def assert_whole(page: Page, what: str) -> None:
     assert not cut, f"{what} at {w}x{h}: " + "; ".join(cut[:6])
 
 
+def assert_readable(page: Page, what: str) -> None:
+    """Every text rendered on the screen, its type and its line boxes, at least READABLE of the screen's height."""
+    h = page.viewport_size["height"]  # type: ignore[index]
+    got = page.evaluate(TEXT_SIZES, READABLE * h)
+    assert got["texts"] >= 5, f"{what}: only {got['texts']} texts on screen"
+    assert not got["small"], f"{what} at height {h}: texts under {READABLE * h:.1f} px: " + "; ".join(got["small"][:6])
+
+
 def wins(page: Page, entrant: str) -> str:
     return str(page.evaluate("e => document.querySelector(`tr[data-entrant='${e}'] td.w`).textContent", entrant))
 
@@ -92,15 +107,16 @@ def test_the_hall_screen_follows_a_swiss_round_and_is_never_clipped(
         page.wait_for_function(
             "() => document.querySelector(\"li[data-board='t1'] .bscore\").textContent.match(/\\d – \\d/)"
         )
-        assert page.locator("#boards li.bm").count() == 10
-        waiting = page.locator("#waiting li.wm").count()  # what does not fit is counted, not cut
-        more = page.locator("#waiting li.more").all_inner_texts()
-        assert waiting + sum(int(t.split()[0]) for t in more) == 10 and more == [f"+{10 - waiting} more waiting"] * (
-            waiting < 10
-        )
+        for what, kind in (("boards", "bm"), ("waiting", "wm")):  # what does not fit is counted, not cut
+            shown = page.locator(f"#{what} li.{kind}").count()
+            more = page.locator(f"#{what} li.more").all_inner_texts()
+            assert shown + sum(int(t.split()[0][1:]) for t in more) == 10, (what, shown, more)
+            assert more == [f"+{10 - shown} more {what}"] * (shown < 10), more
         assert page.inner_text("li[data-board='t2'] .bwho") == " v ".join(read(path).matches[first[1]].sides)
-        heads = page.locator("#tablebox th").all_inner_texts()
-        assert heads[-5:] == ["Bh", "MBh", "20s", "Pts", "+/-"]  # the Swiss chain's columns, in its order
+        heads = [t.strip() for t in page.locator("#tablebox thead th").all_inner_texts()]
+        ev = read(path)
+        cli = stage_standings(ev, ev.stages["swiss"], path)[2].split()  # the terminal's header line
+        assert heads == cli == ["#", "Entrant", "P", "W", "L", "Buch", "MBuch", "20s", "Pts", "+/-", "SO"], heads
         # Results come in: the board's own (the hall takes it), then the organiser's for the rest of the round.
         doc = play(rig.bridge, "t1", list(m1.sides), seed=3, start=6)
         until(lambda: read(path).matches[first[0]].outcome is not None, "the board's result")
@@ -115,7 +131,7 @@ def test_the_hall_screen_follows_a_swiss_round_and_is_never_clipped(
         for mid in first:
             assert wins(page, ev.matches[mid].winner) == "1"
         assert sum(int(t) for t in page.locator("#tablebox td.w").all_text_contents()) == 20
-        assert page.inner_text("#boards") == "" and page.inner_text("#waiting") == "none"
+        assert page.inner_text("#boards") == "none" and page.inner_text("#waiting") == "none"
         with organiser(path) as d:
             d.pair_round("swiss")
             for i, mid in enumerate(d.event.stages["swiss"].rounds[1][:10]):
@@ -135,6 +151,7 @@ def test_the_hall_screen_follows_a_swiss_round_and_is_never_clipped(
                 entries(page, rig.count())
                 assert page.evaluate("() => document.body.dataset.page") == str(n)
                 assert_whole(page, f"the hall screen, page {n}")
+                assert_readable(page, f"the hall screen, page {n}")
             shown = page.evaluate(
                 "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.hidden).length"
             )
@@ -216,9 +233,9 @@ def test_the_organiser_runs_a_round_from_the_page(browser: Browser, broker: Brok
         assert phone.inner_text("#next .opponent") == b and phone.inner_text("#next .board") == "t2"
         assert phone.get_attribute("#next a.btn", "href") == "/tv/t2"
         assert "Score: 0 – 0" in phone.inner_text("#next")
-        phone.goto(f"{rig.url}/entrant/{a.lower()}")
-        phone.wait_for_function("() => document.body.dataset.state === 'unknown'")
-        assert phone.inner_text("#conn") == f"no entrant named '{a.lower()}'; did you mean '{a}'?"
+        phone.goto(f"{rig.url}/entrant/{a.lower()}")  # typed in another case: sent on to their own page
+        phone.wait_for_function("m => document.body.dataset.next === m", arg=r1[1])
+        assert phone.url == f"{rig.url}/entrant/{a}" and phone.inner_text("#who") == a
         phone.close()
         # The third match on a board typed in its row; then its result, then fixed: the other side won.
         third = r1[2]
@@ -379,7 +396,8 @@ def test_pools_then_a_double_elimination_on_the_hall_screen(browser: Browser, br
             page = new_page(browser, w, h)
             page.goto(f"{rig.url}/hall")
             entries(page, rig.count())
-            assert page.locator(".bracket h3").all_inner_texts() == ["Winners", "Losers", "Grand final"]
+            sections = page.locator(".bracket .section").all_inner_texts()
+            assert [t.casefold() for t in sections] == ["winners' bracket", "losers' bracket", "grand final"]
             assert page.inner_text(f".bx[data-match='{first.id}'] .bs.won").startswith(first.sides[1])
             assert "double elimination" in page.inner_text("#stage")
             assert_whole(page, "the hall screen's bracket")
@@ -424,5 +442,332 @@ def test_the_organiser_enters_a_shootout_result_as_its_twenties(broker: Broker, 
         status, res = rig.act(do="result", match=first, winner=sides[0], shootout="7-5")
         assert status == 200 and res["ok"], res
         assert read(path).matches[first].outcome.shootout == (7, 5)
+    finally:
+        rig.close()
+
+
+KNOCKOUT = ["Ana Costa", "Ben Okafor", "Zoé Lévesque", "Marie-Claire O'Neil", "Jean-Christophe Vandenbroucke",
+            "Zoe Levesque"]  # fmt: skip
+
+
+def test_the_hall_screen_reads_from_across_the_room(browser: Browser, broker: Broker, tmp_path: Path) -> None:
+    """A knockout of 6 on a 1080p and a 720p TV: every text at least 3.5 % of the screen's height and nothing cut off,
+    in every state the room sees (a board kept by a game in progress, a board's refusal with its reason, the bracket
+    with its rounds named, the champion as the headline); the progress counts the matches to play (a bye is none);
+    the QR code, read from the browser's pixels, opens the list of entrants."""
+    path = str(tmp_path / "cup.jsonl")
+    with Director.create(path, "Coupe du Printemps") as d:
+        for i, n in enumerate(KNOCKOUT):  # seeds 3 and 6 are one player registered twice: no board takes that match
+            d.add_entrant(n, seed=i + 1)
+        d.start_stage("cup", "single-elimination", match="games:1")
+        ready = [m.id for m in d.event.stages["cup"].matches.values() if m.state == "ready"]
+    twice = next(mid for mid in ready if "Zoe Levesque" in read(path).matches[mid].sides)
+    other = next(mid for mid in ready if mid != twice)
+    rig = TournamentRig(broker, tmp_path, path, boards=("t1", "t2"))
+    try:
+        game, _ = casual(rig.bridge, "t1", ["Cy", "Dee"], seed=31, lines=6)
+        with organiser(path) as d:
+            d.assign(other, "t1")  # t1 is in the middle of a casual game: the match waits
+            d.assign(twice, "t2")  # refused by t2's bridge: back to waiting, with the reason
+        until(lambda: rig.hall.busy and rig.hall.refusals, "the busy board and the refusal")
+        until(lambda: read(path).matches[twice].board is None, "the refused match back to waiting")
+        for w, h in HALL_SIZES:
+            page = new_page(browser, w, h)
+            page.goto(f"{rig.url}/hall")
+            entries(page, rig.count())
+            page.wait_for_function("() => document.body.dataset.notices === '2'")
+            assert page.inner_text("#stage") == "cup · single elimination · 0 of 5 matches played"  # 2 byes: no match
+            busy = page.inner_text("#notices li.busy")
+            assert busy == "board t1 has a game in progress: Cy 0 – Dee 0; finish it, or abandon it", busy
+            refused = page.inner_text("#notices li.refused")
+            assert refused.startswith("board t2 refused Zoé Lévesque v Zoe Levesque: ") and "differ only" in refused
+            assert page.inner_text(f"li.bm[data-match='{other}'] .bscore") == "waits"
+            assert page.locator(f"#waiting li[data-match='{twice}']").count() == 1
+            heads = page.locator(".bracket .roundname").all_text_contents()
+            assert heads[0] == "Quarter-finals", heads
+            assert_whole(page, "the hall screen with a busy board and a refusal")
+            assert_readable(page, "the hall screen with a busy board and a refusal")
+            png = page.locator("#qr").screenshot()
+            found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)).convert("L"))
+            assert [r.text for r in found] == [f"{rig.url}/entrants"], found
+            page.close()
+        # Every page of the bracket names its rounds; then the organiser settles it and the champion is the headline.
+        with organiser(path) as d:
+            d.abandon("t1", game, "the casual game can wait")
+            d.withdraw("Zoe Levesque", "registered twice")
+        until(lambda: rig.hall.opens.get(other, {}).get("state") == "opened", "the match opened once abandoned")
+        with organiser(path) as d:
+            for _ in range(4):
+                m = next(m for m in d.event.stages["cup"].matches.values() if m.state == "ready")
+                d.result(m.id, m.sides[0], points=[300, 180], games=[1, 0])
+            assert d.event.champion(d.event.stages["cup"]) == "Ana Costa"
+        for w, h in HALL_SIZES:
+            page = new_page(browser, w, h)
+            page.goto(f"{rig.url}/hall")
+            entries(page, rig.count())
+            assert page.inner_text("#champion") == "Champion: Ana Costa"
+            assert page.inner_text("#stage") == "cup · single elimination · complete"
+            names: list[str] = []
+            for n in range(1, int(page.evaluate("() => document.body.dataset.pages")) + 1):
+                page.goto(f"{rig.url}/hall?page={n}")
+                entries(page, rig.count())
+                names += [t for t in page.locator(".bracket .roundname").all_inner_texts() if t]
+                assert_whole(page, f"the bracket, page {n}")
+                assert_readable(page, f"the bracket, page {n}")
+            assert names == ["Quarter-finals", "Semi-finals", "Final"], names
+            page.close()
+    finally:
+        rig.close()
+
+
+def test_the_organiser_sees_the_boards_starts_the_next_stage_and_exports(
+    browser: Browser, broker: Broker, tmp_path: Path
+) -> None:
+    """The organiser's page, with the scoring key: a board kept by a game in progress says so with the reason, and its
+    game is abandoned from the page (two taps); a board's refusal is listed with its reason and time, the match back to
+    waiting; a match is taken off its board; a result's fields are labelled with the sides in the match's order; every
+    stage's standings have the terminal's columns; the next stage starts from the standings; the exports download as
+    `flickboard tournament export` writes them (and need the key)."""
+    path = str(tmp_path / "open.jsonl")
+    names = ["Ana Costa", "Ben", "Zoé Lévesque", "Zoe Levesque"]  # the last two: one player registered twice
+    with Director.create(path, "Spring Open") as d:
+        for n in names:
+            d.add_entrant(n, club="Santa Fe" if "Zo" in n else None)
+        d.start_stage("rr", "round-robin", match="games:1")
+    rig = TournamentRig(broker, tmp_path, path, boards=("t1", "t2"))
+    try:
+        until(lambda: {"t1", "t2"} <= set(rig.web.hub.boards()), "the boards' scoreboards on the web server")
+        game, _ = casual(rig.bridge, "t1", ["Cy", "Dee"], seed=41, lines=6)
+        page = new_page(browser, 1280, 900)
+        page.goto(f"{rig.url}/scorer?key={rig.web.key}")
+        page.goto(f"{rig.url}/organiser")
+        entries(page, rig.count())
+        ev = read(path)
+        twice = next(m.id for m in ev.matches.values() if set(m.sides) == {"Zoé Lévesque", "Zoe Levesque"})
+        first = next(m.id for m in ev.matches.values() if "Ana Costa" in m.sides and "Ben" in m.sides)
+        # A match put on t1 waits for the casual game there: the page says why, within seconds.
+        row = f"tr[data-match='{first}']"
+        page.fill(f"{row} input.board", "t1")
+        said, ok = click_act(page, f"{row} button[data-do='assign']")
+        reason = "board t1 has a game in progress: Cy 0 – Dee 0; finish it, or abandon it"
+        who = " v ".join(ev.matches[first].sides)
+        assert ok and said == f"{first} ({who}) on board t1; it waits: {reason}", said
+        page.wait_for_function("() => document.body.dataset.busy === '1'", timeout=10_000)
+        card = "section.busyboard[data-board='t1']"
+        assert page.inner_text(f"{card} .reason") == reason
+        assert first not in rig.hall.opens and rig.bridge.scoreboard("t1")["journal"] == game
+        # Abandoned from the page: the first tap only arms the button; the second abandons; the match opens.
+        before = int(page.evaluate("() => Number(document.body.dataset.acts || 0)"))
+        page.click(f"{card} button[data-do='abandon']")
+        assert page.inner_text(f"{card} button[data-do='abandon']") == "Tap again to confirm"
+        assert int(page.evaluate("() => Number(document.body.dataset.acts || 0)")) == before
+        said, ok = click_act(page, f"{card} button[data-do='abandon']")
+        assert ok and said.startswith("the game on board t1 is abandoned"), said
+        assert read(path).abandoned("t1") == {game}
+        until(lambda: rig.hall.opens.get(first, {}).get("state") == "opened", "the match opened over the casual game")
+        page.wait_for_function("() => document.body.dataset.busy === '0'")
+        # A board that refuses a match: listed with its time and the bridge's reason; the match waits for a board.
+        row = f"tr[data-match='{twice}']"
+        page.fill(f"{row} input.board", "t2")
+        said, ok = click_act(page, f"{row} button[data-do='assign']")
+        assert ok, said
+        page.wait_for_function("() => document.body.dataset.refusals === '1'", timeout=15_000)
+        line = page.inner_text(f".refusals li[data-match='{twice}']")
+        assert re.match(rf"\d\d:\d\d:\d\d board t2 refused {re.escape(twice)}: cannot set up a game: ", line), line
+        assert "differ only in case or accents" in line
+        page.wait_for_function(f"() => document.querySelector(\"{row} .res\").textContent === 'waiting for a board'")
+        assert read(path).matches[twice].board is None
+        # Taken off its board from the page: back to waiting.
+        third = next(m.id for m in read(path).matches.values() if m.state == "ready" and not m.board and m.id != twice)
+        with organiser(path) as d:
+            d.assign(third, "t9")
+        entries(page, rig.count())
+        said, ok = click_act(page, f"tr[data-match='{third}'] button[data-do='unassign']")
+        assert ok and said == f"{third} taken off board t9: back to waiting for a board", said
+        assert read(path).matches[third].board is None
+        # A result: the field is labelled with the sides in the match's order, and the numbers go to them so.
+        with organiser(path) as d:
+            d.withdraw("Zoe Levesque", "registered twice")
+        entries(page, rig.count())
+        for m in read(path).matches.values():
+            if m.state != "ready":
+                continue
+            row = f"tr[data-match='{m.id}']"
+            label = f"points: {m.sides[0]} – {m.sides[1]}"
+            assert page.inner_text(f"{row} .nlabel") == label
+            assert page.get_attribute(f"{row} input.points", "aria-label") == label
+            w = min(m.sides, key=["Ana Costa", "Zoé Lévesque", "Ben"].index)  # no tie: Ana Costa, Zoé, Ben
+            typed = "310-250" if w == m.sides[0] else "250-310"  # the winner's 310, in the label's order
+            page.select_option(f"{row} select.winner", w)
+            page.fill(f"{row} input.points", typed)
+            said, ok = click_act(page, f"{row} button[data-do='result']")
+            assert ok, said
+            o = read(path).matches[m.id].outcome
+            assert o is not None and o.winner == w and list(o.points or ()) == [int(x) for x in typed.split("-")]
+        # The standings: the terminal's columns and cells.
+        ev = read(path)
+        entries(page, ev.count)
+        cli = stage_standings(ev, ev.stages["rr"], path)
+        heads = page.locator(".stagetable[data-stage='rr'] thead th").all_inner_texts()
+        assert heads == cli[2].split(), (heads, cli[2])
+        shown = [r.split("\t") for r in page.locator(".stagetable[data-stage='rr'] tbody tr").all_inner_texts()]
+        table = ev.table(ev.stages["rr"])
+        assert [[c.strip() for c in r] for r in shown] == columns.cells(ev, ev.stages["rr"], table)
+        assert [r[1].strip() for r in shown] == [r.entrant if r.status == "active" else f"{r.entrant} [{r.status}]"
+                                                  for r in table.rows]  # fmt: skip
+        assert "Zoe Levesque [withdrawn]" in cli[-2] or any("Zoe Levesque [withdrawn]" in x for x in cli)
+        # The next stage, from the standings of the finished one.
+        page.fill("#start input[name='stage']", "final")
+        page.select_option("#format", "single-elimination")
+        page.select_option("#from", "rr")
+        page.fill("#start input[name='top']", "2")
+        before = int(page.evaluate("() => Number(document.body.dataset.acts || 0)"))
+        page.click("#start button[type='submit']")
+        said = answer(page, before)
+        assert said == "stage final started: single elimination, 2 entrants; 1 match ready for the boards", said
+        ev = read(path)
+        final = ev.stages["final"]
+        assert final.intake == {"from": "rr", "top": 2}
+        assert final.entrants == [r.entrant for r in ev.table(ev.stages["rr"]).rows][:2]
+        # A stage that cannot start says why in one line, and nothing changes.
+        n = rig.count()
+        code, res = rig.act(do="start", stage="again", format="swiss")
+        assert code == 400 and res["error"].startswith("a Swiss stage needs its number of rounds"), res
+        code, res = rig.act(do="start", stage="more", format="pools", pools="2", **{"from": "rr", "top": "2"})
+        assert code == 400 and res["error"].startswith("stage more cannot start: stage rr already sent"), res
+        assert rig.count() == n
+        # The exports: downloads from the page, the bytes `flickboard tournament export` writes; not without the key.
+        entries(page, rig.count())
+        ev = read(path)
+        for name, made in (
+            ("standings.csv", exports.standings_csv(ev).encode()),
+            ("results.csv", exports.results_csv(ev).encode()),
+            ("event.json", dumps(ev)),
+        ):
+            with page.expect_download() as dl:
+                page.click(f"#exports a[href='/api/tournament/export/{name}']")
+            got = Path(dl.value.path()).read_bytes()
+            assert got == made, name
+            assert dl.value.suggested_filename == f"spring-open-{name}"
+        with page.expect_download() as dl:
+            page.click("#exports a[href='/api/tournament/export/archive.zip']")
+        with zipfile.ZipFile(dl.value.path()) as z:
+            manifest = json.loads(z.read("manifest.json"))
+            assert z.read("results.csv") == exports.results_csv(ev).encode()
+            assert manifest["entries"] == ev.count and not manifest["missing"]
+        assert rig.http("GET", "/api/tournament/export/results.csv", key=None)[0] == 401
+        assert rig.http("GET", "/api/tournament/export/nothing.txt")[0] == 404
+        page.close()
+        assert not read(path).rejected
+    finally:
+        rig.close()
+
+
+# Counts the page's alerts: each tone started (Web Audio) and each vibration asked for, as the phone would give them.
+ALERT_PROBE = """
+window.__alerts = { tones: 0, vibrations: [] };
+Object.defineProperty(Navigator.prototype, "vibrate", {
+  configurable: true,
+  value(pattern) { window.__alerts.vibrations.push(pattern); return true; },
+});
+const start = OscillatorNode.prototype.start;
+OscillatorNode.prototype.start = function (...args) { window.__alerts.tones += 1; return start.apply(this, args); };
+"""
+PLAYERS = ["Ana Costa", "Ben Okafor", "Zoé Lévesque", "Marie-Claire O'Neil", "Anastasia Papadopoulou", "Cy"]
+
+
+def headline(page: Page, text: str) -> None:
+    page.wait_for_function("t => document.querySelector('#headline').textContent === t", arg=text, timeout=15_000)
+
+
+def test_players_find_their_page_and_it_tells_them_what_comes_next(
+    browser: Browser, broker: Broker, tmp_path: Path
+) -> None:
+    """The entrants' list and its search (case and accents ignored, part of a name will do); /entrant/<name> in another
+    case or without accents leads to the entrant's own page, a part shared by several to the choices; the entrant's
+    page says what comes next in one sentence, from "waiting for a board" to "board t1 against Cy, now" (with a sound
+    and a vibration when the match is put on a board), "Your tournament is over: 5th" and "You are the champion"."""
+    path = str(tmp_path / "cup.jsonl")
+    with Director.create(path, "Coupe du Printemps") as d:
+        for i, n in enumerate(PLAYERS):
+            d.add_entrant(n, seed=i + 1, club="Montréal" if i % 2 else "Santa Fe")
+    rig = TournamentRig(broker, tmp_path, path, boards=())
+    try:
+        phone = new_page(browser, 390, 740, mobile=True)
+        phone.goto(f"{rig.url}/entrant/Cy")
+        headline(phone, "You are registered: your first match shows here once the first stage starts")
+        with organiser(path) as d:
+            d.start_stage("cup", "single-elimination", match="games:1")
+            st = d.event.stages["cup"]
+        zoe = next(m for m in st.matches.values() if "Zoé Lévesque" in m.sides and m.state == "ready")
+        assert zoe.sides == ["Zoé Lévesque", "Cy"]  # seeds 3 and 6
+        # The list: every entrant, a search that ignores case and accents.
+        phone.goto(f"{rig.url}/entrants")
+        phone.wait_for_function("() => document.body.dataset.state === 'live'")
+        assert phone.locator("#list li").count() == 6
+        for typed, found in [
+            ("zoe", ["Zoé Lévesque"]),
+            ("ZOÉ LÉV", ["Zoé Lévesque"]),
+            ("oneil", ["Marie-Claire O'Neil"]),
+            ("marie claire", ["Marie-Claire O'Neil"]),
+            ("ana", ["Ana Costa", "Anastasia Papadopoulou"]),
+            ("montreal", ["Ben Okafor", "Cy", "Marie-Claire O'Neil"]),  # their club
+            ("xyz", []),
+        ]:
+            phone.fill("#q", typed)
+            phone.wait_for_function("n => document.body.dataset.shown === n", arg=str(len(found)))
+            assert phone.locator("#list li[data-entrant]").evaluate_all("ls => ls.map(l => l.dataset.entrant)") == found
+        phone.fill("#q", "zoe")
+        phone.click("#list a")
+        phone.wait_for_function("() => document.body.dataset.state === 'live'")
+        assert phone.url == f"{rig.url}/entrant/Zo%C3%A9%20L%C3%A9vesque"
+        headline(phone, "Your next match: against Cy, waiting for a board")
+        # Typed by hand: without the accents, in capitals, or a part several share.
+        for typed in ("zoe levesque", "ZOE%20LEVESQUE", "Zo%C3%A9"):
+            r = phone.goto(f"{rig.url}/entrant/{typed}")
+            assert r is not None and phone.url == f"{rig.url}/entrant/Zo%C3%A9%20L%C3%A9vesque", typed
+        phone.goto(f"{rig.url}/entrant/ana")
+        phone.wait_for_function("() => document.body.dataset.state === 'unknown'")
+        assert phone.inner_text("#conn") == "2 entrants match 'ana': pick yours"
+        assert phone.locator("#choices a").all_inner_texts() == ["Ana Costa", "Anastasia Papadopoulou"]
+        code, res = rig.http("GET", "/api/tournament/entrant/Zed")
+        assert code == 404 and res["error"] == "no entrant named 'Zed'" and res["choices"] == []
+        phone.close()
+        # Alerts: Zoé's phone, alerts turned on; the organiser puts her match on t1: it beeps and vibrates once.
+        phone = new_page(browser, 390, 740, mobile=True)
+        phone.add_init_script(ALERT_PROBE)
+        phone.goto(f"{rig.url}/entrant/Zo%C3%A9%20L%C3%A9vesque")
+        headline(phone, "Your next match: against Cy, waiting for a board")
+        phone.click("#alerts")
+        phone.wait_for_function("() => document.body.dataset.alerting === 'sound'")
+        tones = phone.evaluate("() => window.__alerts.tones")
+        assert tones >= 1  # the tone that says what to listen for
+        with organiser(path) as d:
+            d.assign(zoe.id, "t1")
+        headline(phone, "Your next match: board t1 against Cy, now")
+        phone.wait_for_function("() => document.body.dataset.alerts === '1'")
+        got = phone.evaluate("() => window.__alerts")
+        assert got["vibrations"] == [[300, 150, 300, 150, 600]] and got["tones"] > tones, got
+        assert phone.get_attribute("body", "data-alerted") == "sound vibration"
+        phone.wait_for_timeout(3500)  # another poll: the same match on the same board is no new alert
+        assert phone.evaluate("() => window.__alerts.vibrations.length") == 1
+        # Cy wins: Zoé is out in the quarter-finals, 5th; Ana Costa wins everything: the champion.
+        ana = new_page(browser, 390, 740, mobile=True)
+        ana.goto(f"{rig.url}/entrant/Ana%20Costa")
+        headline(
+            ana,
+            "Your next match: against the winner of Marie-Claire O'Neil v Anastasia Papadopoulou, once it is decided",
+        )
+        with organiser(path) as d:
+            d.result(zoe.id, "Cy", points=[150, 300])
+            while d.event.champion(d.event.stages["cup"]) is None:
+                m = next(m for m in d.event.stages["cup"].matches.values() if m.state == "ready")
+                w = min(m.sides, key=PLAYERS.index)
+                d.result(m.id, w, points=[300, 200] if w == m.sides[0] else [200, 300])
+        headline(phone, "Your tournament is over: 5th")
+        headline(ana, "You are the champion")
+        for p in (phone, ana):
+            assert p.evaluate("() => document.body.scrollWidth <= innerWidth"), "wider than the phone"
+            p.close()
     finally:
         rig.close()

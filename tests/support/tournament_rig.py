@@ -84,6 +84,18 @@ def play(
     return doc
 
 
+def casual(bridge: Any, board: str, players: list[str], seed: int, lines: int) -> tuple[str, list[str]]:
+    """A game opened by hand on the board (none of the tournament's) with its first `lines` shots typed: its journal,
+    and the lines still to type to finish it."""
+    new = {"rules": "tournament-2019", "players": players, "match": "games:1"}
+    assert bridge.mqtt_input(board, json.dumps({"id": f"casual-{seed}", "new": new}).encode())["ok"]
+    text = random_match(seed, "tournament-2019", players, match="games:1")
+    todo = [ln for ln in text.splitlines() if ln and not ln.startswith("[")]
+    for line in todo[:lines]:
+        assert bridge.submit(board, line).accepted, line
+    return str(bridge.scoreboard(board)["journal"]), todo[lines:]
+
+
 class TournamentRig:
     """A bridge following `boards` and `flickboard web --tournament path`; `said` is what the web server said."""
 

@@ -1,15 +1,18 @@
-"""The organiser's acts from the organiser's page (`POST /api/tournament/act`, `{"do": ..., ...}`): pair the next
-round, assign a board, give the free boards the next matches, enter or correct a result, approve or dismiss a held
-board result, withdraw an entrant. Each goes through the tournament's `Director` and is answered in one line; a
-refused act (ActError) changes nothing."""
+"""The organiser's acts from the organiser's page (`POST /api/tournament/act`, `{"do": ..., ...}`): start the next
+stage, pair the next round, assign a board or take a match off it, give the free boards the next matches, enter or
+correct a result, approve or dismiss a held board result, abandon the game in progress on a board, withdraw an
+entrant. `take` is the one way in for all of them: each goes through the tournament's `Director` and is answered in
+one line; a refused act (ActError) changes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flickboard.config import board_problem
 from flickboard.displays.tournament_pages.views import (
+    FORMAT_NAMES,
     current_stage,
     entrant_problem,
     natural,
@@ -17,11 +20,26 @@ from flickboard.displays.tournament_pages.views import (
     on_boards,
     pair_text,
 )
-from flickboard.tournament import ActError, Director, PairingError, proposals
-from flickboard.tournament.event import Event, Match
+from flickboard.rules import games
+from flickboard.rules.base import did_you_mean
+from flickboard.tournament import TIEBREAKS, ActError, Director, PairingError, proposals
+from flickboard.tournament.event import BRACKETS, Event, Match
 from flickboard.tournament.hall import Hall
 
-ACTS = ("pair", "assign", "next-free", "result", "correct", "approve", "dismiss", "withdraw")  # the organiser's
+ACTS = (
+    "start",
+    "pair",
+    "assign",
+    "unassign",
+    "next-free",
+    "result",
+    "correct",
+    "approve",
+    "dismiss",
+    "abandon",
+    "withdraw",
+)  # the organiser's
+Scoreboard = Callable[[str], dict[str, Any] | None]
 
 
 def _two(v: Any, what: str) -> list[int] | None:
@@ -45,6 +63,19 @@ def _text(v: Any, what: str) -> str:
     return v.strip()
 
 
+def _number(v: Any, what: str, low: int = 1) -> int | None:
+    """A whole number typed in a form ("5", 5); None when left empty."""
+    if v is None or v == "":
+        return None
+    try:
+        n = int(str(v).strip())
+    except ValueError:
+        raise ActError(f"{what}: type a whole number") from None
+    if n < low:
+        raise ActError(f"{what}: at least {low}")
+    return n
+
+
 def check(doc: dict[str, Any]) -> str:
     """The act's name, one of ACTS (ActError otherwise)."""
     do = doc.get("do")
@@ -53,12 +84,21 @@ def check(doc: dict[str, Any]) -> str:
     return do
 
 
-def take(d: Director, doc: dict[str, Any], hall: Hall | None, seen: Iterable[str]) -> str:
+def take(
+    d: Director,
+    doc: dict[str, Any],
+    hall: Hall | None,
+    seen: Iterable[str],
+    scoreboard: Scoreboard | None = None,
+) -> str:
     """Take one act with the director `d` (its journal locked); the line that says what was done (ActError: what was
     refused, and nothing changed). `hall`: the hall run by this server, if any; `seen`: the boards seen on the
-    broker (the free boards `next-free` may use)."""
+    broker (the free boards `next-free` may use); `scoreboard(board)`: a board's latest scoreboard (the game an
+    `abandon` names must be the one its board shows)."""
     do = check(doc)
     ev = d.event
+    if do == "start":
+        return _start(d, doc)
     if do == "pair":
         st = current_stage(ev)
         stage = doc.get("stage") or (st.name if st else None)
@@ -78,11 +118,13 @@ def take(d: Director, doc: dict[str, Any], hall: Hall | None, seen: Iterable[str
         d.withdraw(name, str(doc.get("reason") or "withdrawn by the organiser"))
         return f"{name} withdrawn: their unplayed matches are lost by walkover"
     if do == "next-free":
-        return _next_free(d, doc, seen)
+        return _next_free(d, doc, seen, hall)
     if do == "dismiss":
         if hall is None:
             raise ActError("this server does not run the hall: it holds no board result")
         return hall.dismiss(_text(doc.get("match"), "match"), _text(doc.get("journal"), "journal"))
+    if do == "abandon":
+        return _abandon(d, doc, scoreboard)
     m = _match(ev, doc.get("match"))
     if do == "assign":
         board = _text(doc.get("board"), "board")
@@ -90,7 +132,15 @@ def take(d: Director, doc: dict[str, Any], hall: Hall | None, seen: Iterable[str
         if problem:
             raise ActError(problem)
         d.assign(m.id, board)
-        return f"{m.id} ({' v '.join(m.sides)}) on board {board}"
+        said = f"{m.id} ({' v '.join(m.sides)}) on board {board}"
+        why = hall.in_the_way(board) if hall is not None else None
+        return said + (f"; it waits: {why}" if why else "")
+    if do == "unassign":
+        if m.board is None:
+            raise ActError(f"{m.id} is not on a board")
+        board = m.board
+        d.unassign(m.id, str(doc.get("reason") or "taken off the board by the organiser"))
+        return f"{m.id} taken off board {board}: back to waiting for a board"
     if do == "approve":
         return _approve(d, m, _text(doc.get("journal"), "journal"), [] if hall is None else hall.held)
     if do in ("result", "correct"):
@@ -125,8 +175,9 @@ def _match(ev: Event, mid: Any) -> Match:
     return m
 
 
-def _next_free(d: Director, doc: dict[str, Any], seen: Iterable[str]) -> str:
-    """Each free board takes the next match (`proposals.next_match`: longest-waiting entrants first)."""
+def _next_free(d: Director, doc: dict[str, Any], seen: Iterable[str], hall: Hall | None) -> str:
+    """Each free board takes the next match (`proposals.next_match`: longest-waiting entrants first). A board with
+    a match to play, or with a game in progress that is not the tournament's (the hall says so), is not free."""
     given = doc.get("boards")
     if given:
         if not isinstance(given, list) or not all(isinstance(b, str) for b in given):
@@ -140,9 +191,11 @@ def _next_free(d: Director, doc: dict[str, Any], seen: Iterable[str]) -> str:
         known = set(seen) | {m.board for m in d.event.matches.values() if m.board}
         boards = sorted(known, key=natural)
     busy = on_boards(d.event)
-    free = [b for b in boards if b not in busy]
+    kept = [b for b in boards if b not in busy and hall is not None and hall.in_the_way(b)]
+    free = [b for b in boards if b not in busy and b not in kept]
     if not free:
-        raise ActError("no free board: every board has a match to play")
+        more = f" ({len(kept)} with a game in progress: {', '.join(kept)})" if kept else ""
+        raise ActError(f"no free board: every board has a match to play{more}")
     done = []
     for b in free:
         mid = proposals.next_match(d.event)
@@ -152,7 +205,122 @@ def _next_free(d: Director, doc: dict[str, Any], seen: Iterable[str]) -> str:
         done.append(f"{mid} on {b}")
     if not done:
         raise ActError("no match is ready to start")
-    return "assigned " + ", ".join(done)
+    return "assigned " + ", ".join(done) + (f" ({', '.join(kept)}: a game in progress there)" if kept else "")
+
+
+def _abandon(d: Director, doc: dict[str, Any], scoreboard: Scoreboard | None) -> str:
+    """The organiser's word that the unfinished game on a board may be left: the board's next match opens over it.
+    The game named must be the one the board shows now (its journal), so a game begun since is never abandoned
+    unseen."""
+    board = _text(doc.get("board"), "board")
+    problem = board_problem(board)
+    if problem:
+        raise ActError(problem)
+    path = _text(doc.get("journal"), "game (its journal)")
+    shown = scoreboard(board) if scoreboard is not None else None
+    if shown is None:
+        raise ActError(f"board {board} shows no game here: nothing to abandon")
+    if shown.get("journal") != path:
+        raise ActError(f"board {board} shows another game now: look again before abandoning it")
+    score = shown.get("score")
+    if isinstance(score, dict) and score.get("over") is True:
+        raise ActError(f"the game on board {board} is over: nothing to abandon")
+    d.abandon(board, path, str(doc.get("reason") or "abandoned by the organiser"))
+    return f"the game on board {board} is abandoned (its journal stays as it is): the board's next match opens there"
+
+
+def _start(d: Director, doc: dict[str, Any]) -> str:
+    """A new stage, as `flickboard tournament start` makes one: a name, a format with its option (a Swiss stage's
+    rounds, the pools, a double elimination's reset), who enters (every active entrant, or the first N of a finished
+    stage), the game, rule set and match format, and the tie-break chain (empty: the format's usual one)."""
+    ev = d.event
+    name = _text(doc.get("stage"), "stage name (as 'final')")
+    fmt = doc.get("format")
+    if fmt not in FORMAT_NAMES:
+        raise ActError(f"a stage's format is one of {', '.join(FORMAT_NAMES)}")
+    rounds = _number(doc.get("rounds"), "rounds")
+    pools = _number(doc.get("pools"), "pools", 2)
+    top = _number(doc.get("top"), "the number who go on")
+    source = doc.get("from") or None
+    options: dict[str, Any] = {}
+    if (top is None) != (source is None):
+        raise ActError("the first N of a finished stage: give both N and the stage they come from")
+    intake = None
+    if source is not None:
+        src = ev.stages.get(str(source))
+        if src is None:
+            raise ActError(f"there is no stage named {str(source)[:60]}{did_you_mean(str(source), ev.stages)}")
+        if src.closed_by is None and not src.complete:
+            left = sum(1 for m in src.matches.values() if not m.decided)
+            if src.format == "swiss" and len(src.rounds) < src.options["rounds"]:
+                why = f"round {len(src.rounds)} of {src.options['rounds']} has been paired"
+            else:
+                why = f"{left} of its matches still to play"
+            raise ActError(f"stage {name} cannot start yet: stage {src.name} is not finished: {why}")
+        intake = {"from": src.name, "top": top}
+    if fmt == "swiss":
+        if rounds is None:
+            n = len(ev.intake(None)) if intake is None else top or 2
+            suggest = max(1, math.ceil(math.log2(max(n, 2))))
+            raise ActError(f"a Swiss stage needs its number of rounds (for {n} entrants, {suggest} find one winner)")
+        options["rounds"] = rounds
+    elif rounds is not None:
+        raise ActError("rounds are for a Swiss stage (a round robin's rounds follow from its entrants)")
+    if fmt == "pools":
+        if pools is None:
+            raise ActError("a pools stage needs the number of pools")
+        options["pools"] = pools
+    elif pools is not None:
+        raise ActError("the number of pools is for a pools stage")
+    if fmt == "double-elimination" and doc.get("reset") is not None:
+        if not isinstance(doc["reset"], bool):
+            raise ActError("reset is yes or no")
+        options["reset"] = doc["reset"]
+    try:
+        game = games.game_name(str(doc.get("game") or "pichenotte"))
+    except games.GameError as e:
+        raise ActError(str(e)) from None
+    rules = doc.get("rules") or None
+    if rules is not None:
+        known = [r for r, _ in games.rule_sets(game)]
+        if rules not in known:
+            raise ActError(f"{games.title(game)} has no rule set {str(rules)[:40]!r}{did_you_mean(str(rules), known)}")
+    match = str(doc["match"]).strip() if doc.get("match") else None
+    chain = _chain(doc.get("tiebreaks"))
+    try:
+        d.start_stage(name, str(fmt), options=options, game=game, rules=rules, match=match, tiebreaks=chain,
+                      intake=intake)  # fmt: skip
+    except (ActError, PairingError) as e:
+        raise ActError(f"stage {name} cannot start: {e}") from None
+    st = d.event.stages[name]
+    said = f"stage {name} started: {FORMAT_NAMES[st.format]}, {len(st.entrants)} entrants"
+    if st.format == "swiss":
+        return said + "; pair its first round"
+    if st.format in BRACKETS:
+        ready = sum(1 for m in st.matches.values() if m.state == "ready")
+        return said + f"; {_count(ready, 'match', 'matches')} ready for the boards"
+    return said + f"; {_count(len(st.matches), 'match', 'matches')} in {_count(len(st.rounds), 'round', 'rounds')}"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _chain(v: Any) -> list[str] | None:
+    """The tie-break chain typed "twenties, buchholz" (or "none"); None when left empty: the format's usual one."""
+    if v is None or (isinstance(v, str) and not v.strip()):
+        return None
+    words = v if isinstance(v, list) else str(v).replace(",", " ").split()
+    if [str(w).lower() for w in words] == ["none"]:
+        return []
+    chain: list[str] = []
+    for w in (str(x).strip().lower() for x in words):
+        if w not in TIEBREAKS:
+            raise ActError(f"unknown tie-break {w[:30]!r}{did_you_mean(w, TIEBREAKS)}: one of {', '.join(TIEBREAKS)}")
+        if w in chain:
+            raise ActError(f"the tie-break {w} is in the chain twice")
+        chain.append(w)
+    return chain
 
 
 def _approve(d: Director, m: Match, path: str, held: list[dict[str, Any]]) -> str:

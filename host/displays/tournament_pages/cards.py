@@ -28,6 +28,13 @@ def qr_svg(url: str) -> str:
     return str(qr.svg_inline(scale=4, border=4, omitsize=True, title=url, svgclass="qr"))
 
 
+def qr_data_uri(url: str) -> str:
+    """The QR code of `url` as an SVG `data:` URI for an <img> (the pages' CSP takes images only as data), dark on
+    white with its quiet zone, as every phone's reader expects it, even on a dark screen."""
+    qr = segno.make(url, error="m", micro=False)
+    return str(qr.svg_data_uri(scale=8, border=4, dark="#000", light="#fff", title=url))
+
+
 def games_of(st: Stage) -> int:
     """The rows of a card's grid: a Pichenotte match of N games has N; a match to a target, as many as fit (6)."""
     if st.match and st.match.startswith("games:"):

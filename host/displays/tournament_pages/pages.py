@@ -4,16 +4,22 @@ file read for them, the hall run for it, and their routes.
 | path | what |
 |---|---|
 | `/hall` | the room's big screen (`?page=N` pins one page of the standings), from `/api/tournament/hall` every 2 s |
-| `/entrant/<name>` | a player's phone: their next match and where, their results, their place |
-| `/organiser` | the organiser's page; its data and acts (`/api/tournament/organiser`, `POST .../act`) need the key |
+| `/entrants` | every entrant, with a search that ignores case and accents, each a link to their page |
+| `/entrant/<name>` | a player's phone: what comes next for them, their match and where, their results, their place; a
+  name in another case or without its accents is sent on to the entrant's own page (303), a part of one shows the
+  choices |
+| `/organiser` | the organiser's page; its data, its acts (`/api/tournament/organiser`, `POST .../act`) and the exports
+  (`/api/tournament/export/<file>`: standings.csv, results.csv, event.json, archive.zip) need the key |
 | `/cards/<stage>/<round>` | printable score cards with a QR code to each board's phone page (cards.py) |
 | `/static/t/<file>` | their scripts |
 
 The event is read lock-free, and again only when the file changed (`EventFile`). Every act goes through the
 tournament's `Director` (a short lock per act, so the hall and the `flickboard tournament` commands may act on the
 same file). The server runs the `Hall` for the event in-process: the boards open their assigned matches and report
-their results, and its held results are the organiser's to approve or dismiss. If another hall holds the file
-(`flickboard tournament run`), the pages work the same and the organiser's page says so.
+their results, and its held results are the organiser's to approve or dismiss; what it says about the boards (a
+game in progress that keeps a match waiting, a board that refused a match) is on the organiser's page and the hall
+screen. If another hall holds the file (`flickboard tournament run`), the pages work the same and the organiser's
+page says so (that hall's notices are on its own terminal).
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ import asyncio
 import contextlib
 import json
 import os
+import re
+import tempfile
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,18 +41,33 @@ from starlette.routing import Route
 
 from flickboard.core import journal
 from flickboard.displays.tournament_pages import acts
-from flickboard.displays.tournament_pages.cards import card_base, cards_page, line_page
-from flickboard.displays.tournament_pages.views import entrant_problem, entrant_view, hall_view, near, organiser_view
+from flickboard.displays.tournament_pages.cards import card_base, cards_page, line_page, qr_data_uri
+from flickboard.displays.tournament_pages.views import (
+    entrant_view,
+    entrants_view,
+    find_entrants,
+    hall_view,
+    near,
+    organiser_view,
+)
 from flickboard.displays.web.config import WebError
 from flickboard.displays.web.responses import error_doc, html_response, json_response, load_files, response
 from flickboard.displays.web.server import WebApp
 from flickboard.displays.web.site import Site
-from flickboard.tournament import ActError, Director, read
+from flickboard.tournament import ActError, Director, dumps, read
+from flickboard.tournament import export as exports
 from flickboard.tournament.event import Event
 from flickboard.tournament.hall import Hall, HallError
 
-PAGES = ("hall.html", "entrant.html", "organiser.html")
-STATIC = {"hall.js": "text/javascript", "entrant.js": "text/javascript", "organiser.js": "text/javascript"}
+PAGES = ("hall.html", "entrant.html", "entrants.html", "organiser.html")
+JS = "text/javascript"
+STATIC = {"hall.js": JS, "entrant.js": JS, "entrants.js": JS, "organiser.js": JS}
+EXPORTS = {
+    "standings.csv": "text/csv",
+    "results.csv": "text/csv",
+    "event.json": "application/json",
+    "archive.zip": "application/zip",
+}
 LOCK_WAIT = 10.0  # seconds an act waits for another command holding the tournament journal
 
 
@@ -113,6 +137,14 @@ class TournamentPages:
             return []
         return self.hall.held
 
+    def busy(self) -> list[dict[str, Any]]:
+        """The boards whose game in progress keeps a match waiting (the hall run here; none otherwise)."""
+        return [] if self.hall is None else self.hall.busy
+
+    def refusals(self) -> list[dict[str, Any]]:
+        """The boards' latest refusals of a match (the hall run here; none otherwise)."""
+        return [] if self.hall is None else self.hall.refusals
+
     @contextlib.contextmanager
     def director(self) -> Iterator[Director]:
         """The tournament journal locked for one act (through the hall when it runs here)."""
@@ -130,7 +162,7 @@ class TournamentPages:
             d.close()
 
     def links(self, url: str) -> list[str]:
-        return [f"  Hall: {url}/hall  Organiser: {url}/organiser  Entrants: {url}/entrant/<name>"]
+        return [f"  Hall: {url}/hall  Organiser: {url}/organiser  Entrants: {url}/entrants"]
 
     def scoreboard(self, board: str) -> dict[str, Any] | None:
         text = self.web.hub.scoreboard(board)
@@ -148,7 +180,29 @@ class TournamentPages:
         nothing changed)."""
         acts.check(doc)
         with self.director() as d:
-            return acts.take(d, doc, self.hall, self.web.hub.boards())
+            return acts.take(d, doc, self.hall, self.web.hub.boards(), self.scoreboard)
+
+    def export(self, name: str) -> bytes:
+        """One of EXPORTS, made from the event file as `flickboard tournament export` makes it."""
+        if name == "archive.zip":
+            with open(self.path, "rb") as f:
+                data = f.read()
+            with tempfile.TemporaryDirectory(prefix="flickboard-export-") as tmp:
+                out = os.path.join(tmp, "archive.zip")
+                exports.write_archive(out, data, os.path.dirname(os.path.abspath(self.path)))
+                with open(out, "rb") as f:
+                    return f.read()
+        ev = self.file.get()
+        if name == "event.json":
+            return dumps(ev)
+        text = exports.standings_csv(ev) if name == "standings.csv" else exports.results_csv(ev)
+        return text.encode("utf-8")
+
+    def missing(self, ev: Event) -> list[str]:
+        """The game journals the results name as evidence that are not on this machine (the archive leaves them
+        out, and its manifest says so)."""
+        base = os.path.dirname(os.path.abspath(self.path))
+        return [p for p in exports.evidence(ev) if exports.resolve(p, base) is None]
 
     # -- the routes
 
@@ -165,19 +219,48 @@ class TournamentPages:
                 return site.not_found(request)
             return response(200, self.ui[name], f"{STATIC[name]}; charset=utf-8")
 
-        def view_of_hall() -> dict[str, Any]:
-            return hall_view(self.file.get(), self.scoreboard)
+        qrs: dict[str, str] = {}
+
+        def view_of_hall(base: str) -> dict[str, Any]:
+            view = hall_view(self.file.get(), self.scoreboard, self.busy(), self.refusals())
+            view["entrants_url"] = f"{base}/entrants"
+            if base not in qrs:
+                qrs.clear()  # (one address at a time: the one the screen reached the server by)
+                qrs[base] = qr_data_uri(view["entrants_url"])
+            view["qr"] = qrs[base]
+            return view
+
+        def base_of(request: Request) -> str:
+            return card_base(request.url.scheme, request.headers.get("host", ""), self.web.cfg.host, self.web.url)
 
         async def api_hall(request: Request) -> Response:  # (a fold of a long journal: not in the event loop)
-            return json_response(200, await asyncio.to_thread(view_of_hall))
+            return json_response(200, await asyncio.to_thread(view_of_hall, base_of(request)))
+
+        async def entrant_page(request: Request) -> Response:
+            name = request.path_params["name"]
+            ev = await asyncio.to_thread(self.file.get)
+            found = find_entrants(ev, name)
+            if len(found) == 1 and found[0] != name:  # another case, no accents, one word: their own page
+                where = "/entrant/" + urllib.parse.quote(found[0], safe="")
+                return response(303, b"", "text/plain; charset=utf-8", {"Location": where})
+            return html_response(200, self.ui["entrant.html"])
+
+        async def api_entrants(request: Request) -> Response:
+            return json_response(200, entrants_view(await asyncio.to_thread(self.file.get)))
 
         async def api_entrant(request: Request) -> Response:
             ev = await asyncio.to_thread(self.file.get)
             name = request.path_params["name"]
-            problem = entrant_problem(ev, name)
-            if problem:
-                return json_response(404, error_doc(problem))
-            return json_response(200, entrant_view(ev, name, self.scoreboard))
+            found = find_entrants(ev, name)
+            if len(found) != 1:
+                said = f"no entrant named {name[:60]!r}"
+                if found:
+                    said = f"{len(found)} entrants match {name[:60]!r}: pick yours"
+                else:
+                    said += near(name, ev.entrants)
+                return json_response(404, {**error_doc(said), "choices": found})
+            busy = {b["board"]: b["reason"] for b in self.busy()}
+            return json_response(200, entrant_view(ev, found[0], self.scoreboard, busy))
 
         async def api_organiser(request: Request) -> Response:
             refused = await site.key_ok(request, site.given_key(request))
@@ -185,7 +268,25 @@ class TournamentPages:
                 return refused
             seen = list(self.web.hub.boards())
             ev = await asyncio.to_thread(self.file.get)
-            return json_response(200, organiser_view(ev, self.held(), self.hall_state(), seen))
+            missing = await asyncio.to_thread(self.missing, ev)
+            view = organiser_view(ev, self.held(), self.hall_state(), seen, self.busy(), self.refusals(), missing)
+            return json_response(200, view)
+
+        async def api_export(request: Request) -> Response:
+            refused = await site.key_ok(request, site.given_key(request))
+            if refused is not None:
+                return refused
+            name = request.path_params["name"]
+            if name not in EXPORTS:
+                return json_response(404, error_doc(f"no export named {name[:40]!r}: one of {', '.join(EXPORTS)}"))
+            try:
+                body = await asyncio.to_thread(self.export, name)
+            except (OSError, journal.JournalError) as e:
+                said = f"the export could not be made: {getattr(e, 'strerror', None) or e}"
+                return json_response(500, error_doc(said))
+            slug = re.sub(r"[^A-Za-z0-9]+", "-", self.file.get().name).strip("-").lower() or "tournament"
+            disposition = f'attachment; filename="{slug}-{name}"'
+            return response(200, body, EXPORTS[name], {"Content-Disposition": disposition})
 
         async def post_act(request: Request) -> Response:
             refused = await site.origin_ok(request) or await site.key_ok(request, site.given_key(request))
@@ -210,17 +311,19 @@ class TournamentPages:
             ms = [m for m in st.matches.values() if str(m.round) == rnd and m.state != "bye" and m.state != "void"]
             if not ms:
                 return line_page(404, f"stage {stage} has no matches in round {rnd[:10]!r}")
-            base = card_base(request.url.scheme, request.headers.get("host", ""), self.web.cfg.host, self.web.url)
-            return html_response(200, cards_page(ev, st, rnd, ms, base))
+            return html_response(200, cards_page(ev, st, rnd, ms, base_of(request)))
 
         return [
             Route("/hall", page, methods=get),
-            Route("/entrant/{name}", page, methods=get),
+            Route("/entrants", page, methods=get),
+            Route("/entrant/{name}", entrant_page, methods=get),
             Route("/organiser", page, methods=get),
             Route("/cards/{stage}/{round}", cards, methods=get),
             Route("/static/t/{name}", static, methods=get),
             Route("/api/tournament/hall", api_hall, methods=get),
+            Route("/api/tournament/entrants", api_entrants, methods=get),
             Route("/api/tournament/entrant/{name}", api_entrant, methods=get),
             Route("/api/tournament/organiser", api_organiser, methods=get),
+            Route("/api/tournament/export/{name}", api_export, methods=get),
             Route("/api/tournament/act", post_act, methods=post),
         ]

@@ -1,36 +1,44 @@
-"""What the tournament's pages show, as JSON: pure functions of the event (and of the boards' latest scoreboards
-for the live scores). `hall_view` for the hall screen, `entrant_view` for a player's phone, `organiser_view` for the
-organiser's page; `match_doc`, `table_doc` and `bracket_doc` are their parts."""
+"""What the tournament's pages show, as JSON: pure functions of the event (and of the boards' latest scoreboards for
+the live scores, and of what the hall says about the boards). `hall_view` for the hall screen, `entrant_view` for a
+player's phone, `entrants_view` for the list of entrants, `organiser_view` for the organiser's page; `match_doc`,
+`table_doc`, `bracket_doc` and `standings_doc` are their parts, `find_entrants` finds an entrant from what a player
+typed (any case, any accents, part of the name).
+
+The standings have the columns and names of `flickboard tournament standings` (flickboard.tournament.columns); a
+bracket's rounds are named as people name them ("Semi-finals", "Losers' round 2"; brackets.round_name). A stage's
+progress counts the matches to be played: a bye is no match."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from flickboard.rules.base import did_you_mean
-from flickboard.tournament import proposals
+from flickboard.rules.names import fold
+from flickboard.tournament import columns, proposals
+from flickboard.tournament.brackets import round_name
 from flickboard.tournament.event import BRACKETS, EMPTY, PENDING, Event, Match, Stage
 from flickboard.tournament.hall import players_of
 
-# The standings' columns for the tie-break keys that have a number of their own (h2h and a shoot-out have none).
-COLUMNS = {
-    "twenties": ("20s", "twenties"),
-    "points": ("Pts", "points_for"),
-    "diff": ("+/-", "diff"),
-    "buchholz": ("Bh", "buchholz"),
-    "median-buchholz": ("MBh", "median_buchholz"),
-}
 KEYS_SAID = {
     "h2h": "head-to-head",
     "twenties": "twenties",
     "points": "points",
-    "diff": "point difference",
+    "diff": "difference",
     "buchholz": "Buchholz",
     "median-buchholz": "median Buchholz",
-    "shootout": "twenties shoot-out",
+    "shootout": "shoot-out",
 }
-SECTIONS = (("W", "Winners"), ("L", "Losers"), ("GF", "Grand final"))
+FORMAT_NAMES = {
+    "round-robin": "round robin",
+    "swiss": "Swiss",
+    "single-elimination": "single elimination",
+    "double-elimination": "double elimination",
+    "pools": "pools",
+}
+SECTIONS = (("W", "Winners' bracket"), ("L", "Losers' bracket"), ("GF", "Grand final"))
+Scoreboard = Callable[[str], dict[str, Any] | None]
 
 
 def side_name(name: str) -> str | None:
@@ -43,13 +51,29 @@ def pair_text(v: tuple[int, int] | None) -> str | None:
     return None if v is None else f"{v[0]}–{v[1]}"
 
 
-def match_doc(m: Match) -> dict[str, Any]:
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st, ..."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
+def round_title(event: Event, m: Match) -> str | None:
+    """A bracket match's round as people name it; None outside a bracket."""
+    st = event.stages[m.stage]
+    if st.format not in BRACKETS:
+        return None
+    return round_name(st.format, m.label, [x.label for x in st.matches.values()])
+
+
+def match_doc(m: Match, event: Event | None = None) -> dict[str, Any]:
     o = m.outcome
     return {
         "id": m.id,
         "stage": m.stage,
         "label": m.label,
         "round": m.round,
+        "round_name": round_title(event, m) if event is not None else None,
         "pool": None if m.pool is None else m.pool + 1,
         "sides": [side_name(s) for s in m.sides],
         "state": m.state,
@@ -60,7 +84,8 @@ def match_doc(m: Match) -> dict[str, Any]:
         "games": list(o.games) if o and o.games else None,
         "twenties": list(o.twenties) if o and o.twenties else None,
         "source": o.source if o else None,
-        "score": (pair_text(o.points) or pair_text(o.games)) if o else None,
+        "score": (pair_text(o.points) or pair_text(o.games) or pair_text(o.shootout)) if o else None,
+        "shootout": m.shootout,
     }
 
 
@@ -79,6 +104,33 @@ def round_of(st: Stage) -> tuple[int, int | None]:
     now = open_rounds[0] if open_rounds else len(st.rounds)
     total = st.options.get("rounds") if st.format == "swiss" else len(st.rounds)
     return now, total
+
+
+def to_play(ms: Iterable[Match]) -> tuple[int, int]:
+    """(matches played, matches to play) among `ms`: a bye and a match nobody needs (a void grand final reset) are not
+    matches; a walkover counts as decided."""
+    real = [m for m in ms if m.state not in ("bye", "void")]
+    return sum(1 for m in real if m.state in ("done", "walkover")), len(real)
+
+
+def progress(event: Event, st: Stage) -> str:
+    """How far a stage has gone, in words: "round 2 of 5: 7 of 20 matches played", "3 of 5 matches played"."""
+    if st.closed_by:
+        return f"complete; its qualifiers went on to {st.closed_by}"
+    if st.complete:
+        return "complete"
+    if st.format == "swiss":
+        if not st.rounds:
+            return f"round 1 of {st.options['rounds']} not paired yet"
+        now, total = round_of(st)
+        played, n = to_play(st.matches[i] for i in st.rounds[now - 1])
+        return f"round {now} of {total}: {played} of {n} matches played"
+    played, n = to_play(m for m in st.matches.values() if not m.shootout)
+    said = f"{played} of {n} matches played"
+    if st.format not in BRACKETS:
+        now, total = round_of(st)
+        said = f"round {now} of {total}: {said}"
+    return said
 
 
 def natural(text: str) -> tuple[tuple[int, int | str], ...]:
@@ -131,38 +183,27 @@ def live_score(event: Event, m: Match, doc: dict[str, Any] | None) -> dict[str, 
 
 
 def table_doc(event: Event, st: Stage, pool: int | None = None) -> dict[str, Any]:
+    """A stage's (or a pool's) standings with the columns of `flickboard tournament standings`."""
     t = event.table(st, pool)
-    cols = [COLUMNS[k] for k in st.tiebreaks if k in COLUMNS]
-    rows = []
-    for r in t.rows:
-        d = r.doc()
-        rows.append(
-            {
-                "rank": r.rank,
-                "entrant": r.entrant,
-                "status": r.status,
-                "played": r.played,
-                "wins": r.wins,
-                "losses": r.losses,
-                "tied": r.tied,
-                "values": [d[field] for _, field in cols],
-            }
-        )
-    return {"pool": None if pool is None else pool + 1, "columns": [c for c, _ in cols], "rows": rows}
+    rows = [
+        {"entrant": r.entrant, "status": r.status, "rank": r.rank, "tied": r.tied, "wins": r.wins, "cells": cells}
+        for r, cells in zip(t.rows, columns.cells(event, st, t), strict=True)
+    ]
+    return {"pool": None if pool is None else pool + 1, "columns": columns.headers(st, t), "rows": rows}
 
 
-def bracket_doc(st: Stage) -> list[dict[str, Any]]:
+def bracket_doc(event: Event, st: Stage) -> list[dict[str, Any]]:
+    """A bracket's sections (the winners' and losers' brackets, the grand final), each round named, in playing order."""
     out = []
     for prefix, title in SECTIONS:
         ms = [m for m in st.matches.values() if _section(m.label) == prefix]
+        ms = [m for m in ms if not (m.label == "GF2" and m.state == "void")]  # a reset nobody needs
         if not ms:
             continue
-        rounds: dict[int, list[dict[str, Any]]] = {}
+        rounds: dict[str, list[dict[str, Any]]] = {}
         for m in ms:
-            if m.label == "GF2" and m.state == "void":
-                continue
-            rounds.setdefault(m.round, []).append(match_doc(m))
-        out.append({"section": title, "rounds": [{"round": r, "matches": rounds[r]} for r in sorted(rounds)]})
+            rounds.setdefault(round_title(event, m) or "", []).append(match_doc(m, event))
+        out.append({"section": title, "rounds": [{"name": name, "matches": docs} for name, docs in rounds.items()]})
     return out
 
 
@@ -170,44 +211,102 @@ def _section(label: str) -> str:
     return "GF" if label.startswith("GF") else label[:1]
 
 
-def hall_view(event: Event, scoreboard: Callable[[str], dict[str, Any] | None]) -> dict[str, Any]:
-    """Everything the hall screen shows; `scoreboard(board)` is the board's latest scoreboard document, if any."""
-    st = current_stage(event)
-    view: dict[str, Any] = {"name": event.name, "entries": event.count, "stage": None, "boards": [], "waiting": []}
-    boards = on_boards(event)
-    for board in sorted(boards, key=natural):
-        ms = boards[board]
-        view["boards"].append(
-            {
-                "board": board,
-                "match": match_doc(ms[0]),
-                "score": live_score(event, ms[0], scoreboard(board)),
-                "queued": len(ms) - 1,
-            }
-        )
-    for m in event.matches.values():
-        if m.state == "ready" and m.board is None and not event.stages[m.stage].closed_by:
-            view["waiting"].append(match_doc(m))
-    if st is None:
-        return view
+def tables_of(event: Event, st: Stage) -> list[dict[str, Any]]:
+    if st.format == "pools":
+        return [table_doc(event, st, p) for p in range(len(st.pools))]
+    return [table_doc(event, st)]
+
+
+def stage_doc(event: Event, st: Stage) -> dict[str, Any]:
     now, total = round_of(st)
-    view["stage"] = {
+    played, n = to_play(m for m in st.matches.values() if not m.shootout)
+    return {
         "name": st.name,
         "format": st.format,
+        "format_name": FORMAT_NAMES[st.format],
         "round": now,
         "rounds": total,
         "rules": st.rules,
         "match": st.match,
         "tiebreaks": [KEYS_SAID.get(k, k) for k in st.tiebreaks],
         "complete": st.complete,
+        "played": played,
+        "to_play": n,
+        "progress": progress(event, st),
+        "champion": event.champion(st),
     }
-    if st.format in ("round-robin", "swiss"):
-        view["tables"] = [table_doc(event, st)]
-    elif st.format == "pools":
-        view["tables"] = [table_doc(event, st, p) for p in range(len(st.pools))]
+
+
+def champion_of(event: Event) -> str | None:
+    """The event's champion: the winner of its last stage, when that is a bracket and it is decided."""
+    st = current_stage(event)
+    return event.champion(st) if st is not None else None
+
+
+def notices(event: Event, busy: list[dict[str, Any]], refusals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the room must know about the boards, newest refusal first: each busy board (a game in progress keeps its
+    match waiting) and each refusal whose match is still waiting for a board."""
+    out = [{"kind": "busy", "board": b["board"], "match": b["match"], "text": b["reason"]} for b in busy]
+    seen: set[str] = set()
+    for r in reversed(refusals):
+        m = event.matches.get(r["match"])
+        if m is None or m.decided or m.board is not None or r["match"] in seen:
+            continue
+        seen.add(r["match"])
+        who = " v ".join(s for s in m.sides if side_name(s))
+        out.append(
+            {
+                "kind": "refused",
+                "board": r["board"],
+                "match": r["match"],
+                "at": r["at"],
+                "text": f"board {r['board']} refused {who}: {r['reason']}",
+            }
+        )
+    return out
+
+
+def hall_view(
+    event: Event,
+    scoreboard: Scoreboard,
+    busy: list[dict[str, Any]] | None = None,
+    refusals: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Everything the hall screen shows; `scoreboard(board)` is the board's latest scoreboard document, if any; `busy`
+    and `refusals` are the hall's (Hall.busy, Hall.refusals)."""
+    st = current_stage(event)
+    waiting_for = {b["board"]: b["reason"] for b in busy or []}
+    view: dict[str, Any] = {
+        "name": event.name,
+        "entries": event.count,
+        "stage": None,
+        "boards": [],
+        "waiting": [],
+        "champion": champion_of(event),
+        "notices": notices(event, busy or [], refusals or []),
+    }
+    boards = on_boards(event)
+    for board in sorted(boards, key=natural):
+        ms = boards[board]
+        view["boards"].append(
+            {
+                "board": board,
+                "match": match_doc(ms[0], event),
+                "score": live_score(event, ms[0], scoreboard(board)),
+                "queued": len(ms) - 1,
+                "busy": waiting_for.get(board),
+            }
+        )
+    for m in event.matches.values():
+        if m.state == "ready" and m.board is None and not event.stages[m.stage].closed_by:
+            view["waiting"].append(match_doc(m, event))
+    if st is None:
+        return view
+    view["stage"] = stage_doc(event, st)
+    if st.format in BRACKETS:
+        view["bracket"] = bracket_doc(event, st)
     else:
-        view["bracket"] = bracket_doc(st)
-        view["champion"] = event.champion(st)
+        view["tables"] = tables_of(event, st)
     return view
 
 
@@ -223,8 +322,131 @@ def entrant_problem(event: Event, name: str) -> str | None:
     return f"no entrant named {name[:60]!r}{near(name, event.entrants)}"
 
 
-def entrant_view(event: Event, name: str, scoreboard: Callable[[str], dict[str, Any] | None]) -> dict[str, Any]:
-    """A player's page: their next match and where, their results, their place."""
+def _words(text: str) -> list[str]:
+    return [w for w in re.split(r"[\s\-'’.&,]+", fold(text)) if w]
+
+
+def find_entrants(event: Event, typed: str) -> list[str]:
+    """The entrants a player may mean by what they typed, whatever its case and accents: the one whose name it is; or
+    every entrant whose name (or a doubles player's) has, for each word typed, a word that starts with it, or a run of
+    its words written together that does ("zoe", "ZOÉ LÉV", "oneil" for Marie-Claire O'Neil), in registration order.
+    Empty when none."""
+    if typed in event.entrants:
+        return [typed]
+    key = fold(" ".join(typed.split()))
+    same = [n for n in event.entrants if fold(n) == key]
+    if same:
+        return same
+    want = _words(typed)
+    if not want:
+        return []
+    found = []
+    for e in event.entrants.values():
+        names = [e.name, *e.players]
+        runs = [w for n in names for ws in [_words(n)] for w in ("".join(ws[i:]) for i in range(len(ws)))]
+        if all(any(w.startswith(x) for w in [*(w for n in names for w in _words(n)), *runs]) for x in want):
+            found.append(e.name)
+    return found
+
+
+def search_key(event: Event, name: str) -> str:
+    """What a search matches an entrant on (case and accents folded): their name, a doubles team's players, their
+    club."""
+    e = event.entrants[name]
+    return " ".join(fold(x) for x in (e.name, *e.players, e.club or "") if x)
+
+
+def entrants_view(event: Event) -> dict[str, Any]:
+    """The list of entrants a player picks their own page from (`/entrants`), in name order."""
+    rows = []
+    for e in sorted(event.entrants.values(), key=lambda e: fold(e.name)):
+        rows.append(
+            {
+                "name": e.name,
+                "players": list(e.players) if len(e.players) > 1 else [],
+                "club": e.club,
+                "status": e.status,
+                "key": search_key(event, e.name),
+            }
+        )
+    return {"name": event.name, "entries": event.count, "entrants": rows}
+
+
+def _source_text(event: Event, m: Match, i: int) -> str:
+    """Who the pending side `i` of a bracket match will be: "the winner of Ana Costa v Ben"."""
+    if m.sources is None:
+        return "an opponent still to be decided"
+    kind, ref = m.sources[i]
+    if kind == "seed":
+        return "an opponent still to be decided"
+    feeder = event.matches.get(f"{m.stage}/{ref}")
+    if feeder is None:
+        return f"the {kind} of {ref}"
+    names = [side_name(s) for s in feeder.sides]
+    if all(names):
+        return f"the {kind} of {names[0]} v {names[1]}"
+    return f"the {kind} of {round_title(event, feeder) or ref} ({ref})"
+
+
+def _place_of(event: Event, name: str) -> tuple[int | None, str] | None:
+    for place, who, stage in event.final_standings():
+        if who == name:
+            return place, stage
+    return None
+
+
+def headline(event: Event, name: str, busy: Mapping[str, str]) -> tuple[str, str]:
+    """(kind, sentence): what the entrant's page says first, in plain words. Kinds: "out", "champion", "playing"
+    (on a board now), "busy" (its board is finishing another game), "queued" (after the match on its board),
+    "waiting" (for a board), "pending" (for its opponent), "between" (no match now: the next round or stage),
+    "finished" (a stage complete that may have another after it), "over", "registered"."""
+    e = event.entrants[name]
+    st = current_stage(event)
+    if not e.active:
+        return "out", f"Your tournament is over: {e.status}" + (f" ({e.reason})" if e.reason else "")
+    if champion_of(event) == name:
+        return "champion", "You are the champion"
+    mine = [m for m in event.matches.values() if name in m.sides and not event.stages[m.stage].closed_by]
+    boards = on_boards(event)
+    nxt = next((m for m in mine if m.state == "ready"), None)
+    if nxt is not None:
+        other = nxt.sides[1 - nxt.sides.index(name)]
+        what = "Your next match"
+        if nxt.board is None:
+            return "waiting", f"{what}: against {other}, waiting for a board"
+        if boards.get(nxt.board, [None])[0] is not nxt:
+            return "queued", f"{what}: board {nxt.board} against {other}, after the match there now"
+        if nxt.board in busy:
+            return "busy", f"{what}: board {nxt.board} against {other}, once the game there is over"
+        return "playing", f"{what}: board {nxt.board} against {other}, now"
+    pending = next((m for m in mine if m.state == "waiting"), None)
+    if pending is not None:
+        i = 1 - pending.sides.index(name)
+        return "pending", f"Your next match: against {_source_text(event, pending, i)}, once it is decided"
+    if st is None:
+        return "registered", "You are registered: your first match shows here once the first stage starts"
+    place = _place_of(event, name)
+    if name not in st.entrants:
+        if place is not None and place[0] is not None:
+            return "over", f"Your tournament is over: {ordinal(place[0])}"
+        return "over", "Your tournament is over"
+    if st.format in BRACKETS:
+        placed = dict((who, p) for p, who in event.placings(st))
+        if placed.get(name) is not None:
+            return "over", f"Your tournament is over: {ordinal(placed[name] or 0)}"
+    if st.complete:
+        rank = dict((who, p) for p, who in event.ranking(st)).get(name)
+        said = f"you finished {ordinal(rank)} of {len(st.entrants)}" if rank else "it is complete"
+        return "finished", f"Stage {st.name} is over: {said}. A next stage shows here once it starts"
+    return "between", "No match for you right now: your next one shows here as soon as it is paired"
+
+
+def entrant_view(
+    event: Event, name: str, scoreboard: Scoreboard, busy: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A player's page: what comes next for them in one sentence, their next match and where, their results, their
+    place. `busy`: the boards a game in progress keeps (board -> why), from the hall."""
+    busy = busy or {}
     e = event.entrants[name]
     mine = [m for m in event.matches.values() if name in m.sides]
     nxt = next((m for m in mine if m.state == "ready" and not event.stages[m.stage].closed_by), None)
@@ -234,10 +456,11 @@ def entrant_view(event: Event, name: str, scoreboard: Callable[[str], dict[str, 
             continue
         i = m.sides.index(name)
         o = m.outcome
-        pts = o.points if o and o.points else (o.games if o and o.games else None)
+        pts = o.points if o and o.points else (o.games if o and o.games else (o.shootout if o else None))
         results.append(
             {
                 "match": m.id,
+                "round_name": round_title(event, m),
                 "opponent": m.sides[1 - i],
                 "won": m.winner == name,
                 "walkover": m.state == "walkover" or bool(o and o.walkover),
@@ -245,19 +468,23 @@ def entrant_view(event: Event, name: str, scoreboard: Callable[[str], dict[str, 
             }
         )
     byes = [(st.name, r) for st in event.stages.values() for r, b in st.byes if b == name]
+    kind, said = headline(event, name, busy)
     view: dict[str, Any] = {
         "name": name,
         "players": list(e.players),
         "club": e.club,
         "status": e.status,
         "reason": e.reason,
+        "kind": kind,
+        "headline": said,
         "results": results,
         "byes": [f"{s} round {r}" for s, r in byes],
         "next": None,
         "place": None,
+        "alert": None,
     }
     if nxt is not None:
-        doc = match_doc(nxt)
+        doc = match_doc(nxt, event)
         doc["opponent"] = nxt.sides[1 - nxt.sides.index(name)]
         doc["playing"] = nxt.board is not None and on_boards(event).get(nxt.board, [None])[0] is nxt
         doc["live"] = live_score(event, nxt, scoreboard(nxt.board)) if doc["playing"] and nxt.board else None
@@ -265,6 +492,8 @@ def entrant_view(event: Event, name: str, scoreboard: Callable[[str], dict[str, 
             i = nxt.sides.index(name)
             doc["live"]["mine"] = [doc["live"]["totals"][i], doc["live"]["totals"][1 - i]]
         view["next"] = doc
+        if doc["playing"]:
+            view["alert"] = f"{nxt.id}@{nxt.board}"  # the page alerts when this changes to a match on a board
     st = current_stage(event)
     if st is not None and name in st.entrants:
         for place, who in event.ranking(st):
@@ -273,12 +502,58 @@ def entrant_view(event: Event, name: str, scoreboard: Callable[[str], dict[str, 
     return view
 
 
-def organiser_view(event: Event, held: list[dict[str, Any]], hall: dict[str, Any], seen: list[str]) -> dict[str, Any]:
+def standings_doc(event: Event) -> list[dict[str, Any]]:
+    """Every stage's standings, as `flickboard tournament standings FILE STAGE` gives them (a table per pool, a
+    bracket's places), then the event's final standings when there is more than one stage."""
+    out: list[dict[str, Any]] = []
+    for st in event.stages.values():
+        doc: dict[str, Any] = {"stage": st.name, "format": FORMAT_NAMES[st.format], "progress": progress(event, st)}
+        if st.format in BRACKETS:
+            rows = [[str(p) if p is not None else "in", who] for p, who in event.placings(st)]
+            doc["tables"] = [{"pool": None, "columns": ["Place", "Entrant"], "rows": [{"cells": r} for r in rows]}]
+            doc["champion"] = event.champion(st)
+        else:
+            doc["tables"] = tables_of(event, st)
+            doc["tiebreaks"] = list(st.tiebreaks)
+        out.append(doc)
+    if len(event.stages) > 1:
+        rows = [
+            [str(p) if p is not None else "-", who, event.entrants[who].club or "", stage]
+            for p, who, stage in event.final_standings()
+        ]
+        heads = ["Place", "Entrant", "Club", "Ranked in"]
+        table = {"pool": None, "columns": heads, "rows": [{"cells": r} for r in rows]}
+        out.append({"stage": None, "format": "final standings", "progress": "", "tables": [table]})
+    return out
+
+
+def start_choices(event: Event) -> dict[str, Any]:
+    """What the organiser's form to start a stage offers: the formats, and the finished stages whose first N may go on
+    (a round robin, a Swiss stage or pools, complete and not taken from yet)."""
+    sources = [
+        {"stage": st.name, "format": FORMAT_NAMES[st.format], "entrants": len(st.entrants), "pools": len(st.pools)}
+        for st in event.stages.values()
+        if st.complete and st.closed_by is None and st.format not in BRACKETS
+    ]
+    active = sum(1 for e in event.entrants.values() if e.active)
+    return {"formats": [{"value": k, "text": v} for k, v in FORMAT_NAMES.items()], "from": sources, "active": active}
+
+
+def organiser_view(
+    event: Event,
+    held: list[dict[str, Any]],
+    hall: dict[str, Any],
+    seen: list[str],
+    busy: list[dict[str, Any]] | None = None,
+    refusals: list[dict[str, Any]] | None = None,
+    missing: list[str] | None = None,
+) -> dict[str, Any]:
     st = current_stage(event)
-    busy = on_boards(event)
-    boards = sorted(set(seen) | set(busy) | {m.board for m in event.matches.values() if m.board}, key=natural)
+    boards_busy = on_boards(event)
+    kept = {b["board"]: b for b in busy or []}
+    boards = sorted(set(seen) | set(boards_busy) | {m.board for m in event.matches.values() if m.board}, key=natural)
     matches = [
-        match_doc(m)
+        match_doc(m, event)
         for m in event.matches.values()
         if m.known and m.state in ("ready", "done", "walkover") and not event.stages[m.stage].closed_by
     ]
@@ -290,12 +565,35 @@ def organiser_view(event: Event, held: list[dict[str, Any]], hall: dict[str, Any
         "name": event.name,
         "entries": event.count,
         "hall": hall,
-        "stage": None if st is None else {"name": st.name, "format": st.format, "round": round_of(st)[0]},
+        "stage": None if st is None else stage_doc(event, st),
         "can_pair": st is not None and st.format == "swiss" and len(st.rounds) < st.options["rounds"],
         "matches": matches,
         "next": proposals.next_match(event),
-        "boards": [{"board": b, "free": b not in busy, "match": busy[b][0].id if b in busy else None} for b in boards],
+        "boards": [
+            {
+                "board": b,
+                "free": b not in boards_busy,
+                "match": boards_busy[b][0].id if b in boards_busy else None,
+                "busy": kept.get(b),
+            }
+            for b in boards
+        ],
+        "busy": list(kept.values()),
+        "refusals": list(reversed(refusals or [])),
+        "notices": notices(event, busy or [], refusals or []),
         "held": held,
         "entrants": [{"name": e.name, "status": e.status} for e in event.entrants.values()],
         "cards": cards,
+        "standings": standings_doc(event),
+        "start": start_choices(event),
+        "exports": [
+            {"href": f"/api/tournament/export/{f}", "text": t}
+            for f, t in (
+                ("standings.csv", "Standings (CSV)"),
+                ("results.csv", "Results (CSV)"),
+                ("event.json", "The event (JSON)"),
+                ("archive.zip", "Archive (zip, with the game journals)"),
+            )
+        ],
+        "missing": missing or [],
     }

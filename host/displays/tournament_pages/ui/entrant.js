@@ -1,23 +1,79 @@
 "use strict";
-// A player's page during a tournament (their phone): the next match and where it is played (the board and its TV),
-// their results so far and their place in the stage. Read every 5 s from /api/tournament/entrant/<name>.
+// A player's page during a tournament (their phone): what comes next for them in one sentence ("Your next match:
+// board t3 against Ben, now", "You are the champion", "Your tournament is over: 5th"), the match and where it is
+// played (the board and its TV), their results so far and their place in the stage. Read every 3 s from
+// /api/tournament/entrant/<name>. A name that is not an entrant's (part of one, several alike) shows the entrants it
+// may mean, each a link.
+//
+// Alerts: once the player taps "Alert me" (a browser plays sound only after a tap), the page beeps (Web Audio: three
+// tones made here, nothing fetched) and vibrates (navigator.vibrate, where the browser has it) each time their match
+// is put on a board; the headline flashes either way. Nothing is sent anywhere.
 
 (() => {
   const { el, fill } = FB;
   const $ = (id) => document.getElementById(id);
-  const EVERY_MS = 5000;
+  const EVERY_MS = 3000;
   const name = decodeURIComponent(location.pathname.replace(/^\/entrant\//, ""));
-  const st = { view: null, error: null, gone: null };
+  const st = { view: null, error: null, gone: null, choices: [], alert: undefined, audio: null, alerts: 0 };
+
+  function beep() {
+    const ctx = st.audio;
+    if (!ctx) return false;
+    const t0 = ctx.currentTime + 0.02;
+    [880, 1175, 1568].forEach((hz, i) => {
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.type = "sine";
+      osc.frequency.value = hz;
+      gain.gain.setValueAtTime(0.0001, t0 + i * 0.22);
+      gain.gain.exponentialRampToValueAtTime(0.4, t0 + i * 0.22 + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t0 + i * 0.22 + 0.2);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(t0 + i * 0.22);
+      osc.stop(t0 + i * 0.22 + 0.21);
+    });
+    return true;
+  }
+
+  // The match was just put on a board: sound, vibration, and the headline flashes.
+  function alertNow() {
+    st.alerts += 1;
+    document.body.dataset.alerts = String(st.alerts);
+    const sounded = beep();
+    const shook = typeof navigator.vibrate === "function" ? navigator.vibrate([300, 150, 300, 150, 600]) : false;
+    document.body.dataset.alerted = [sounded ? "sound" : "", shook ? "vibration" : ""].filter(Boolean).join(" ") || "screen";
+    const h = $("headline");
+    h.classList.remove("flash");
+    void h.offsetWidth; // (restart the animation)
+    h.classList.add("flash");
+  }
+
+  $("alerts").addEventListener("click", async () => {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (Ctx && !st.audio) st.audio = new Ctx();
+    if (st.audio && st.audio.state === "suspended") await st.audio.resume();
+    document.body.dataset.alerting = st.audio ? "sound" : "screen";
+    $("alerts").hidden = true;
+    $("alerting").textContent = st.audio ? "Alerts on: this page beeps and vibrates when your match is put on a board. Keep it open." : "This browser cannot play sound: the headline flashes when your match is put on a board.";
+    beep(); // one tone now, so the player knows what to listen for
+  });
 
   function next(v) {
     const n = v.next;
-    if (v.status !== "active") return [el("h2", { text: "Next match" }), el("p", { class: "big", text: `${v.status}${v.reason ? `: ${v.reason}` : ""}` })];
-    if (!n) return [el("h2", { text: "Next match" }), el("p", { class: "big", text: "none yet: wait for the next round or the bracket" })];
+    if (!n) return [];
+    const round = n.round_name ? `${n.round_name} · ` : "";
     const where = n.board
-      ? el("p", { class: "where" }, n.playing ? "Now on board " : "On board ", el("b", { class: "board", text: n.board }), n.playing ? " " : " (after the match there now) ", el("a", { class: "btn", href: `/tv/${encodeURIComponent(n.board)}`, text: "Board's TV" }))
+      ? el("p", { class: "where" }, n.playing ? "Board " : "On board ", el("b", { class: "board", text: n.board }), n.playing ? " " : " (after the match there now) ", el("a", { class: "btn", href: `/tv/${encodeURIComponent(n.board)}`, text: "Board's TV" }))
       : el("p", { class: "where", text: "Waiting for a board: watch the hall screen" });
     const live = n.live && n.live.mine ? el("p", { class: "score", text: `Score: ${n.live.mine[0]} – ${n.live.mine[1]}${n.live.over ? " (over)" : ""}` }) : null;
-    return [el("h2", { text: "Next match" }), el("p", { class: "big", data: { match: n.id } }, "v ", el("b", { class: "opponent", text: n.opponent })), el("p", { class: "hint", text: `${n.stage} · ${n.label}` }), where, live];
+    return [el("h2", { text: "Next match" }), el("p", { class: "big", data: { match: n.id } }, "against ", el("b", { class: "opponent", text: n.opponent })), el("p", { class: "hint", text: `${round}${n.stage} · ${n.label}` }), where, live];
+  }
+
+  function choices() {
+    const box = $("choices");
+    box.hidden = !st.choices.length;
+    if (!st.choices.length) return fill(box);
+    fill(box, el("h2", { text: "Which one are you?" }), el("ul", { class: "entrantlinks" }, ...st.choices.map((c) => el("li", { data: { entrant: c } }, el("a", { class: "btn", href: `/entrant/${encodeURIComponent(c)}`, text: c })))));
   }
 
   function render() {
@@ -25,19 +81,24 @@
     $("live").textContent = st.error ? "NOT LIVE" : "LIVE";
     $("live").className = "pill " + (st.error || st.gone ? "bad" : "ok");
     $("conn").textContent = st.gone || st.error || "";
+    choices();
     const v = st.view;
-    $("who").textContent = name;
+    $("who").textContent = v && !st.gone ? v.name : name;
     if (!v || st.gone) {
+      $("headline").textContent = "";
       fill($("next"));
       fill($("place"));
       fill($("results"));
       return;
     }
     document.body.dataset.next = v.next ? v.next.id : "";
+    document.body.dataset.kind = v.kind;
+    $("headline").textContent = v.headline;
+    $("headline").className = `headline ${v.kind}` + ($("headline").classList.contains("flash") ? " flash" : "");
     fill($("next"), ...next(v));
     const p = v.place;
     fill($("place"), el("h2", { text: "Place" }), el("p", { class: "big", text: p ? (p.place ? `${p.place} of ${p.of} in ${p.stage}` : `still in ${p.stage}`) : "not in the current stage" }));
-    const items = v.results.map((r) => el("li", { class: r.won ? "won" : "lost", data: { match: r.match } }, el("b", { text: r.won ? "Won" : "Lost" }), ` v ${r.opponent}`, r.walkover ? " (walkover)" : r.score ? ` ${r.score}` : ""));
+    const items = v.results.map((r) => el("li", { class: r.won ? "won" : "lost", data: { match: r.match } }, el("b", { text: r.won ? "Won" : "Lost" }), ` v ${r.opponent}`, r.walkover ? " (walkover)" : r.score ? ` ${r.score}` : "", r.round_name ? ` · ${r.round_name}` : ""));
     for (const b of v.byes) items.push(el("li", { class: "won", text: `Bye (${b})` }));
     fill($("results"), el("h2", { text: "Results" }), items.length ? el("ul", { class: "results" }, ...items) : el("p", { class: "hint", text: "no match played yet" }));
   }
@@ -48,10 +109,16 @@
       const res = await r.json();
       st.error = null;
       if (r.ok) {
+        if (res.name !== name) history.replaceState(null, "", `/entrant/${encodeURIComponent(res.name)}`);
+        const first = st.alert === undefined;
+        if (!first && res.alert && res.alert !== st.alert) alertNow();
+        st.alert = res.alert;
         st.view = res;
         st.gone = null;
+        st.choices = [];
       } else {
         st.gone = res.error || `refused (${r.status})`;
+        st.choices = res.choices || [];
       }
     } catch (err) {
       st.error = "no answer from the display server: trying again";

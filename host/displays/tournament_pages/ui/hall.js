@@ -1,9 +1,14 @@
 "use strict";
-// The hall screen: the room's big screen during a tournament. The event's name, the stage and its round, each board and
-// the match it plays (with the board's live score), the matches waiting for a board, the standings of the stage with
-// the columns of its tie-break chain, or its bracket. Read every 2 s from /api/tournament/hall. Nothing is ever cut
-// off: lists drop what does not fit ("+N more"), the standings go in pages that turn every 10 s (?page=N pins one),
-// and a bracket's type shrinks until it fits.
+// The hall screen: the room's big screen during a tournament, read from 5 m. The event's name, the stage and how far
+// it has gone, the champion as the headline once there is one, what the room must know about the boards (a game in
+// progress that keeps a match waiting, a board that refused a match), each board and the match it plays (with the
+// board's live score), the matches waiting for a board, and the stage's standings (the columns of `flickboard
+// tournament standings`) or its bracket, each round named. A QR code takes a player's phone to the list of entrants.
+// Read every 2 s from /api/tournament/hall.
+//
+// Every text is at least 3.5 % of the screen's height (the stylesheet's `body.hall`), so nothing ever shrinks to fit:
+// lists drop what does not fit ("+N more"), and the standings and the bracket go in pages that turn every 10 s
+// (?page=N pins one, for a second screen).
 
 (() => {
   const { el, fill } = FB;
@@ -13,25 +18,28 @@
   const pinned = Math.max(0, Number(new URLSearchParams(location.search).get("page")) || 0);
   const st = { view: null, text: "", error: null, page: 0 };
 
-  const who = (m) => (m.sides || []).map((s) => s || "?").join(" v ");
-  const FORMATS = { "round-robin": "round robin", swiss: "Swiss", "single-elimination": "single elimination", "double-elimination": "double elimination", pools: "pools" };
+  const who = (m) => (m.sides || []).map((s) => s || "…").join(" v ");
 
   function boardItem(b) {
     const s = b.score;
     let score = "to start";
-    if (s && s.totals) score = `${s.totals[0]} – ${s.totals[1]}${s.over ? " · over" : ""}`;
+    if (b.busy) score = "waits";
+    else if (s && s.totals) score = `${s.totals[0]} – ${s.totals[1]}${s.over ? " · over" : ""}`;
     return el(
       "li",
-      { class: "bm" + (s && s.over ? " over" : ""), data: { board: b.board, match: b.match.id } },
+      { class: "bm" + (s && s.over ? " over" : "") + (b.busy ? " busy" : ""), data: { board: b.board, match: b.match.id } },
       el("span", { class: "bb", text: b.board }),
       el("span", { class: "bwho", text: who(b.match) }),
-      el("span", { class: "blabel", text: b.match.label }),
       el("span", { class: "bscore", text: score })
     );
   }
 
   function waitingItem(m) {
-    return el("li", { class: "wm", data: { match: m.id } }, el("span", { class: "blabel", text: m.label }), el("span", { class: "bwho", text: who(m) }));
+    return el("li", { class: "wm", data: { match: m.id } }, el("span", { class: "bwho", text: who(m) }));
+  }
+
+  function noticeItem(n) {
+    return el("li", { class: `notice ${n.kind}`, data: { board: n.board, match: n.match } }, n.text);
   }
 
   // Drop the last items of a list until it fits its box, saying how many are not shown.
@@ -44,106 +52,119 @@
     }
   }
 
-  // Shrink a box's type until what it holds fits across (and down, when `down`), to 40 % at least.
-  function shrink(box, down) {
-    let size = 100;
-    box.style.fontSize = "";
-    const over = () => box.scrollWidth > box.clientWidth + 1 || (down && box.scrollHeight > box.clientHeight + 1);
-    while (over() && size > 40) {
-      size -= 5;
-      box.style.fontSize = `${size}%`;
+  // Split `rows` (the box's page units, in order) into pages that fit the box: [first, end) each. A heading (class
+  // "head") never ends a page: it goes to the next one with what it heads.
+  function pagesOf(box, rows) {
+    const pages = [];
+    let i = 0;
+    while (i < rows.length) {
+      rows.forEach((r, j) => {
+        r.hidden = j < i;
+      });
+      const bottom = box.getBoundingClientRect().bottom;
+      let k = 0;
+      for (let j = i; j < rows.length && rows[j].getBoundingClientRect().bottom <= bottom + 0.5; j++) k += 1;
+      k = Math.max(1, k);
+      const show = () =>
+        rows.forEach((r, j) => {
+          r.hidden = j < i || j >= i + k;
+        });
+      show();
+      while (k > 1 && box.scrollHeight > box.clientHeight + 1) {
+        k -= 1;
+        show();
+      }
+      while (k > 1 && rows[i + k - 1].classList.contains("head")) {
+        k -= 1;
+        show();
+      }
+      pages.push([i, i + k]);
+      i += k;
     }
+    return pages.length ? pages : [[0, 0]];
+  }
+
+  // Show one page of the box's rows (the pinned one, or the one the clock has turned to), and say which.
+  function paged(box, rows, foot) {
+    const pages = pagesOf(box, rows);
+    const page = pinned ? Math.min(pinned, pages.length) - 1 : st.page % pages.length;
+    const [a, b] = pages[page];
+    rows.forEach((r, j) => {
+      r.hidden = j < a || j >= b;
+    });
+    document.body.dataset.page = String(page + 1);
+    document.body.dataset.pages = String(pages.length);
+    $("foot").textContent = [foot, pages.length > 1 ? `Page ${page + 1} of ${pages.length}.` : ""].filter(Boolean).join(" ");
+  }
+
+  function headRow(cols) {
+    return el("tr", { class: "head cols" }, ...cols.map((c, i) => el("th", { class: i === 1 ? "name" : null, text: c })));
   }
 
   function standings(view) {
     const tables = view.tables || [];
-    const cols = tables.length ? tables[0].columns : [];
-    const head = el("tr", {}, el("th", { text: "#" }), el("th", { class: "name", text: "Entrant" }), el("th", { text: "P" }), el("th", { text: "W" }), el("th", { text: "L" }), ...cols.map((c) => el("th", { text: c })));
+    const same = tables.every((t) => JSON.stringify(t.columns) === JSON.stringify(tables[0].columns));
     const rows = [];
     for (const t of tables) {
-      if (t.pool !== null) rows.push(el("tr", { class: "poolhead" }, el("td", { colspan: String(5 + cols.length), text: `Pool ${t.pool}` })));
+      if (t.pool !== null) rows.push(el("tr", { class: "head poolhead" }, el("td", { colspan: String(t.columns.length), text: `Pool ${t.pool}` })));
+      if (!same) rows.push(headRow(t.columns));
+      const w = t.columns.indexOf("W");
       for (const r of t.rows) {
         rows.push(
           el(
             "tr",
             { class: `r ${r.status !== "active" ? "out" : ""}`, data: { entrant: r.entrant } },
-            el("td", { class: "rank", text: r.tied ? `${r.rank}=` : String(r.rank) }),
-            el("td", { class: "name", text: r.status !== "active" ? `${r.entrant} (${r.status})` : r.entrant }),
-            el("td", { text: String(r.played) }),
-            el("td", { class: "w", text: String(r.wins) }),
-            el("td", { text: String(r.losses) }),
-            ...r.values.map((v) => el("td", { text: String(v) }))
+            ...r.cells.map((c, i) => el("td", { class: i === 0 ? "rank" : i === 1 ? "name" : i === w ? "w" : null, text: c }))
           )
         );
       }
     }
-    const table = el("table", { class: "table" }, el("thead", {}, head), el("tbody", {}, ...rows));
+    const head = same && tables.length ? el("thead", {}, headRow(tables[0].columns)) : null;
     const box = $("tablebox");
-    const chain = view.stage.tiebreaks.length ? `Ties: ${view.stage.tiebreaks.join(", then ")}.` : "";
-    const foot = (page, pages) => {
-      $("foot").textContent = `${chain}${pages > 1 ? ` Page ${page + 1} of ${pages}.` : ""}`;
-    };
-    foot(0, 2); // the longest the foot gets, before the box is measured
-    fill(box, table);
-    shrink(box, false);
-    const bottom = box.getBoundingClientRect().bottom;
-    let per = 0;
-    for (const tr of rows) {
-      if (tr.getBoundingClientRect().bottom <= bottom + 0.5) per += 1;
-      else break;
-    }
-    per = Math.max(1, per);
-    let pages = 1;
-    let page = 0;
-    const show = () => {
-      pages = Math.max(1, Math.ceil(rows.length / per));
-      page = pinned ? Math.min(pinned, pages) - 1 : st.page % pages;
-      rows.forEach((tr, i) => {
-        tr.hidden = i < page * per || i >= (page + 1) * per;
-      });
-      foot(page, pages);
-    };
-    show();
-    while (per > 1 && box.scrollHeight > box.clientHeight + 1) {
-      per -= 1;
-      show();
-    }
-    document.body.dataset.page = String(page + 1);
-    document.body.dataset.pages = String(pages);
+    fill(box, el("table", { class: "table" }, head, el("tbody", {}, ...rows)));
+    const chain = view.stage.tiebreaks.length ? `Ties: ${view.stage.tiebreaks.join(", ")}.` : "";
+    $("foot").textContent = `${chain} Page 1 of 2.`; // the longest the foot gets, before the box is measured
+    paged(box, rows, chain);
+  }
+
+  function sideCell(m, i) {
+    const name = m.sides[i];
+    const none = m.state === "bye" || m.state === "void" ? "" : "to come"; // a bye has nobody on its other side
+    return el("span", { class: "bs" + (m.winner && m.winner === name ? " won" : "") + (name ? "" : " tbd"), text: name || none });
+  }
+
+  function scoreText(m) {
+    if (m.state === "done" && m.score) return m.score;
+    if (m.state === "walkover") return "w/o";
+    if (m.state === "bye") return "bye";
+    return "v";
   }
 
   function bracket(view) {
     const box = $("tablebox");
-    const sections = (view.bracket || []).map((s) =>
-      el(
-        "div",
-        { class: "section" },
-        el("h3", { text: s.section }),
-        el(
-          "div",
-          { class: "rounds" },
-          ...s.rounds.map((r) =>
+    const rows = [];
+    const sections = view.bracket || [];
+    for (const s of sections) {
+      if (sections.length > 1) rows.push(el("div", { class: "head section", text: s.section }));
+      for (const r of s.rounds) {
+        rows.push(el("div", { class: "head roundname", text: r.name }));
+        for (const m of r.matches) {
+          rows.push(
             el(
               "div",
-              { class: "round" },
-              ...r.matches.map((m) =>
-                el(
-                  "div",
-                  { class: `bx ${m.state}`, data: { match: m.id } },
-                  el("span", { class: "blabel", text: m.label + (m.board ? ` · ${m.board}` : "") }),
-                  ...m.sides.map((s2, i) => el("span", { class: "bs" + (m.winner && m.winner === s2 ? " won" : ""), text: `${s2 || "…"}${m.points && m.state === "done" ? ` ${m.points[i]}` : ""}` }))
-                )
-              )
+              { class: `bx ${m.state}`, data: { match: m.id } },
+              sideCell(m, 0),
+              el("span", { class: "bsc", text: scoreText(m) }),
+              sideCell(m, 1),
+              el("span", { class: "bwhere", text: m.board && !m.winner ? m.board : "" })
             )
-          )
-        )
-      )
-    );
-    fill(box, el("div", { class: "bracket" }, ...sections));
-    shrink(box, true);
-    document.body.dataset.page = "1";
-    document.body.dataset.pages = "1";
-    $("foot").textContent = view.champion ? `Champion: ${view.champion}` : "";
+          );
+        }
+      }
+    }
+    fill(box, el("div", { class: "bracket" }, ...rows));
+    $("foot").textContent = "Page 1 of 2.";
+    paged(box, rows, "");
   }
 
   function render() {
@@ -157,14 +178,26 @@
     document.body.dataset.entries = String(v.entries);
     $("name").textContent = v.name;
     const s = v.stage;
-    $("stage").textContent = s ? `${s.name} · ${FORMATS[s.format] || s.format} · round ${s.round}${s.rounds ? ` of ${s.rounds}` : ""}${s.complete ? " · complete" : ""}` : "no stage started yet";
-    fit($("boards"), v.boards.map(boardItem), (n) => `+${n} more boards`);
-    fit($("waiting"), v.waiting.length ? v.waiting.map(waitingItem) : [el("li", { class: "none", text: "none" })], (n) => `+${n} more waiting`);
+    $("stage").textContent = s ? `${s.name} · ${s.format_name} · ${s.progress}` : "no stage started yet";
+    $("champion").hidden = !v.champion;
+    $("champion").textContent = v.champion ? `Champion: ${v.champion}` : "";
+    if (v.qr && $("qr").getAttribute("src") !== v.qr) $("qr").setAttribute("src", v.qr);
+    $("qrbox").hidden = !v.qr;
+    $("qrbox").dataset.url = v.entrants_url || "";
+    $("notices").hidden = !v.notices.length;
+    document.body.dataset.notices = String(v.notices.length);
+    if (v.notices.length) fit($("notices"), v.notices.map(noticeItem), (n) => `+${n} more on the organiser's page`);
+    // The two lists share the panel: each is fitted twice, so that each is fitted to the room the other leaves it.
+    for (let pass = 0; pass < 2; pass++) {
+      fit($("boards"), v.boards.length ? v.boards.map(boardItem) : [el("li", { class: "none", text: "none" })], (n) => `+${n} more boards`);
+      fit($("waiting"), v.waiting.length ? v.waiting.map(waitingItem) : [el("li", { class: "none", text: "none" })], (n) => `+${n} more waiting`);
+    }
     if (!s) {
       fill($("tablebox"));
+      $("foot").textContent = "";
       $("sthead").textContent = "Standings";
     } else if (v.bracket) {
-      $("sthead").textContent = "Bracket";
+      $("sthead").textContent = `Bracket · ${s.name}`;
       bracket(v);
     } else {
       $("sthead").textContent = `Standings · ${s.name}`;
