@@ -31,6 +31,7 @@ from tournament_rig import NAMES, TournamentRig, casual, organiser, play, round_
 from flickboard.cli.tournament.standings import stage_standings
 from flickboard.config import parse_mqtt_url
 from flickboard.displays.tournament_pages.cards import card_base
+from flickboard.displays.tournament_pages.views import headline, ordinal
 from flickboard.sim.broker import Broker
 from flickboard.tournament import Director, columns, dumps, read
 from flickboard.tournament import export as exports
@@ -676,7 +677,7 @@ OscillatorNode.prototype.start = function (...args) { window.__alerts.tones += 1
 PLAYERS = ["Ana Costa", "Ben Okafor", "Zoé Lévesque", "Marie-Claire O'Neil", "Anastasia Papadopoulou", "Cy"]
 
 
-def headline(page: Page, text: str) -> None:
+def says(page: Page, text: str) -> None:
     page.wait_for_function("t => document.querySelector('#headline').textContent === t", arg=text, timeout=15_000)
 
 
@@ -695,7 +696,7 @@ def test_players_find_their_page_and_it_tells_them_what_comes_next(
     try:
         phone = new_page(browser, 390, 740, mobile=True)
         phone.goto(f"{rig.url}/entrant/Cy")
-        headline(phone, "You are registered: your first match shows here once the first stage starts")
+        says(phone, "You are registered: your first match shows here once the first stage starts")
         with organiser(path) as d:
             d.start_stage("cup", "single-elimination", match="games:1")
             st = d.event.stages["cup"]
@@ -721,7 +722,7 @@ def test_players_find_their_page_and_it_tells_them_what_comes_next(
         phone.click("#list a")
         phone.wait_for_function("() => document.body.dataset.state === 'live'")
         assert phone.url == f"{rig.url}/entrant/Zo%C3%A9%20L%C3%A9vesque"
-        headline(phone, "Your next match: against Cy, waiting for a board")
+        says(phone, "Your next match: against Cy, waiting for a board")
         # Typed by hand: without the accents, in capitals, or a part several share.
         for typed in ("zoe levesque", "ZOE%20LEVESQUE", "Zo%C3%A9"):
             r = phone.goto(f"{rig.url}/entrant/{typed}")
@@ -737,14 +738,14 @@ def test_players_find_their_page_and_it_tells_them_what_comes_next(
         phone = new_page(browser, 390, 740, mobile=True)
         phone.add_init_script(ALERT_PROBE)
         phone.goto(f"{rig.url}/entrant/Zo%C3%A9%20L%C3%A9vesque")
-        headline(phone, "Your next match: against Cy, waiting for a board")
+        says(phone, "Your next match: against Cy, waiting for a board")
         phone.click("#alerts")
         phone.wait_for_function("() => document.body.dataset.alerting === 'sound'")
         tones = phone.evaluate("() => window.__alerts.tones")
         assert tones >= 1  # the tone that says what to listen for
         with organiser(path) as d:
             d.assign(zoe.id, "t1")
-        headline(phone, "Your next match: board t1 against Cy, now")
+        says(phone, "Your next match: board t1 against Cy, now")
         phone.wait_for_function("() => document.body.dataset.alerts === '1'")
         got = phone.evaluate("() => window.__alerts")
         assert got["vibrations"] == [[300, 150, 300, 150, 600]] and got["tones"] > tones, got
@@ -754,7 +755,7 @@ def test_players_find_their_page_and_it_tells_them_what_comes_next(
         # Cy wins: Zoé is out in the quarter-finals, 5th; Ana Costa wins everything: the champion.
         ana = new_page(browser, 390, 740, mobile=True)
         ana.goto(f"{rig.url}/entrant/Ana%20Costa")
-        headline(
+        says(
             ana,
             "Your next match: against the winner of Marie-Claire O'Neil v Anastasia Papadopoulou, once it is decided",
         )
@@ -764,10 +765,63 @@ def test_players_find_their_page_and_it_tells_them_what_comes_next(
                 m = next(m for m in d.event.stages["cup"].matches.values() if m.state == "ready")
                 w = min(m.sides, key=PLAYERS.index)
                 d.result(m.id, w, points=[300, 200] if w == m.sides[0] else [200, 300])
-        headline(phone, "Your tournament is over: 5th")
-        headline(ana, "You are the champion")
+        says(phone, "Your tournament is over: 5th")
+        says(ana, "You are the champion")
         for p in (phone, ana):
             assert p.evaluate("() => document.body.scrollWidth <= innerWidth"), "wider than the phone"
             p.close()
     finally:
         rig.close()
+
+
+def test_each_headline_an_entrant_can_get(tmp_path: Path) -> None:
+    """The sentences an entrant's page leads with, one per situation (views.headline), on a real event's fold: the
+    board busy with another game, queued behind the match on its board, between two Swiss rounds, a stage over
+    before the next starts, not qualified, withdrawn."""
+    path = str(tmp_path / "open.jsonl")
+    with Director.create(path, "Open") as d:
+        for name in ("Ana Costa", "Ben Okafor", "Zoé Lévesque", "Cy"):
+            d.add_entrant(name)
+        d.start_stage("swiss", "swiss", options={"rounds": 2}, match="games:1")
+        d.pair_round("swiss")
+        m1, m2 = d.event.stages["swiss"].rounds[0]
+        d.assign(m1, "t1")
+        d.assign(m2, "t1")  # after m1 on the same board
+    ev = read(path)
+    a, b = ev.matches[m1].sides
+    c, e = ev.matches[m2].sides
+    busy = {"t1": "board t1 has a game in progress: Cy 0 – Dee 0; finish it, or abandon it"}
+    assert headline(ev, a, {}) == ("playing", f"Your next match: board t1 against {b}, now")
+    assert headline(ev, a, busy) == ("busy", f"Your next match: board t1 against {b}, once the game there is over")
+    assert headline(ev, c, {}) == ("queued", f"Your next match: board t1 against {e}, after the match there now")
+    with Director.open(path) as d:
+        d.result(m1, a, points=[300, 100])
+        d.result(m2, c, points=[300, 200])
+    ev = read(path)
+    assert headline(ev, b, {}) == (
+        "between",
+        "No match for you right now: your next one shows here as soon as it is paired",
+    )
+    with Director.open(path) as d:
+        d.pair_round("swiss")
+        for mid in d.event.stages["swiss"].rounds[1]:
+            m = d.event.matches[mid]
+            d.result(mid, m.sides[0], points=[250, 200])
+        d.withdraw(e, "stuck at work")
+    ev = read(path)
+    rank = dict((who, p) for p, who in ev.ranking(ev.stages["swiss"]))
+    first = next(n for n, p in rank.items() if p == 1)
+    assert headline(ev, first, {}) == (
+        "finished",
+        "Stage swiss is over: you finished 1st of 4. A next stage shows here once it starts",
+    )
+    assert headline(ev, e, {}) == ("out", "Your tournament is over: withdrawn (stuck at work)")
+    with Director.open(path) as d:
+        d.start_stage("final", "single-elimination", intake={"from": "swiss", "top": 2}, match="games:1")
+    ev = read(path)
+    out = next(n for n in ev.stages["swiss"].entrants if n not in ev.stages["final"].entrants and n != e)
+    place = next(p for p, who, _ in ev.final_standings() if who == out)
+    assert headline(ev, out, {}) == ("over", f"Your tournament is over: {ordinal(place or 0)}")
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th"
+    ]  # fmt: skip

@@ -3,10 +3,11 @@ link, and `flickboard web --tournament FILE` in-process on a free port (which ru
 web_rig's `Chromium` (the distribution's, driven by Playwright).
 
 Run as a script, it writes the screenshots of docs/displays.md, "Tournament pages", from a 40-entrant Swiss evening
-in its first round (one board playing live, results coming in), then a playoff bracket:
+in its first round (one board playing live, one kept by a casual game, results coming in), then a double-elimination
+playoff and its champion:
 
-    .venv/bin/python tests/support/tournament_rig.py docs/img    # hall.png, hall-bracket.png, entrant.png,
-                                                                  # organiser.png, cards.png
+    .venv/bin/python tests/support/tournament_rig.py docs/img    # hall.png, hall-bracket.png, hall-champion.png,
+                                                                  # entrants.png, entrant.png, organiser.png, cards.png
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable
@@ -34,9 +36,25 @@ from flickboard.sim.broker import Broker, mosquitto
 from flickboard.sim.random_game import random_match
 from flickboard.tournament import Director, read
 
-# 40 entrants, as a club's open has them: a few long names, every one a name a game takes (one word).
-LONG = {5: "Maximilienne-Berenice_Okonkwo-Fitzgerald", 17: "Jean-Christophe_Vandenbroucke", 33: "Anastasia_Papadou"}
-NAMES = [LONG.get(i, f"Player{i + 1:02d}") for i in range(40)]
+# 40 entrants, as a club's open has them: names of two words and more, accents, apostrophes, a few long ones.
+PEOPLE = {
+    0: "Ana Costa",
+    1: "Zoé Lévesque",
+    2: "Marie-Claire O'Neil",
+    3: "Ben Okafor",
+    5: "Maximilienne-Bérénice Okonkwo-Fitzgerald",
+    8: "Jean-Christophe Vandenbroucke",
+    11: "Anastasia Papadopoulou",
+    14: "Eve Laurent",
+    17: "Gus Pereira",
+    20: "Fay Nguyen",
+    23: "Hal Berg",
+    26: "Ivy Moreau",
+    29: "Jon Silva",
+    32: "Kim Tran",
+    35: "Léa Fournier",
+}
+NAMES = [PEOPLE.get(i, f"Player {i + 1:02d}") for i in range(40)]
 
 
 def until(pred: Callable[[], Any], what: str, timeout: float = 15) -> Any:
@@ -183,6 +201,13 @@ def round_results(path: str, skip: tuple[str, ...] = (), seed: int = 1) -> None:
                      twenties_confirmed=True)  # fmt: skip
 
 
+def won(d: Director, match: str) -> None:
+    """A playoff result for the screenshots: the side with a person's name (not "Player NN") wins, 2 games to 1."""
+    m = d.event.matches[match]
+    w = 0 if not m.sides[0].startswith("Player ") or m.sides[1].startswith("Player ") else 1
+    d.result(match, m.sides[w], points=[610, 480] if w == 0 else [480, 610], games=[2, 1] if w == 0 else [1, 2])
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else "docs/img")
     out.mkdir(parents=True, exist_ok=True)
@@ -194,34 +219,44 @@ def main(argv: list[str]) -> int:
             d.pair_round("swiss")
             st = d.event.stages["swiss"]
             for i, mid in enumerate(st.rounds[0][:10]):
-                d.assign(mid, f"t{i + 1}")
-        rig = TournamentRig(broker, tmp, path, boards=("t1",))
+                d.assign(mid, f"t{i + 1}" if i != 1 else "t11")
+        rig = TournamentRig(broker, tmp, path, boards=("t1", "t2"))
         try:
             with Chromium() as browser:
                 first = read(path).stages["swiss"].rounds[0][0]
                 until(lambda: rig.hall.opens.get(first, {}).get("state") == "opened", "the match opened on t1")
                 m = read(path).matches[first]
                 play(rig.bridge, "t1", list(m.sides), seed=3, lines=12)
-                round_results(path, skip=tuple(read(path).stages["swiss"].rounds[0][:10]))
+                casual(rig.bridge, "t2", ["Cy", "Dee"], seed=5, lines=9)  # a friendly game, still being played
+                waits = read(path).stages["swiss"].rounds[0][10]
+                with organiser(path) as d:
+                    d.assign(waits, "t2")
+                until(lambda: rig.hall.busy, "t2 kept by its game")
+                round_results(path, skip=tuple(read(path).stages["swiss"].rounds[0][:11]))
                 n = rig.count()
                 hall = browser.page(1280, 720)
                 hall.goto(f"{rig.url}/hall")
-                hall.wait(f"document.body.dataset.entries === '{n}'")
+                hall.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.notices === '1'")
                 hall.wait("(document.querySelector('li[data-board=t1] .bscore') || {}).textContent.includes('–')")
                 hall.screenshot(out / "hall.png")
                 phone = browser.page(390, 700, mobile=True)
-                phone.goto(f"{rig.url}/entrant/{m.sides[0]}")
+                phone.goto(f"{rig.url}/entrants")
+                phone.wait("document.body.dataset.state === 'live'")
+                phone.pw.fill("#q", "zoe")
+                phone.wait("document.body.dataset.shown === '1'")
+                phone.screenshot(out / "entrants.png")
+                phone.goto(f"{rig.url}/entrant/{urllib.parse.quote(m.sides[0])}")
                 phone.wait("document.body.dataset.state === 'live' && document.querySelector('#next .board')")
                 phone.screenshot(out / "entrant.png", full_page=True)
                 org = browser.page(1280, 900)
                 org.goto(f"{rig.url}/scorer?key={rig.web.key}")
                 org.goto(f"{rig.url}/organiser")
-                org.wait(f"document.body.dataset.entries === '{n}'")
+                org.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.busy === '1'")
                 org.screenshot(out / "organiser.png")
                 cards = browser.page(900, 1000)
                 cards.goto(f"{rig.url}/cards/swiss/1")
                 cards.screenshot(out / "cards.png")
-                for p in ("hall", "entrant", "organiser", "cards"):
+                for p in ("hall", "entrants", "entrant", "organiser", "cards"):
                     print(f"wrote {out / p}.png")
                 # The playoff: the top 8 after the Swiss rounds, in a double elimination.
                 for r in range(2, 6):
@@ -239,12 +274,20 @@ def main(argv: list[str]) -> int:
                     for mid in list(d.event.stages["playoff"].matches)[:6]:
                         mm = d.event.matches[mid]
                         if mm.state == "ready":
-                            d.result(mid, mm.sides[0], points=[610, 480], games=[2, 1])
+                            won(d, mm.id)
                 n = rig.count()
                 hall.goto(f"{rig.url}/hall")
                 hall.wait(f"document.body.dataset.entries === '{n}' && document.querySelector('.bracket')")
                 hall.screenshot(out / "hall-bracket.png")
+                with organiser(path) as d:
+                    while d.event.champion(d.event.stages["playoff"]) is None:
+                        won(d, next(x.id for x in d.event.stages["playoff"].matches.values() if x.state == "ready"))
+                n = rig.count()
+                hall.goto(f"{rig.url}/hall")
+                hall.wait(f"document.body.dataset.entries === '{n}' && !document.querySelector('#champion').hidden")
+                hall.screenshot(out / "hall-champion.png")
                 print(f"wrote {out / 'hall-bracket.png'}")
+                print(f"wrote {out / 'hall-champion.png'}")
         finally:
             rig.close()
     return 0

@@ -566,7 +566,11 @@ def organiser_view(
         "entries": event.count,
         "hall": hall,
         "stage": None if st is None else stage_doc(event, st),
-        "can_pair": st is not None and st.format == "swiss" and len(st.rounds) < st.options["rounds"],
+        "can_pair": st is not None
+        and st.format == "swiss"
+        and not st.closed_by
+        and len(st.rounds) < st.options["rounds"]
+        and all(m.decided for m in st.matches.values()),
         "matches": matches,
         "next": proposals.next_match(event),
         "boards": [
