@@ -553,7 +553,7 @@ def test_the_organiser_sees_the_boards_starts_the_next_stage_and_exports(
         reason = "board t1 has a game in progress: Cy 0 – Dee 0; finish it, or abandon it"
         who = " v ".join(ev.matches[first].sides)
         assert ok and said == f"{first} ({who}) on board t1; it waits: {reason}", said
-        page.wait_for_function("() => document.body.dataset.busy === '1'", timeout=10_000)
+        page.wait_for_function("() => document.body.dataset.busy === '1'", timeout=20_000)
         card = "section.busyboard[data-board='t1']"
         assert page.inner_text(f"{card} .reason") == reason
         assert first not in rig.hall.opens and rig.bridge.scoreboard("t1")["journal"] == game
@@ -586,10 +586,17 @@ def test_the_organiser_sees_the_boards_starts_the_next_stage_and_exports(
         said, ok = click_act(page, f"tr[data-match='{third}'] button[data-do='unassign']")
         assert ok and said == f"{third} taken off board t9: back to waiting for a board", said
         assert read(path).matches[third].board is None
-        # A result: the field is labelled with the sides in the match's order, and the numbers go to them so.
+        # What the organiser is typing survives a redraw (another command acts meanwhile); then a result: the field is
+        # labelled with the sides in the match's order, and the numbers go to them so.
+        row = f"tr[data-match='{first}']"
+        page.select_option(f"{row} select.winner", "Ben")
+        page.fill(f"{row} input.points", "12-34")
+        page.focus("#start input[name='stage']")  # (away from the row: only the kept values hold it)
         with organiser(path) as d:
             d.withdraw("Zoe Levesque", "registered twice")
         entries(page, rig.count())
+        assert page.eval_on_selector(f"{row} select.winner", "s => s.value") == "Ben"
+        assert page.eval_on_selector(f"{row} input.points", "i => i.value") == "12-34"
         for m in read(path).matches.values():
             if m.state != "ready":
                 continue
@@ -750,7 +757,9 @@ def test_players_find_their_page_and_it_tells_them_what_comes_next(
         got = phone.evaluate("() => window.__alerts")
         assert got["vibrations"] == [[300, 150, 300, 150, 600]] and got["tones"] > tones, got
         assert phone.get_attribute("body", "data-alerted") == "sound vibration"
-        phone.wait_for_timeout(3500)  # another poll: the same match on the same board is no new alert
+        polls = int(phone.evaluate("() => Number(document.body.dataset.polls)"))
+        phone.wait_for_function("n => Number(document.body.dataset.polls) >= n + 2", arg=polls, timeout=20_000)
+        # (two more reads of the page: the same match on the same board is no new alert)
         assert phone.evaluate("() => window.__alerts.vibrations.length") == 1
         # Cy wins: Zoé is out in the quarter-finals, 5th; Ana Costa wins everything: the champion.
         ana = new_page(browser, 390, 740, mobile=True)

@@ -248,9 +248,10 @@ class TournamentPages:
         async def api_entrants(request: Request) -> Response:
             return json_response(200, entrants_view(await asyncio.to_thread(self.file.get)))
 
-        async def api_entrant(request: Request) -> Response:
-            ev = await asyncio.to_thread(self.file.get)
-            name = request.path_params["name"]
+        # The views are made in a worker thread: they fold the journal when it changed, and they ask the hall, which
+        # may be busy appending for a while (it waits for a journal another command holds): never in the event loop.
+        def view_of_entrant(name: str) -> tuple[int, dict[str, Any]]:
+            ev = self.file.get()
             found = find_entrants(ev, name)
             if len(found) != 1:
                 said = f"no entrant named {name[:60]!r}"
@@ -258,19 +259,25 @@ class TournamentPages:
                     said = f"{len(found)} entrants match {name[:60]!r}: pick yours"
                 else:
                     said += near(name, ev.entrants)
-                return json_response(404, {**error_doc(said), "choices": found})
+                return 404, {**error_doc(said), "choices": found}
             busy = {b["board"]: b["reason"] for b in self.busy()}
-            return json_response(200, entrant_view(ev, found[0], self.scoreboard, busy))
+            return 200, entrant_view(ev, found[0], self.scoreboard, busy)
+
+        async def api_entrant(request: Request) -> Response:
+            code, doc = await asyncio.to_thread(view_of_entrant, request.path_params["name"])
+            return json_response(code, doc)
+
+        def view_of_organiser(seen: list[str]) -> dict[str, Any]:
+            ev = self.file.get()
+            held, busy, refusals = self.held(), self.busy(), self.refusals()
+            return organiser_view(ev, held, self.hall_state(), seen, busy, refusals, self.missing(ev))
 
         async def api_organiser(request: Request) -> Response:
             refused = await site.key_ok(request, site.given_key(request))
             if refused is not None:
                 return refused
             seen = list(self.web.hub.boards())
-            ev = await asyncio.to_thread(self.file.get)
-            missing = await asyncio.to_thread(self.missing, ev)
-            view = organiser_view(ev, self.held(), self.hall_state(), seen, self.busy(), self.refusals(), missing)
-            return json_response(200, view)
+            return json_response(200, await asyncio.to_thread(view_of_organiser, seen))
 
         async def api_export(request: Request) -> Response:
             refused = await site.key_ok(request, site.given_key(request))

@@ -124,6 +124,7 @@
       st.error = "no answer from the display server: trying again";
     }
     render();
+    document.body.dataset.polls = String(Number(document.body.dataset.polls || "0") + 1);
     setTimeout(poll, EVERY_MS);
   }
 

@@ -29,9 +29,33 @@
       answer.textContent = "no answer from the display server: nothing was done";
     }
     document.body.classList.remove("busy");
-    document.body.dataset.acts = String(Number(document.body.dataset.acts || "0") + 1);
+    if (answer.classList.contains("ok") && doc.match) st.done = doc.match; // that row's fields are spent
     st.text = "";
-    poll(true);
+    await poll(true); // the page shows what the act changed before it says the act is answered
+    document.body.dataset.acts = String(Number(document.body.dataset.acts || "0") + 1);
+  }
+
+  // What was typed or chosen in the matches' rows (a field changed from what the page put there), by match and
+  // field, so that a redraw keeps it; not in the row an act was just answered for.
+  function typedIn() {
+    const kept = {};
+    for (const row of document.querySelectorAll("#matches tr[data-match]")) {
+      if (row.dataset.match === st.done) continue;
+      const fields = [...row.querySelectorAll("input, select")].filter((f) => f.value !== (f.dataset.initial || ""));
+      if (fields.length) kept[row.dataset.match] = fields.map((f) => [f.className, f.value]);
+    }
+    st.done = null;
+    return kept;
+  }
+
+  function putBack(kept) {
+    for (const [match, fields] of Object.entries(kept)) {
+      const row = document.querySelector(`#matches tr[data-match='${CSS.escape(match)}']`);
+      for (const [cls, value] of fields) {
+        const f = row ? [...row.querySelectorAll("input, select")].find((x) => x.className === cls) : null;
+        if (f && (f.tagName !== "SELECT" || [...f.options].some((o) => o.value === value))) f.value = value;
+      }
+    }
   }
 
   const who = (m) => m.sides.join(" v ");
@@ -83,7 +107,7 @@
   function matchRow(m) {
     const done = m.state === "done" || m.state === "walkover";
     const result = done ? `${m.winner} wins${m.score ? ` ${m.score}` : ""}${m.walkover ? " (walkover)" : ""}${m.source ? ` · ${m.source}` : ""}` : m.board ? `on ${m.board}` : "waiting for a board";
-    const winner = el("select", { class: "winner", "aria-label": "winner" }, el("option", { value: "", text: "winner…" }), ...m.sides.map((s) => el("option", { value: s, text: s, selected: done && m.winner === s })));
+    const winner = el("select", { class: "winner", "aria-label": "winner", data: { initial: done ? m.winner : "" } }, el("option", { value: "", text: "winner…" }), ...m.sides.map((s) => el("option", { value: s, text: s, selected: done && m.winner === s })));
     const kind = shootout(m) ? "twenties" : "points";
     const label = `${kind}: ${m.sides[0]} – ${m.sides[1]}`; // the numbers in the match's order of sides
     const cells = [
@@ -180,7 +204,9 @@
     document.body.dataset.held = String(v.held.length);
     const boardText = (b) => (b.busy ? ` busy: ${b.busy.game} (${b.busy.match} waits)` : b.free ? " free" : ` plays ${b.match}`);
     fill($("boards"), ...(v.boards.length ? v.boards.map((b) => el("li", { data: { board: b.board }, class: b.busy ? "busy" : null }, el("b", { text: b.board }), boardText(b))) : [el("li", { class: "hint", text: "no board seen yet: type one in a match's board field" })]));
+    const kept = typedIn();
     fill($("matches"), el("tr", {}, el("th", { text: "Match" }), el("th", { text: "Entrants" }), el("th", { text: "State" }), el("th", { text: "Act" })), ...v.matches.map(matchRow));
+    putBack(kept);
     fill($("tables"), ...standings(v));
     fill($("entrants"), ...v.entrants.map((e) => el("li", { data: { entrant: e.name } }, el("span", { text: e.name }), e.status !== "active" ? el("span", { class: "hint", text: ` ${e.status}` }) : el("button", { type: "button", class: "warn", data: { do: "withdraw" }, text: "Withdraw" }))));
     fill($("exports"), ...v.exports.map((x) => el("a", { class: "btn", href: x.href, download: "", text: x.text })));
