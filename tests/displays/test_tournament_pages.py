@@ -567,6 +567,14 @@ def test_the_organiser_sees_the_boards_starts_the_next_stage_and_exports(
         assert read(path).abandoned("t1") == {game}
         until(lambda: rig.hall.opens.get(first, {}).get("state") == "opened", "the match opened over the casual game")
         page.wait_for_function("() => document.body.dataset.busy === '0'")
+        # The next free boards: t2, in the middle of a friendly game, is not free; once that game ends, it is.
+        _, rest = casual(rig.bridge, "t2", ["Eve", "Fay"], seed=42, lines=5)
+        until(lambda: rig.hall.in_the_way("t2"), "t2's friendly game seen by the hall")
+        said, ok = click_act(page, "#nextfree")
+        assert not ok and said == "no free board: a game in progress keeps t2; the others have a match to play", said
+        for line in rest:
+            assert rig.bridge.submit("t2", line).accepted, line
+        until(lambda: not rig.hall.in_the_way("t2"), "t2's friendly game over")
         # A board that refuses a match: listed with its time and the bridge's reason; the match waits for a board.
         row = f"tr[data-match='{twice}']"
         page.fill(f"{row} input.board", "t2")

@@ -194,8 +194,10 @@ def _next_free(d: Director, doc: dict[str, Any], seen: Iterable[str], hall: Hall
     kept = [b for b in boards if b not in busy and hall is not None and hall.in_the_way(b)]
     free = [b for b in boards if b not in busy and b not in kept]
     if not free:
-        more = f" ({len(kept)} with a game in progress: {', '.join(kept)})" if kept else ""
-        raise ActError(f"no free board: every board has a match to play{more}")
+        if not kept:
+            raise ActError("no free board: every board has a match to play")
+        others = "; the others have a match to play" if len(kept) < len(boards) else ""
+        raise ActError(f"no free board: a game in progress keeps {', '.join(kept)}{others}")
     done = []
     for b in free:
         mid = proposals.next_match(d.event)
@@ -205,7 +207,7 @@ def _next_free(d: Director, doc: dict[str, Any], seen: Iterable[str], hall: Hall
         done.append(f"{mid} on {b}")
     if not done:
         raise ActError("no match is ready to start")
-    return "assigned " + ", ".join(done) + (f" ({', '.join(kept)}: a game in progress there)" if kept else "")
+    return "assigned " + ", ".join(done) + (f" ({', '.join(kept)}: kept by a game in progress)" if kept else "")
 
 
 def _abandon(d: Director, doc: dict[str, Any], scoreboard: Scoreboard | None) -> str:
