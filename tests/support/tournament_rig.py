@@ -13,6 +13,7 @@ playoff and its champion:
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -112,6 +113,15 @@ def casual(bridge: Any, board: str, players: list[str], seed: int, lines: int) -
     for line in todo[:lines]:
         assert bridge.submit(board, line).accepted, line
     return str(bridge.scoreboard(board)["journal"]), todo[lines:]
+
+
+def spoil_journals(folder: Path, board: str) -> None:
+    """The board's journal folder on the bridge's disk turned into a file: the bridge can start no new game's journal
+    for it (as with a disk that is full or gone read-only), so it refuses every `new` request for that board with the
+    reason ("board t2: cannot start a journal in ...: File exists"). The game it keeps now stays open."""
+    where = folder / board
+    shutil.rmtree(where)
+    where.write_text("not a folder: the bridge cannot start a journal here\n", encoding="utf-8")
 
 
 class TournamentRig:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tournament_rig import spoil_journals
+
 from flickboard.cli.bridge import start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
 from flickboard.core import journal
@@ -56,20 +58,17 @@ def results_of(path: str, match: str) -> list[dict[str, Any]]:
 def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Broker, tmp_path: Path) -> None:
     path = str(tmp_path / "open.jsonl")
     with Director.create(path, "Club open") as d:
-        # The same player registered twice, once without the accents: no game takes two names that differ only in
-        # case or accents, so every board refuses the match between the two.
-        for name in ("Ana Costa", "Ben", "Zoé Lévesque", "Zoe Levesque"):
+        for name in ("Ana Costa", "Ben", "Zoé Lévesque", "Marie-Claire O'Neil"):
             d.add_entrant(name)
         d.start_stage("rr", "round-robin", match="games:1")
         matches = list(d.event.matches.values())
-    twice = {"Zoé Lévesque", "Zoe Levesque"}
-    good = [m.id for m in matches if set(m.sides) != twice]
-    bad = next(m.id for m in matches if set(m.sides) == twice)
+    good = [m.id for m in matches]
+    bad = good.pop()  # refused by board t9, whose bridge can start no journal for it
     m1, m2 = good[0], good[1]
     running = start_bridge(
         BridgeConfig(
             mqtt=parse_mqtt_url(broker.url),
-            boards=("t1", "t2"),
+            boards=("t1", "t2", "t9"),
             journals=str(tmp_path / "journals"),
             client_id=f"hall-test-{uuid.uuid4().hex[:8]}",
             bridge_id="room-a",
@@ -130,26 +129,27 @@ def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Br
             organiser.result(m2, board_says["winner"], points=board_says["points"], games=board_says["games"],
                              twenties=board_says["twenties"], correct=True, reason="the board was right")  # fmt: skip
         until(lambda: not hall.held, "the hold cleared by the correction")
-        # 5. A refused open: logged in one line, counted, kept with its reason and time, and the match is back to
-        # waiting for a board (an `unassign` act with the reason); t1's old scoreboard is not its result.
+        # 5. A refused open: t9's bridge can start no journal for it (its folder became a file, as on a disk gone
+        # wrong). Logged in one line, counted, kept with its reason and time, and the match is back to waiting for a
+        # board (an `unassign` act with the reason); t9's old scoreboard is not its result.
+        spoil_journals(tmp_path / "journals", "t9")
+        t9 = bridge.scoreboard("t9")["journal"]
         before = time.time()
-        hall.act({"act": "assign", "match": bad, "board": "t1"})
+        hall.act({"act": "assign", "match": bad, "board": "t9"})
         until(lambda: hall.opens.get(bad, {}).get("state") == "refused", "the refusal")
-        a, b = hall.event.matches[bad].sides
-        why = f"'{a}' and '{b}' differ only in case or accents: name them apart"  # the bridge's own words
+        why = f"board t9: cannot start a journal in {tmp_path / 'journals' / 't9'}: "  # the bridge's own words
         assert hall.counts["refused"] == 1 and why in hall.opens[bad]["message"]
-        assert [line for line in said if line.startswith(f"not opened: {bad} on t1") and "back to waiting" in line]
+        assert [line for line in said if line.startswith(f"not opened: {bad} on t9") and "back to waiting" in line]
         until(lambda: read(path).matches[bad].board is None, "the refused match back to waiting for a board")
         (unassigned,) = [r for _, r in read(path).applied if r["act"] == "unassign"]
-        assert unassigned["match"] == bad and unassigned["reason"].startswith("board t1 refused it: ")
-        assert why in unassigned["reason"]
+        assert unassigned["match"] == bad and unassigned["reason"].startswith(f"board t9 refused it: {why}")
         (refusal,) = hall.refusals
-        assert refusal["match"] == bad and refusal["board"] == "t1" and why in refusal["reason"]
+        assert refusal["match"] == bad and refusal["board"] == "t9" and why in refusal["reason"]
         assert before <= refusal["at"] <= time.time()
-        hall.act({"act": "assign", "match": bad, "board": "t1"})  # assigned again: sent again, refused again
+        hall.act({"act": "assign", "match": bad, "board": "t9"})  # assigned again: sent again, refused again
         until(lambda: hall.counts["refused"] == 2, "the second refusal")
         until(lambda: read(path).matches[bad].board is None, "back to waiting again")
-        assert hall.event.matches[bad].outcome is None and bridge.scoreboard("t1")["journal"] == final["journal"]
+        assert hall.event.matches[bad].outcome is None and bridge.scoreboard("t9")["journal"] == t9
         # 6. Killed between its request and the answer: on restart the board's new journal, with the match's players
         # and not the one the board showed before the request, is recognised as the match's; nothing is sent again.
         hall.stop()
@@ -163,7 +163,7 @@ def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Br
             side.append({"hall": "open", "match": m3, "board": "t2", "id": "lost", "assign": n, "prior": before})
         assert bridge.mqtt_input("t2", json.dumps({"id": "lost", "new": new}).encode())["ok"]  # its answer unheard
         hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
-        assert [(r["match"], r["board"]) for r in hall.refusals] == [(bad, "t1")] * 2  # kept across the restart
+        assert [(r["match"], r["board"]) for r in hall.refusals] == [(bad, "t9")] * 2  # kept across the restart
         until(lambda: hall.opens[m3]["state"] == "opened", "the open recognised")
         assert hall.opens[m3]["journal"] == bridge.scoreboard("t2")["journal"] != before
         play(bridge, "t2", new["players"], seed=7)
