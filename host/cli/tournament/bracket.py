@@ -5,21 +5,16 @@ from __future__ import annotations
 from flickboard.cli.tournament.text import FORMAT_NAMES, grid, outcome_text, side_text, stage_line
 from flickboard.errors import UserError
 from flickboard.tournament import Event
+from flickboard.tournament.brackets import round_name
 from flickboard.tournament.event import BRACKETS, EMPTY, PENDING, Match, Stage
 
 
-def _round_title(st: Stage, m: Match, last: int) -> str:
-    if st.format == "single-elimination":
-        left = last - m.round
-        return {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}.get(
-            left, f"Round {m.round} (last {2 ** (left + 1)})"
-        )
-    if m.label == "GF1":
-        return "Grand final"
+def _round_title(st: Stage, m: Match) -> str:
+    """The round's name as every screen says it (`brackets.round_name`)."""
+    title = round_name(st.format, m.label, [x.label for x in st.matches.values()])
     if m.label == "GF2":
-        return "Grand final reset (played if the losers bracket's champion wins the grand final)"
-    kind = "Winners" if m.label.startswith("W") else "Losers"
-    return f"{kind} round {m.label[1:].split('-')[0]}"
+        title += " (played if the losers bracket's champion wins the grand final)"
+    return title
 
 
 def _tree_name(ev: Event, st: Stage, m: Match, i: int) -> str:
@@ -41,8 +36,7 @@ def tree_lines(ev: Event, st: Stage) -> list[str]:
         return []
     for ms in rounds:
         ms.sort(key=lambda m: int(m.label.split("-")[1]))
-    titles = [_round_title(st, ms[0], len(rounds)) if st.format == "single-elimination" else
-              f"Winners round {r}" for r, ms in enumerate(rounds, 1)]  # fmt: skip
+    titles = [_round_title(st, ms[0]) for ms in rounds]
     titles.append("Champion" if st.format == "single-elimination" else "To the grand final")
     slots = [2 * j for j in range(2 * len(rounds[0]))]  # the rows of a round's slots, two rows apart in round 1
     cells: list[dict[int, str]] = []  # per column: row -> its text (a name, and the line joining it on)
@@ -92,10 +86,9 @@ def bracket_lines(ev: Event, st: Stage, columns: int | None = None) -> list[str]
         tree = [f"  (the drawing needs a terminal {wide} characters wide; this one has {columns}: the rounds follow)"]
     lines += ["", *tree]
     groups: dict[str, list[Match]] = {}
-    last = max(m.round for m in st.matches.values())
     order = sorted(st.matches.values(), key=lambda m: ({"W": 0, "L": 1, "G": 2}[m.label[0]], m.round, m.label))
     for m in order:
-        groups.setdefault(_round_title(st, m, last), []).append(m)
+        groups.setdefault(_round_title(st, m), []).append(m)
     section = ""
     for title, ms in groups.items():
         head = {"W": "Winners bracket", "L": "Losers bracket", "G": ""}[ms[0].label[0]]
