@@ -29,7 +29,11 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from tournament_rig import (
     NAMES,
     TournamentRig,
+    answer,
     casual,
+    click_act,
+    entries,
+    new_page,
     organiser,
     play,
     round_results,
@@ -61,17 +65,6 @@ def browser() -> Iterator[Browser]:
         b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
         yield b
         b.close()
-
-
-def new_page(browser: Browser, width: int, height: int, mobile: bool = False) -> Page:
-    ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile, reduced_motion="reduce")
-    page = ctx.new_page()
-    page.on("pageerror", lambda e: pytest.fail(f"the page failed: {e}"))
-    return page
-
-
-def entries(page: Page, n: int) -> None:
-    page.wait_for_function("n => document.body.dataset.entries === n", arg=str(n), timeout=10_000)
 
 
 def assert_whole(page: Page, what: str) -> None:
@@ -183,19 +176,6 @@ def test_the_hall_screen_follows_a_swiss_round_and_is_never_clipped(
         rig.close()
 
 
-def answer(page: Page, before: int) -> str:
-    page.wait_for_function("n => Number(document.body.dataset.acts || 0) > n", arg=before, timeout=15_000)
-    return page.inner_text("#answer")
-
-
-def click_act(page: Page, selector: str) -> tuple[str, bool]:
-    """Click a button of the organiser's page: its one-line answer, and whether it was done."""
-    before = int(page.evaluate("() => Number(document.body.dataset.acts || 0)"))
-    page.click(selector)
-    said = answer(page, before)
-    return said, "ok" in (page.get_attribute("#answer", "class") or "")
-
-
 def test_the_organiser_runs_a_round_from_the_page(browser: Browser, broker: Broker, tmp_path: Path) -> None:
     path = str(tmp_path / "open.jsonl")
     swiss_event(path, ["Ana", "Ben", "Cy", "Di", "Ed", "Flo"], rounds=3)
@@ -259,11 +239,11 @@ def test_the_organiser_runs_a_round_from_the_page(browser: Browser, broker: Brok
         page.select_option(f"{row} select.winner", x)
         page.fill(f"{row} input.points", "310-250")
         said, ok = click_act(page, f"{row} button[data-do='result']")
-        assert ok and said == f"result: {third}: {x} wins 310–250", said
+        assert ok and said == f"result: {third}: {x} wins ({x} 310 – 250 {y})", said
         page.select_option(f"{row} select.winner", y)
         page.fill(f"{row} input.points", "240-300")
         said, ok = click_act(page, f"{row} button[data-do='correct']")
-        assert ok and said == f"corrected: {third}: {y} wins 240–300", said
+        assert ok and said == f"corrected: {third}: {y} wins ({x} 240 – 300 {y})", said
         o = read(path).matches[third].outcome
         assert o is not None and o.winner == y and o.points == (240, 300) and o.replaced and o.source == "organiser"
         # Bad input: one plain line, nothing changed.

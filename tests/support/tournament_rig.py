@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+from playwright.sync_api import Browser, Page
 from web_rig import Chromium
 
 from flickboard.cli.bridge import Running, start_bridge
@@ -122,6 +124,33 @@ def spoil_journals(folder: Path, board: str) -> None:
     where = folder / board
     shutil.rmtree(where)
     where.write_text("not a folder: the bridge cannot start a journal here\n", encoding="utf-8")
+
+
+def new_page(browser: Browser, width: int, height: int, mobile: bool = False) -> Page:
+    """A page of its own (a fresh context) at this size; an error in the page's script fails the test."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile, reduced_motion="reduce")
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: pytest.fail(f"the page failed: {e}"))
+    return page
+
+
+def entries(page: Page, n: int) -> None:
+    """Wait until the page shows the tournament journal up to entry `n`."""
+    page.wait_for_function("n => document.body.dataset.entries === n", arg=str(n), timeout=10_000)
+
+
+def answer(page: Page, before: int) -> str:
+    """The organiser page's answer to the act after the `before`th."""
+    page.wait_for_function("n => Number(document.body.dataset.acts || 0) > n", arg=before, timeout=15_000)
+    return page.inner_text("#answer")
+
+
+def click_act(page: Page, selector: str) -> tuple[str, bool]:
+    """Click a button of the organiser's page: its one-line answer, and whether it was done."""
+    before = int(page.evaluate("() => Number(document.body.dataset.acts || 0)"))
+    page.click(selector)
+    said = answer(page, before)
+    return said, "ok" in (page.get_attribute("#answer", "class") or "")
 
 
 class TournamentRig:

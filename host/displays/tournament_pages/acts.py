@@ -18,13 +18,13 @@ from flickboard.displays.tournament_pages.views import (
     natural,
     near,
     on_boards,
-    pair_text,
 )
 from flickboard.rules import games
 from flickboard.rules.base import did_you_mean
 from flickboard.tournament import TIEBREAKS, ActError, Director, PairingError, proposals
 from flickboard.tournament.event import BRACKETS, Event, Match
 from flickboard.tournament.hall import Hall
+from flickboard.tournament.results import score_text
 
 ACTS = (
     "start",
@@ -161,7 +161,7 @@ def take(
             reason=str(doc.get("reason") or "corrected by the organiser"),
         )
         o = d.event.matches[m.id].outcome
-        said = f" {pair_text(o.points)}" if o and o.points else ""
+        said = f" ({score_text(m.sides, o.points)})" if o and o.points else ""  # the numbers with the names
         return f"{'corrected' if do == 'correct' else 'result'}: {m.id}: {winner} wins{said}"
     raise AssertionError(do)  # (every one of ACTS is taken above)
 
