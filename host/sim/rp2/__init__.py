@@ -33,6 +33,12 @@ Parts (host/sim/rp2/parts.py says how each is modelled). A "line" is a GPIO 0-29
     pin(pin) -> dict                        output, out, in, func, pull, as the chip sees them
     ir_carrier() -> (freq_hz, duty)         measured on the profile's IR carrier pin
 
+Faults a test injects.
+    hold_irq(start_us, end_us)              the GPIO interrupt held off, as a long critical section holds it: the
+                                            handler runs once per pin when it ends, whatever the edges meanwhile
+    pio_lag(us, at_us=None)                 the PIO stepped only every `us` µs (from now, or from at_us): a PIO edge
+                                            counter counts late
+
 USB and resets.
     wait_usb(timeout=30) -> port            the board is on the bus and its port exists
     usb_reading(on)                         off: the host keeps the port open but takes no more IN packets

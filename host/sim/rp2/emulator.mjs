@@ -20,6 +20,9 @@
 //    RP2040's, as the firmware set it); a GPIO the firmware drives as an output reads its own level. A mux's
 //    signal pin follows the channel its select outputs choose, at once, or floats while /E is high;
 //  - timelines: line changes at exact emulated nanoseconds, applied by clock alarms;
+//  - faults a test injects: the GPIO interrupt held off over a window (as a long critical section, a flash write,
+//    holds it), and the PIO made to count late (stepped only every so many µs, as rp2040js's own stepping on the
+//    wall clock did);
 //  - pacing: "fast" skips idle time (WFI) and runs as fast as it can; "realtime" never runs ahead of the
 //    wall clock; "hold" stops the chip. run_until runs to an emulated time, then holds.
 // Emulated time ("t_ns") is counted from the start of this process and runs on across resets.
@@ -189,6 +192,7 @@ function createChip(watchdogReason) {
   pioClock.attach(chip);
   parts.attach(chip);
   usb.attach(chip);
+  gpioIrq.reset();
   timeline.arm();
   pwm.reset();
 }
@@ -240,6 +244,15 @@ const pioClock = {
   chip: null,
   lastNs: 0,
   acc: new Map(), // state machine -> fractional cycles carried over (clock dividers)
+  // A fault a test injects (op "pio_lag"): the state machines are stepped only once this many ns have passed since
+  // their last step, so what they count shows up to that late (an edge still releases a WAIT at once, through
+  // rp2040js's GPIO hook). 0: exact, the normal case. It stays set across resets.
+  lagNs: 0,
+
+  setLag(ns) {
+    this.sync(); // the state machines catch up first, under the old setting
+    this.lagNs = ns;
+  },
 
   attach(chip) {
     this.chip = chip;
@@ -264,6 +277,7 @@ const pioClock = {
     const chip = this.chip;
     if (!chip) return;
     const cycleNs = 1e9 / chip.clkSys;
+    if (this.lagNs > 0 && chip.clock.nanos - this.lastNs < this.lagNs) return;
     const cycles = Math.floor((chip.clock.nanos - this.lastNs) / cycleNs);
     if (cycles <= 0) return;
     this.lastNs += cycles * cycleNs;
@@ -366,7 +380,7 @@ const parts = {
     const gpio = this.chip.gpio[pin];
     const v = this.level(pin) === 1;
     if (gpio.rawInputValue !== v) {
-      pioClock.sync(); // the PIO has seen every earlier edge before it sees this one
+      pioClock.sync(); // the PIO has seen every earlier edge before it sees this one (unless made to lag)
       gpio.setInputValue(v);
     }
   },
@@ -391,7 +405,8 @@ const parts = {
 // ---- timeline: line changes at exact emulated times ---------------------------------------------------------
 
 const timeline = {
-  items: [], // [t_ns, line, value], sorted by time (stable for equal times)
+  items: [], // [t_ns, line, value], sorted by time (stable for equal times); also [t_ns, GPIO_IRQ, 1 | 0] (held
+  // off, released) and [t_ns, PIO_LAG, ns]
   alarm: null,
   applied: 0,
 
@@ -421,12 +436,49 @@ const timeline = {
     const now = nowNs();
     let n = 0;
     while (n < this.items.length && this.items[n][0] <= now) {
-      parts.set(this.items[n][1], this.items[n][2]);
+      const [, line, value] = this.items[n];
+      if (line === GPIO_IRQ) gpioIrq.hold(value === 1);
+      else if (line === PIO_LAG) pioClock.setLag(value);
+      else parts.set(line, value);
       n++;
     }
     this.items.splice(0, n);
     this.applied += n;
     if (this.items.length) this.alarm.schedule(this.items[0][0] - now);
+  },
+};
+
+// ---- the GPIO interrupt held off: a fault a test injects ---------------------------------------------------
+// While held, IO_IRQ_BANK0 stays pending in the NVIC but is not taken, as when the firmware runs a long critical
+// section with interrupts off (a flash write): the GPIOs latch their edges meanwhile, and the handler runs once the
+// hold ends. A pin that had two or more edges in the hold gets one call for all of them: those edges are lost to
+// the IRQ, and only a hardware edge counter still counts them.
+
+const GPIO_IRQ = 'gpio_irq'; // the timeline's name for it
+const PIO_LAG = 'pio_lag'; // the timeline's name for a change of pioClock.lagNs
+const IO_IRQ_BANK0 = 13;
+
+const gpioIrq = {
+  held: false,
+  saved: 0, // the NVIC enable bit as the firmware had set it
+
+  hold(on) {
+    const core = mcu.core;
+    const bit = 1 << IO_IRQ_BANK0;
+    if (on && !this.held) {
+      this.saved = core.enabledInterrupts & bit;
+      core.enabledInterrupts &= ~bit;
+      this.held = true;
+    } else if (!on && this.held) {
+      core.enabledInterrupts |= this.saved;
+      this.held = false;
+      core.interruptsUpdated = true;
+      if (core.waiting && core.checkForInterrupts()) core.waiting = false; // a sleeping core wakes for it
+    }
+  },
+
+  reset() {
+    this.held = false; // a new chip starts with its own NVIC
   },
 };
 
@@ -844,6 +896,8 @@ function state() {
     },
     pending_changes: timeline.items.length,
     applied_changes: timeline.applied,
+    pio_lag_ns: pioClock.lagNs,
+    gpio_irq_held: gpioIrq.held,
   };
 }
 
@@ -870,6 +924,23 @@ const ops = {
   clear_schedule() {
     timeline.clear();
     return {};
+  },
+  hold_irq(req) {
+    // The GPIO interrupt held off from t0_ns to t1_ns (emulated), as a long critical section holds it.
+    if (!(req.t1_ns > req.t0_ns)) throw new Error('hold_irq needs t0_ns < t1_ns');
+    timeline.add([
+      [req.t0_ns, GPIO_IRQ, 1],
+      [req.t1_ns, GPIO_IRQ, 0],
+    ]);
+    return { t_ns: nowNs(), pending: timeline.items.length };
+  },
+  pio_lag(req) {
+    // From now, or from t_ns (emulated) when given: the PIO stepped only every `ns`.
+    const ns = Number(req.ns);
+    if (!(ns >= 0)) throw new Error(`pio_lag takes ns >= 0, not ${JSON.stringify(req.ns)}`);
+    if (req.t_ns === undefined || req.t_ns === null) pioClock.setLag(ns);
+    else timeline.add([[req.t_ns, PIO_LAG, ns]]);
+    return { t_ns: nowNs() };
   },
   run_until(req, id) {
     if (stopWaiter !== null) throw new Error('a run_until is already waiting');

@@ -313,6 +313,24 @@ class Pico:
             return changes[-1][0] / 1000
         return start
 
+    # -- faults a test injects ----------------------------------------------------------------------------------
+
+    def hold_irq(self, start_us: float, end_us: float) -> None:
+        """Hold the GPIO interrupt off from start_us to end_us (emulated), as a long critical section with interrupts
+        off does (a flash write): edges are latched meanwhile and the handler runs once the hold ends, once per pin
+        whatever the number of edges, so a pin with two or more edges in the hold loses some to its IRQ."""
+        if end_us <= start_us:
+            raise RigError(f"hold_irq needs start_us < end_us, not {start_us} and {end_us}")
+        self._call("hold_irq", t0_ns=round(start_us * 1000), t1_ns=round(end_us * 1000))
+
+    def pio_lag(self, us: float, at_us: float | None = None) -> None:
+        """Make the PIO count late: its state machines are stepped only every `us` µs of emulated time, so an edge
+        shows in a PIO edge counter up to that late (as rp2040js's own PIO stepping, on the wall clock, did). 0 (the
+        default) steps them exactly. It applies from now on, or from emulated time at_us, and across resets."""
+        if us < 0:
+            raise RigError(f"pio_lag takes us >= 0, not {us}")
+        self._call("pio_lag", ns=round(us * 1000), t_ns=None if at_us is None else round(at_us * 1000))
+
     def output(self, pin: int) -> int | None:
         """The level the firmware drives on a GPIO, or None when the pin is not an output."""
         out = self._call("pin", pin=pin)["out"]
