@@ -26,13 +26,19 @@ are per puck: a run that empties gives `shot_start` {"q", "seg"}; after a shot h
 within rest_window_ms gives `baseline_rest` {"q", "seg"}. `seg` is the run's middle segment (a puck lifted off
 after its baseline_rest names the segment of that rest); `t` is when the change began. A run that grows,
 shrinks or shifts by a segment is the same puck. Quadrant of segment i: i * quadrants // count + 1.
-Reconciler(name, counter, irq, emit): compares hardware-counted edges with IRQs seen; a difference that
-holds unchanged for confirm_us (2 ms: soft IRQs may lag) is reported as `count` {"expected", "seen"}:
-edges counted by hardware and by the IRQ handler since the two last agreed; the beam then re-syncs to
-the live pin level (no pass is invented, and a false `stuck` is avoided).
+Reconciler(name, counter, irq, emit): compares the edges a beam's hardware counter counted with the edges its IRQ
+handler saw. The two never count an edge at the same instant: a PIO or PCNT counts it at once, the handler runs
+microseconds later (a hard IRQ) or whenever MicroPython's scheduler gets to it (the ESP32's soft IRQs), and the main
+loop reads the two one after the other. So a difference is only taken for lost edges once both counts have stood
+still for SETTLE_US (no edge is in flight then); it is then reported as `count` {"expected", "seen"}: the edges
+counted by hardware and by the handler since the two last agreed. Lost edges are reported SETTLE_US after the beam
+went still, so within the pass that lost them.
 Sensors(cfgs, backend, emit, uptime, fault): wires the above to a backend (fb.pins or fb.simpins.SimBoard).
-When the IRQ ring overflowed (edges lost), every beam re-syncs to its live pin level and `fault(code, msg)`
-says how many edges were lost.
+When edges were lost (a `count`, or the IRQ ring overflowed: then `fault(code, msg)` says how many), what a beam saw
+after them is unknown, so it re-syncs to its live pin level: no pass is invented, and a break whose end was lost does
+not become a false `stuck`. The pin is read before the ring is drained, and the beam re-syncs only if no IRQ came
+between the two: an edge still waiting in the ring (the beam cleared while the board was sending the `count`) is
+the detector's to see, not a lost one.
 """
 
 from array import array
@@ -43,6 +49,10 @@ from fb.ring import EDGE_MASK, EdgeIrq, Ring
 SELECT_SETTLE_US = 5  # after changing a 74HC4067's select lines, before reading its signal pin
 SCAN_US = 10000  # how often the hall strips are scanned: a puck rests for hundreds of ms, settle_ms is 60
 CHATTER_EVERY_US = 1000000  # at most one `chatter` event per beam per second: a flickering beam cannot flood the outbox
+# How long a beam's hardware count and IRQ count must both stand still before a difference between them counts as lost
+# edges (Reconciler). Far longer than any IRQ's delay (µs for the RP2040's hard IRQs, one main-loop pass for the ESP32's
+# soft ones) and than a main-loop pass; far shorter than the time between two pucks.
+SETTLE_US = 20000
 
 
 class BeamDetector:
@@ -445,45 +455,71 @@ def _overlaps(a, b, runs):
 
 
 class Reconciler:
-    def __init__(self, name, counter, irq, emit, confirm_us=2000):
+    """One beam's hardware edge count against its IRQ count. check(now) on every main-loop pass; True when it has just
+    reported a `count` (the beam must then re-sync to its pin).
+
+    Each check reads the handler's count, then the hardware's. They agree when each has counted as many edges as the
+    other since they last agreed. When they differ, an edge may still be on its way to one of them, or be lost: it is
+    taken for lost only once both counts have stood still for settle_us, and then reported once. (An edge in flight
+    can also hide a loss for a moment; the loss shows at a later check.) At start, the counts to agree from are taken
+    from two reads of each in a row that give the same values (an edge during the reads changes one of them); if
+    three tries fail, from the first moment both stand still."""
+
+    def __init__(self, name, counter, irq, emit, now=0, settle_us=SETTLE_US):
         self.name = name
-        self.confirm_us = confirm_us
-        self._since = 0
+        self.settle_us = settle_us
         self.counter = counter
         self.irq = irq
         self.emit = emit
-        self._hw0 = counter.value()
-        self._irq0 = irq.edges
-        self._pending = -1
         self.mismatches = 0
         self._f = {"expected": 0, "seen": 0}
+        self._hw = 0  # the counts at the last check, and since when they have stood still
+        self._seen = 0
+        self._since = now
+        self._hw0 = 0  # the counts when the two last agreed
+        self._irq0 = 0
+        self._synced = False
+        for _ in range(3):
+            seen = irq.edges
+            hw = counter.value()
+            if irq.edges == seen and counter.value() == hw:
+                self._hw = self._hw0 = hw
+                self._seen = self._irq0 = seen
+                self._synced = True
+                break
 
     def rebase(self, d):
         self._since -= d
 
     def check(self, now):
         """True when a discrepancy was just reported."""
-        hw = (self.counter.value() - self._hw0) & EDGE_MASK
-        seen = (self.irq.edges - self._irq0) & EDGE_MASK
-        if hw == seen:
-            self._hw0 = (self._hw0 + hw) & EDGE_MASK
-            self._irq0 = (self._irq0 + seen) & EDGE_MASK
-            self._pending = -1
-            return False
-        key = (hw << 16) | seen
-        if key != self._pending:  # IRQs may still be in flight (ESP32 soft IRQs): wait for it to hold
-            self._pending = key
+        seen = self.irq.edges
+        hw = self.counter.value()
+        if hw != self._hw or seen != self._seen:
+            self._hw = hw
+            self._seen = seen
             self._since = now
+        still = now - self._since >= self.settle_us
+        if not self._synced:
+            if still:
+                self._hw0 = hw
+                self._irq0 = seen
+                self._synced = True
             return False
-        if now - self._since < self.confirm_us:
+        dh = (hw - self._hw0) & EDGE_MASK
+        ds = (seen - self._irq0) & EDGE_MASK
+        if dh == ds:
+            self._hw0 = hw
+            self._irq0 = seen
             return False
-        self._pending = -1
+        if not still:  # an edge may still be on its way to one of the two counts
+            return False
         self.mismatches += 1
-        self._hw0 = (self._hw0 + hw) & EDGE_MASK
-        self._irq0 = (self._irq0 + seen) & EDGE_MASK
+        self._hw0 = hw
+        self._irq0 = seen
         f = self._f
-        f["expected"] = hw
-        f["seen"] = seen
+        f["expected"] = dh
+        f["seen"] = ds
         self.emit("count", self.name, now, f)
         return True
 
@@ -508,6 +544,12 @@ class Sensors:
         self.recs = []  # (beam index, Reconciler)
         self.problems = []  # (sensor name, reason): a hardware counter the profile asks for and the port lacks
         self._buf = array("i", [0, 0, 0])
+        # Beams to re-sync to their pins after lost edges, per beam: 0 no, 1 to read, 2 read this pass (level in
+        # _level, IRQ count then in _edges_at). _resyncs: how many are not 0.
+        self._resync = bytearray(0)
+        self._level = bytearray(0)
+        self._edges_at = []  # type: list
+        self._resyncs = 0
         now = uptime.now()
         for cfg in cfgs:
             if cfg["kind"] == "beam":
@@ -525,9 +567,13 @@ class Sensors:
                     counter = None
                     self.problems.append((cfg["name"], str(e)))
                 if counter is not None:
-                    self.recs.append((idx, Reconciler(cfg["name"], counter, irq, emit)))
+                    self.recs.append((idx, Reconciler(cfg["name"], counter, irq, emit, now)))
             elif cfg["kind"] == "hall":
                 self.halls.append(HallStrip(cfg, emit, backend))
+        n = len(self.beams)
+        self._resync = bytearray(n)
+        self._level = bytearray(n)
+        self._edges_at = [0] * n
 
     def step(self):
         up = self.uptime
@@ -535,18 +581,53 @@ class Sensors:
         buf = self._buf
         ring = self.ring
         beams = self.beams
+        resyncs = self._resyncs
+        if resyncs:
+            self._read_pins()
         while ring.pop_into(buf):
             beams[buf[0]].edge(buf[1], up.at(buf[2]))
         if ring.overflow != self._overflow:
             self._overflowed(now)
+        if resyncs:
+            self._resync_beams(now)
         for det in beams:
             det.poll(now)
         for h in self.halls:
             h.poll(now)
         for idx, rec in self.recs:
             if rec.check(now):
-                beams[idx].resync(self.beam_pins[idx].value(), now)
+                self._want_resync(idx)
         return now
+
+    def _want_resync(self, idx):
+        if not self._resync[idx]:
+            self._resyncs += 1
+        self._resync[idx] = 1
+
+    def _read_pins(self):
+        """Before the ring is drained: the live level of each beam waiting to re-sync, and its IRQ count then."""
+        want = self._resync
+        irqs = self.irqs
+        for i in range(len(want)):
+            if want[i]:
+                self._edges_at[i] = irqs[i].edges
+                self._level[i] = self.beam_pins[i].value()
+                want[i] = 2
+
+    def _resync_beams(self, now):
+        """After the ring is drained: a beam whose pin was read and whose IRQ ran no more since then has seen every
+        edge its IRQ caught, so a live level that differs from its own is edges lost: it adopts it. One whose IRQ ran
+        in between reads its pin again on the next pass."""
+        want = self._resync
+        irqs = self.irqs
+        for i in range(len(want)):
+            if want[i] == 2:
+                if irqs[i].edges == self._edges_at[i]:
+                    self.beams[i].resync(self._level[i], now)
+                    want[i] = 0
+                    self._resyncs -= 1
+                else:
+                    want[i] = 1
 
     def _rebase(self, d):
         for det in self.beams:
@@ -561,8 +642,8 @@ class Sensors:
         live pin level (a break whose end was lost is not left standing as a false `stuck`), and a fault says so."""
         lost = (self.ring.overflow - self._overflow) & EDGE_MASK
         self._overflow = self.ring.overflow
-        for idx, det in enumerate(self.beams):
-            det.resync(self.beam_pins[idx].value(), now)
+        for idx in range(len(self.beams)):
+            self._want_resync(idx)
         if self.fault is not None:
             self.fault("irq_overflow", "%d sensor edges lost: the main loop fell behind; beams re-read their pins" % lost)
 

@@ -1,6 +1,6 @@
 """Simulated board: the pin backend for bench tests and the simulator (same interface as fb.pins).
 
-    board = SimBoard(ticks0=0)          # installs its clock with compat.set_clock (µs since sim boot)
+    board = SimBoard(ticks0=0, irq_delay_us=0)   # installs its clock with compat.set_clock (µs since sim boot)
     board.make_input(pin_no, pull, handler) / make_output(pin_no, value) / make_counter(pin_no, kind)
     board.at(t_us, pin_no, level, lost=False)    # schedule a level change
     board.beam(pin_no, start_us, dur_us, broken=1, lost=None)   # a break: level `broken` for dur_us
@@ -13,7 +13,9 @@ so a ticks0 just below 2**30 exercises the wrap. An edge fires the pin's IRQ han
 the clock reads exactly the event time while the handler runs. Under MicroPython the handler runs inside
 micropython.heap_lock(), like a hard IRQ: a handler that allocates raises MemoryError. Every edge also
 bumps the pin's simulated hardware counters; `lost=True` skips the IRQ only (a lost interrupt), which
-the firmware's reconciliation must report.
+the firmware's reconciliation must report. `irq_delay_us` > 0 runs each handler that long after its edge instead,
+as the ESP32's soft pin IRQs run when MicroPython's scheduler gets to them: the handler reads the clock and the pin
+when it runs, not when the edge came.
 """
 
 import heapq
@@ -72,8 +74,16 @@ class SimPin:
         edge = self.IRQ_RISING if level else self.IRQ_FALLING
         if lost or self.handler is None or not (self.trigger & edge):
             return
-        self.irqs += 1
+        if self.board.irq_delay_us:
+            self.board.later(self.board.now + self.board.irq_delay_us, self.no)
+            return
+        self.run_irq()
+
+    def run_irq(self):
         h = self.handler
+        if h is None:  # (a late run after the handler was taken away)
+            return
+        self.irqs += 1
         if self.board.strict_irq:
             compat.heap_lock()
             try:
@@ -148,8 +158,9 @@ class SimStrip:
 
 
 class SimBoard:
-    def __init__(self, ticks0=0, strict_irq=None):
+    def __init__(self, ticks0=0, strict_irq=None, irq_delay_us=0):
         self.ticks0 = ticks0
+        self.irq_delay_us = irq_delay_us
         self.now = 0
         self.pins = {}
         self._events = []
@@ -203,6 +214,11 @@ class SimBoard:
         self._seq += 1
         heapq.heappush(self._events, (t_us, self._seq, pin_no, level, lost))
 
+    def later(self, t_us, pin_no):
+        """Run pin_no's IRQ handler at t_us (a soft IRQ's late run)."""
+        self._seq += 1
+        heapq.heappush(self._events, (t_us, self._seq, pin_no, -1, False))
+
     def beam(self, pin_no, start_us, dur_us, broken=1, lost=None):
         """A beam break: `broken` level from start for dur_us. lost: "start"/"end"/"both" loses IRQs."""
         self.at(start_us, pin_no, broken, lost in ("start", "both"))
@@ -232,7 +248,10 @@ class SimBoard:
         while ev and ev[0][0] <= t_us:
             t, _, no, level, lost = heapq.heappop(ev)
             self.now = t
-            self.pin(no).drive(level, lost)
+            if level < 0:
+                self.pin(no).run_irq()
+            else:
+                self.pin(no).drive(level, lost)
         if t_us > self.now:
             self.now = t_us
 
