@@ -53,7 +53,7 @@ def test_every_beam_of_the_profile_is_wired() -> None:
 
 def test_a_beam_broken_too_long_is_stuck_then_clear() -> None:
     stuck_ms = HOLE["stuck_ms"]
-    with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
+    with Pico(flash=flashed("pico_w")) as board, Host(board, expect=("stuck", "clear")) as host:
         host.hello()
         t0 = board.hold() + 20_000
         board.schedule_beam("hole", t0, 1000)  # a pass first: it ties the board's clock to the rig's

@@ -10,7 +10,7 @@ from flickboard.sim.rp2 import Pico
 
 
 def test_ten_ms_of_chatter_on_the_hole_beam_is_chatter_not_a_twenty() -> None:
-    with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
+    with Pico(flash=flashed("pico_w")) as board, Host(board, expect=("chatter", "fault:irq_overflow")) as host:
         host.hello()
         t0 = board.hold() + 20_000
         widths = [50, 150, 80, 120, 60, 140, 100, 90]
@@ -37,7 +37,7 @@ def test_an_overflowing_ring_resyncs_the_beams_and_says_so() -> None:
     """Edges every 40 us on the hole beam for 12 ms, far faster than the main loop drains them (an IRQ costs about
     26 us here): the 64-entry ring overflows. The beam ends clear, so it must not become `stuck`; a fault says how
     many edges were lost, and the next pass is seen as usual."""
-    with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
+    with Pico(flash=flashed("pico_w")) as board, Host(board, expect=("fault:irq_overflow", "chatter")) as host:
         host.hello()
         t0 = board.hold() + 20_000
         for k in range(150):  # 300 edges, the beam clear at the end

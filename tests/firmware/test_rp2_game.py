@@ -27,7 +27,7 @@ import procs
 import pytest
 import serial
 from e2e import FLICKBOARD, BridgeProc, Watcher, bridge_args, game, replay_summary
-from rp2_board import TEST_CONFIG, flashed
+from rp2_board import ALARMS, TEST_CONFIG, flashed
 
 from flickboard.board.protocol import ProtocolError, decode_line, encode_command
 from flickboard.core import journal
@@ -103,6 +103,7 @@ def test_a_game_on_the_emulated_pico_through_the_bridge_to_the_retained_scoreboa
     assert [s for _, s in keys] == list(range(1, len(keys) + 1)) and len({b for b, _ in keys}) == 1, "each event once"
     kinds = [r["m"] for r in records if r["src"] == "board"]
     assert kinds[0] == "hello" and kinds.count("shot_start") == SHOTS, kinds
+    assert not [k for k in kinds if k in ALARMS], kinds  # a game without faults raises no alarm
     assert final["board_link"]["via"].startswith("serial") and final["board_link"]["online"]
     assert not final["needs_review"] and final["waiting"] is None and final["queued"] == 0
     twenties = sum(expected["current"]["twenties"])

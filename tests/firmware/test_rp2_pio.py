@@ -15,7 +15,7 @@ from flickboard.sim.rp2.parts import load_profile
 def test_an_irq_lost_to_an_edge_burst_is_a_count_event() -> None:
     hole = next(s for s in load_profile("pico_w")["sensors"] if s["name"] == "hole")
     assert hole["counter"] == "pio"
-    with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
+    with Pico(flash=flashed("pico_w")) as board, Host(board, expect=("count",)) as host:
         host.hello()
         pin = board.wiring.beam("hole").pin
         t0 = board.hold() + 20_000
@@ -46,7 +46,7 @@ def test_edges_the_irq_sees_are_not_a_count_event() -> None:
 
 def test_a_lost_edge_of_a_scenario_is_a_count_event() -> None:
     """The simulated board's scenario format: `lost` makes an edge burst before the edge (host/sim/rp2/scenario.py)."""
-    with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
+    with Pico(flash=flashed("pico_w")) as board, Host(board, expect=("count",)) as host:
         host.hello()
         t0 = board.hold() + 20_000
         board.play({"events": [{"at_ms": 0, "beam": "hole", "dur_us": 2000, "lost": "start"}]}, t0)

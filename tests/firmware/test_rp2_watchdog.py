@@ -174,7 +174,7 @@ def test_make_flash_says_what_to_do_without_a_board() -> None:
 def test_mqtt_set_on_a_board_without_network_is_a_fault_not_a_crash_loop() -> None:
     """A Pico W profile with a broker set, on MicroPython built for a plain Pico (no network module, as on the
     rig): the board says so in a `config` fault and runs on USB serial, instead of crashing at every start."""
-    with Pico(flash=flashed("pico_w"), pace="realtime") as board, Host(board) as host:
+    with Pico(flash=flashed("pico_w"), pace="realtime") as board, Host(board, expect=("fault:config",)) as host:
         host.hello()
         host.close()
         config = {**TEST_CONFIG, "profile": "pico_w", "wifi": {"ssid": "club"}, "mqtt": {"host": "192.168.1.10"}}

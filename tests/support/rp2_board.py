@@ -6,7 +6,10 @@
 safe-mode button is held. Each test starts its own board from an image: `Pico(flash=flashed("pico_w"))`.
 
 `Host` is a USB host program on the board's port (pyserial): it decodes the board's lines with the host's own
-decoder (host/board/protocol.py), sends commands, acks.
+decoder (host/board/protocol.py), sends commands, acks. A test fails on any alarm the board raised that its scenario
+did not cause: when the `with Host(...)` block ends, every message read so far is checked, and a `count`, `fault`,
+`stuck`, `clear`, `chatter`, `gap` or `error` is a failure unless the test named it in `expect` (a kind, or
+"fault:CODE" for one fault code). So a false alarm in any test on the emulated Pico is caught.
 """
 
 from __future__ import annotations
@@ -107,11 +110,17 @@ def _make_images() -> None:
     _images["pico_w_mux"] = out / "pico_w_mux.img"
 
 
-class Host:
-    """A program on the board's USB port: decoded board messages in `msgs`, commands out."""
+# The messages that say something is wrong: a test that does not cause one must not see one.
+ALARMS = ("count", "fault", "stuck", "clear", "chatter", "gap", "error")
 
-    def __init__(self, board: Pico, timeout: float = 30.0) -> None:
+
+class Host:
+    """A program on the board's USB port: decoded board messages in `msgs`, commands out. `expect`: the alarms (ALARMS)
+    the test's scenario causes, by kind or as "fault:CODE"; any other is a failure at the end of the `with` block."""
+
+    def __init__(self, board: Pico, timeout: float = 30.0, expect: tuple[str, ...] = ()) -> None:
         self.board = board
+        self.expect = expect
         self.msgs: list[BoardMessage] = []
         self.noise: list[bytes] = []
         self._buf = b""
@@ -208,8 +217,39 @@ class Host:
                 seen.setdefault(m.key, m)
         return sorted(seen.values(), key=lambda m: (m.boot, m.seq))
 
+    def surprises(self) -> list[BoardMessage]:
+        """The alarms received so far that the scenario did not cause (not in `expect`)."""
+        out = []
+        for m in self.msgs:
+            if m.kind not in ALARMS or m.kind in self.expect:
+                continue
+            if m.kind == "fault" and f"fault:{m.fields.get('code')}" in self.expect:
+                continue
+            out.append(m)
+        return out
+
+    def drain(self) -> None:
+        """Read what the board has sent and nobody has read yet."""
+        if self.port is not None:
+            try:
+                while self.port.in_waiting:
+                    self._pump()
+            except (OSError, serial.SerialException):
+                pass
+
+    def assert_no_surprises(self) -> None:
+        self.drain()
+        bad = self.surprises()
+        assert not bad, "alarms the scenario did not cause: " + "; ".join(
+            f"{m.kind} {m.fields} (boot {m.boot}, seq {m.seq})" for m in bad[:8]
+        )
+
     def __enter__(self) -> Host:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        try:
+            if exc_type is None:
+                self.assert_no_surprises()
+        finally:
+            self.close()
