@@ -190,7 +190,7 @@ flash: firmware board-tools
 	$(BIN)/python -m flickboard.board.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config
 
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
-.PHONY: soak fuzz
+.PHONY: soak soak-rp2 fuzz
 
 SOAK_SEEDS ?= 5
 FUZZ_ARGS  ?=
@@ -199,11 +199,19 @@ FUZZ_STAMP := $(VENV)/.flickboard-fuzz
 # Every fault of tests/support/faults.py on SOAK_SEEDS whole games each, with real Mosquitto, ptys and MicroPython; writes the
 # table of faults x events x lost x duplicated into docs/reliability.md, and fails if any event was lost or doubled. Then a
 # whole tournament whose boards report their own results (tests/support/tournament_soak.py; docs/tournament.md, Measured).
-soak: setup system
+# Then the sensor alarms on the emulated Pico, long (tests/firmware/test_rp2_count.py: make test runs them short).
+soak: setup system rp2
 	@echo "==> soak: seven faults, $(SOAK_SEEDS) whole games each; the table goes into docs/reliability.md"
 	@$(BIN)/python tests/support/soak.py --seeds $(SOAK_SEEDS)
 	@echo "==> soak: a whole tournament (128 entrants, 32 boards, 4 bridges) whose boards report their own results, the director killed mid-round"
 	@$(BIN)/python tests/support/tournament_soak.py
+	@$(MAKE) --no-print-directory soak-rp2
+
+# The edge-count cross-check on the emulated Pico, long: 3,000 breaks of every width, 107 losses of a starved IRQ, 50
+# boots each followed by breaks; any count, fault or other alarm the scenario did not cause fails it (docs/reliability.md).
+soak-rp2: setup system rp2
+	@echo "==> soak: the hole beam's edge-count cross-check on the emulated Pico: 3,000 breaks, 107 losses, 50 boots"
+	@FLICKBOARD_RP2_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider --durations=0 tests/firmware/test_rp2_count.py
 
 # The fuzz targets of tests/fuzz/targets.py, coverage-guided with atheris: 100,000 decoder inputs, 10,000 session
 # input sequences, 20,000 of each other target (FUZZ_ARGS="--runs-decoder N ..." to change). Without atheris the same

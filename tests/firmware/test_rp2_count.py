@@ -31,6 +31,9 @@ FLOOR_US = 250  # the shortest break the default glitch filter detects every tim
 PIO_LATE_US = 8000  # how late the PIO is made to count: far more than any real board's, less than the settle time
 WIDTHS = [FLOOR_US, 300, 400, 600, 1000, 2000, 3500, 5000, 8000, 12000]
 GLITCHES = [50, 100, 150]  # below min_pulse_us: never a pass
+# After a loss, how long the beam stays still beyond SETTLE_US before the next one: room for the board's main loop to
+# be slow for a while (a pass that sends an event, a garbage collection: tens of ms at most).
+QUIET_US = 80_000
 
 
 def _healthy(host: Host) -> None:
@@ -48,10 +51,11 @@ def _arrived(host: Host, boot: int, n: int) -> bool:
 
 
 def _check_passes(got: list[BoardMessage], want: list[tuple[float, float]]) -> None:
-    """Each break (start, width) once, in order: its width to ±5 µs, its start where it was (against the first)."""
+    """Each break (start, width) once, in order: its width and its start (against the first) as the IRQ timestamps
+    them, within how late an IRQ can be. A pass shortened or lengthened by a re-sync would be off by milliseconds."""
     assert len(got) == len(want), f"{len(got)} passes for {len(want)} breaks"
     for m, (_, w) in zip(got, want, strict=True):
-        assert abs(m.fields["dur_us"] - w) <= 5, (m.fields, w)
+        assert abs(m.fields["dur_us"] - w) <= IRQ_LATE_US, (m.fields, w)  # (each edge's IRQ is 5 to 22 µs late)
     for m, (at, _) in zip(got, want, strict=True):
         assert abs((m.t_us - got[0].t_us) - (at - want[0][0])) <= IRQ_LATE_US, (m.t_us, at)
 
@@ -94,7 +98,9 @@ def test_a_starved_irq_is_a_count_fault_and_every_pass_stays() -> None:
     whole = 10 if LONG else 3  # passes that come entirely while the IRQ is held off
     with Pico(flash=flashed("pico_w")) as board, Host(board, expect=("count",)) as host:
         host.hello()
-        t = board.hold() + 20_000
+        # Once the board has settled after its start (its first main-loop passes come tens of ms apart, which would
+        # only delay the first count).
+        t = board.hold() + 300_000
         want: list[tuple[float, float]] = []
         groups = []
         pin = board.wiring.beam("hole").pin
@@ -106,24 +112,24 @@ def test_a_starved_irq_is_a_count_fault_and_every_pass_stays() -> None:
             board.schedule_beam("hole", t + 400, w)
             want.append((t + 400, w))
             groups.append((t, t + 400 + w, 1))
-            t += w + SETTLE_US + 25_000
+            t += w + SETTLE_US + QUIET_US
         for _ in range(whole):
             board.hold_irq(t, t + 6000)  # a 3 ms pass the CPU never sees: its handler runs once, after it
             board.schedule_beam("hole", t + 1000, 3000)
             groups.append((t, t + 4000, 1))
-            t += SETTLE_US + 25_000
+            t += SETTLE_US + QUIET_US
         board.go("fast")
-        host.collect(lambda: len(host.events("count")) >= len(groups), timeout=120)
+        host.collect(lambda: len(host.events("count")) >= len(groups), timeout=60 + 2 * len(groups))
         board.run_until(t + 100_000)
         board.go("fast")
         _check_passes(_passes(host), want)
         counts = host.events("count")
         assert len(counts) == len(groups), [c.fields for c in counts]
-        # Each loss once, and soon: within a few main-loop passes of both counts having stood still for SETTLE_US.
+        # Each loss once, and soon: before the next group starts, QUIET_US after both counts stood still for SETTLE_US.
         offset = _passes(host)[0].t_us - want[0][0]  # board µs = rig µs + offset
         for c, (start, end, lost) in zip(counts, groups, strict=True):
             assert c.fields["expected"] - c.fields["seen"] == lost, c.fields
-            assert start < c.t_us - offset <= end + SETTLE_US + 10_000, (c.t_us - offset, start, end)
+            assert start < c.t_us - offset < end + SETTLE_US + QUIET_US, (c.t_us - offset, start, end)
 
 
 def test_the_first_breaks_after_boot_are_reported_every_time() -> None:
