@@ -46,7 +46,7 @@ SAMPLES = {
 
 def sample_path(game: str = "pichenotte") -> str:
     """A bundled example transcript of a game (host/samples/)."""
-    return str(resources.files("host").joinpath("samples", SAMPLES[games.game_name(game)]))
+    return str(resources.files("flickboard").joinpath("samples", SAMPLES[games.game_name(game)]))
 
 
 def load(path: str) -> tuple[AnyGame, Fold, dict[str, list[str]], list[str]]:

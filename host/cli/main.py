@@ -1,5 +1,9 @@
 """The `flickboard` command. Every subcommand prints progress and plain one-line errors, never a traceback
-(set FLICKBOARD_DEBUG=1 to see one)."""
+(set FLICKBOARD_DEBUG=1 to see one).
+
+A command answers at once: the parser lists every subcommand, but only the one on the command line is set up, and
+each one imports its own modules when it is set up or run (tests/system/test_startup.py holds it; docs/performance.md,
+figure 9, times it)."""
 
 from __future__ import annotations
 
@@ -10,12 +14,33 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import NoReturn, TextIO
 
-from flickboard.cli.files import cmd_export, cmd_replay, cmd_rules
-from flickboard.cli.play import cmd_play
-from flickboard.config import add_broker_arguments
-from flickboard.core.journal import JournalError
 from flickboard.errors import UserError
-from flickboard.rules import games
+
+Command = Callable[[argparse.Namespace, TextIO], int]
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.cli.files import cmd_rules as run
+
+    return run(args, out)
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.cli.files import cmd_replay as run
+
+    return run(args, out)
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.cli.files import cmd_export as run
+
+    return run(args, out)
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.cli.play import cmd_play as run
+
+    return run(args, out)
 
 
 def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
@@ -36,45 +61,39 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError(f"demo: {e}") from None
 
 
-def _integrations(args: argparse.Namespace, out: TextIO) -> int:
-    from flickboard.displays.integrations.runner import run_integrations
+def cmd_bridge(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.cli.bridge import run_bridge
 
-    return run_integrations(args, out)
-
-
-def _bridge_command(name: str) -> Callable[[argparse.Namespace, TextIO], int]:
-    def run(args: argparse.Namespace, out: TextIO) -> int:
-        from flickboard.cli import bridge as bridge_cli
-
-        result: int = getattr(bridge_cli, name)(args, out)
-        return result
-
-    return run
+    return run_bridge(args, out)
 
 
-# ---------------------------------------------------------------- entry point
+def cmd_enter(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.cli.remote import run_enter
+
+    return run_enter(args, out)
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad command line is one plain line (a UserError), not a usage block and a traceback."""
+def cmd_scoreboard(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.cli.remote import run_scoreboard
 
-    def error(self, message: str) -> NoReturn:
-        sub = self.prog.removeprefix("flickboard").strip()
-        where = f"{sub}: " if sub else ""
-        raise UserError(f"{where}{message} (see: {self.prog} --help)")
+    return run_scoreboard(args, out)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="flickboard", description="Score Pichenotte by hand or from an instrumented board.")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+# ---------------------------------------------------------------- each subcommand's options
 
-    r = sub.add_parser("rules", help="list rule sets, or show one's options")
+
+def _rules(r: argparse.ArgumentParser) -> None:
+    from flickboard.rules import games
+
     r.add_argument("action", nargs="?", choices=["list", "show"])
     r.add_argument("name", nargs="?")
     r.add_argument("--game", help=f"only this game's rule sets: {', '.join(games.GAMES)}")
     r.set_defaults(func=cmd_rules)
 
-    pl = sub.add_parser("play", help="keep score interactively (journaled; --resume after a crash)")
+
+def _play(pl: argparse.ArgumentParser) -> None:
+    from flickboard.rules import games
+
     pl.add_argument("--game", help=f"{' | '.join(games.GAMES)} (default: pichenotte; 'quebec' works too)")
     pl.add_argument("--rules", help="rule set (see: flickboard rules list; default: the game's first)")
     pl.add_argument(
@@ -93,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--resume", metavar="JOURNAL", help="continue the match kept in this journal")
     pl.set_defaults(func=cmd_play)
 
-    rp = sub.add_parser("replay", help="replay a transcript or journal and print the scoreboard")
+
+def _replay(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("file", nargs="?")
     rp.add_argument("--json", action="store_true", help="print the summary document (docs/transcript.md)")
     rp.add_argument(
@@ -106,14 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--strict", action="store_true", help="exit 1 if any input was refused")
     rp.set_defaults(func=cmd_replay)
 
-    ex = sub.add_parser("export", help="write the shot log (CSV, JSON) or a transcript of a game")
+
+def _export(ex: argparse.ArgumentParser) -> None:
     ex.add_argument("file")
     ex.add_argument("--csv", metavar="FILE")
     ex.add_argument("--json", metavar="FILE")
     ex.add_argument("--transcript", metavar="FILE")
     ex.set_defaults(func=cmd_export)
 
-    sm = sub.add_parser("sim", help="run the simulated board: the real firmware, from a scenario or a game")
+
+def _sim(sm: argparse.ArgumentParser) -> None:
     sm.add_argument("source", nargs="?", help="a scenario (.json) or a game transcript")
     sm.add_argument("--random-game", action="store_true", help="play a random legal game (see --seed, --rules)")
     sm.add_argument("--seed", type=int, default=1, help="seed of --random-game (the same seed, the same game)")
@@ -133,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sm.set_defaults(func=cmd_sim)
 
-    br = sub.add_parser("bridge", help="follow boards (serial, MQTT), keep their games, publish the scoreboards")
+
+def _bridge(br: argparse.ArgumentParser) -> None:
     br.add_argument("--config", metavar="TOML", help="settings file (docs/mqtt.md); the options below override it")
     br.add_argument("--serial", action="append", metavar="PORT", help="a board's port, or 'auto' (repeatable)")
     br.add_argument("--mqtt", metavar="URL", help="broker: mqtt://[user:pass@]host[:port] or mqtts://...")
@@ -157,9 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--match", help="match format of a board's first match (default: the rule set's)")
     br.add_argument("--log-level", help="DEBUG, INFO, WARNING or ERROR (default: INFO)")
     br.add_argument("--stdin", action="store_true", help="read entries from stdin even when it is not a terminal")
-    br.set_defaults(func=_bridge_command("run_bridge"))
+    br.set_defaults(func=cmd_bridge)
 
-    en = sub.add_parser("enter", help="send a manual entry to a running bridge over MQTT and print its answer")
+
+def _enter(en: argparse.ArgumentParser) -> None:
+    from flickboard.config import add_broker_arguments
+
     en.add_argument(
         "line",
         nargs="*",
@@ -174,9 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--match", help="with --new: Pichenotte's match format")
     en.add_argument("--target", help="with --new: the points a Québec or Flicochet game is played to")
     en.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the answer (default 10)")
-    en.set_defaults(func=_bridge_command("run_enter"))
+    en.set_defaults(func=cmd_enter)
 
-    sb = sub.add_parser("scoreboard", help="show a board's live scoreboard from MQTT in the terminal")
+
+def _scoreboard(sb: argparse.ArgumentParser) -> None:
+    from flickboard.config import add_broker_arguments
+
     add_broker_arguments(sb)
     sb.add_argument("--board", required=True)
     sb.add_argument("--once", action="store_true", help="print the current scoreboard and exit")
@@ -184,38 +213,38 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--big", action="store_true", help="the big view, even into a pipe")
     sb.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="side colours (default: auto)")
     sb.add_argument("--timeout", type=float, default=5.0, help="with --once: seconds to wait (default 5)")
-    sb.set_defaults(func=_bridge_command("run_scoreboard"))
+    sb.set_defaults(func=cmd_scoreboard)
 
-    wb = sub.add_parser("web", help="the TV scoreboard and the phone entry page, live from MQTT (docs/displays.md)")
-    from flickboard.displays.web.command import configure_parser as configure_web
-    from flickboard.displays.web.command import run_web
 
-    configure_web(wb)
+def _web(wb: argparse.ArgumentParser) -> None:
+    from flickboard.displays.web.command import configure_parser, run_web
+
+    configure_parser(wb)
     wb.set_defaults(func=run_web)
 
-    ig = sub.add_parser(
-        "integrations", help="Home Assistant discovery, an AWTRIX 3 app, WLED effects (docs/integrations.md)"
-    )
-    from flickboard.displays.integrations.runner import configure_parser as configure_integrations
 
-    configure_integrations(ig)
-    ig.set_defaults(func=_integrations)
+def _integrations(ig: argparse.ArgumentParser) -> None:
+    from flickboard.displays.integrations.runner import configure_parser, run_integrations
 
-    ac = sub.add_parser("accuracy", help="a board journal's sensor evidence against the recorded truth, per sensor")
-    from flickboard.cli.accuracy import configure_parser as configure_accuracy
-    from flickboard.cli.accuracy import run_accuracy
+    configure_parser(ig)
+    ig.set_defaults(func=run_integrations)
 
-    configure_accuracy(ac)
+
+def _accuracy(ac: argparse.ArgumentParser) -> None:
+    from flickboard.cli.accuracy import configure_parser, run_accuracy
+
+    configure_parser(ac)
     ac.set_defaults(func=run_accuracy)
 
-    tn = sub.add_parser("tournament", help="run a tournament: entrants, stages, pairings, results, standings, exports")
-    from flickboard.cli.tournament.parser import configure_parser as configure_tournament
-    from flickboard.cli.tournament.parser import run as run_tournament
 
-    tn.set_defaults(func=run_tournament)
-    configure_tournament(tn)
+def _tournament(tn: argparse.ArgumentParser) -> None:
+    from flickboard.cli.tournament.parser import configure_parser, run
 
-    dm = sub.add_parser("demo", help="play a whole game through the simulated board, the bridge and MQTT")
+    tn.set_defaults(func=run)
+    configure_parser(tn)
+
+
+def _demo(dm: argparse.ArgumentParser) -> None:
     dm.add_argument("--live", action="store_true", help="play in real time, for a person to watch")
     dm.add_argument("--seed", type=int, help="which random game to play (default: a fixed one)")
     dm.add_argument("--serial-only", action="store_true", help="leave MQTT out: board -> pty -> bridge")
@@ -223,21 +252,80 @@ def build_parser() -> argparse.ArgumentParser:
     dm.add_argument("--rp2", action="store_true", help="the board is the emulated Pico (make demo-rp2; make rp2 first)")
     dm.add_argument("--shots", type=int, metavar="N", help="play only the game's first N sensor shots")
     dm.set_defaults(func=cmd_demo)
+
+
+# name: (the line in `flickboard --help`, what sets up its options), in the order --help lists them
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "rules": ("list rule sets, or show one's options", _rules),
+    "play": ("keep score interactively (journaled; --resume after a crash)", _play),
+    "replay": ("replay a transcript or journal and print the scoreboard", _replay),
+    "export": ("write the shot log (CSV, JSON) or a transcript of a game", _export),
+    "sim": ("run the simulated board: the real firmware, from a scenario or a game", _sim),
+    "bridge": ("follow boards (serial, MQTT), keep their games, publish the scoreboards", _bridge),
+    "enter": ("send a manual entry to a running bridge over MQTT and print its answer", _enter),
+    "scoreboard": ("show a board's live scoreboard from MQTT in the terminal", _scoreboard),
+    "web": ("the TV scoreboard and the phone entry page, live from MQTT (docs/displays.md)", _web),
+    "integrations": ("Home Assistant discovery, an AWTRIX 3 app, WLED effects (docs/integrations.md)", _integrations),
+    "accuracy": ("a board journal's sensor evidence against the recorded truth, per sensor", _accuracy),
+    "tournament": ("run a tournament: entrants, stages, pairings, results, standings, exports", _tournament),
+    "demo": ("play a whole game through the simulated board, the bridge and MQTT", _demo),
+}
+
+
+# ---------------------------------------------------------------- entry point
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one plain line (a UserError), not a usage block and a traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        sub = self.prog.removeprefix("flickboard").strip()
+        where = f"{sub}: " if sub else ""
+        raise UserError(f"{where}{message} (see: {self.prog} --help)")
+
+
+EVERY = "*"  # build_parser(EVERY): every subcommand set up
+
+
+def build_parser(command: str | None = EVERY) -> argparse.ArgumentParser:
+    """The parser; `command` names the one subcommand whose options are set up (EVERY: all of them, None: none, as
+    `flickboard --help` needs)."""
+    p = _Parser(prog="flickboard", description="Score Pichenotte by hand or from an instrumented board.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (what, configure) in COMMANDS.items():
+        c = sub.add_parser(name, help=what)
+        if command in (EVERY, name):
+            configure(c)
     return p
+
+
+def chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand the command line names (the first word; the top level has no option that takes a value)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def _journal_error(e: Exception) -> bool:
+    """A journal's own error (a sentence for the user), without loading the journal for a command that has none."""
+    journal = sys.modules.get("flickboard.core.journal")
+    return journal is not None and isinstance(e, journal.JournalError)
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(chosen(words))
     try:
-        args = parser.parse_args(argv)
-        func: Callable[[argparse.Namespace, TextIO], int] | None = getattr(args, "func", None)
+        args = parser.parse_args(words)
+        func: Command | None = getattr(args, "func", None)
         if func is None:
             raise UserError(
                 "say what to do: flickboard rules | play | replay | export | sim | bridge (see: flickboard --help)"
             )
         return func(args, out)
-    except (UserError, JournalError) as e:
+    except UserError as e:
         print(f"flickboard: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -249,6 +337,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as e:  # never a traceback for a user
+        if _journal_error(e):
+            print(f"flickboard: {e}", file=sys.stderr)
+            return 2
         if os.environ.get("FLICKBOARD_DEBUG"):
             raise
         print(

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from flickboard import lifecycle
-from flickboard.cli.bridge import OneShotClient, Running, start_bridge
+from flickboard.cli.bridge import Running, start_bridge
+from flickboard.cli.remote import OneShotClient
 from flickboard.config import BridgeConfig, parse_mqtt_url
 from flickboard.core.scoreboard import final_line, moment_text, text_view
 from flickboard.core.session import fold_entries

@@ -23,7 +23,11 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-nx: Any = importlib.import_module("networkx")  # networkx ships no type information
+
+def _nx() -> Any:
+    """networkx (it ships no type information), loaded by the first pairing: it takes a tenth of a second or more to
+    load, which the commands that do not pair would otherwise pay (tests/system/test_startup.py)."""
+    return importlib.import_module("networkx")
 
 
 class PairingError(ValueError):
@@ -75,25 +79,25 @@ def _halves(
     for w in sorted({wins[e] for e in ranked}, reverse=True):
         stay = [e for e in ranked if wins[e] == w and any(wins[u] == wins[v] == w and e in (u, v) for u, v in matching)]
         half = len(stay) // 2
-        graph = nx.Graph()
+        graph = _nx().Graph()
         graph.add_nodes_from(stay)
         for i, a in enumerate(stay):
             for j in range(i + 1, len(stay)):
                 b = stay[j]
                 if frozenset((a, b)) not in met:
                     graph.add_edge(a, b, weight=len(stay) + 1 - abs(j - i - half))
-        out |= set(nx.max_weight_matching(graph, maxcardinality=True, weight="weight"))
+        out |= set(_nx().max_weight_matching(graph, maxcardinality=True, weight="weight"))
     return out
 
 
 def _pairable(entrants: Sequence[str], met: set[frozenset[str]]) -> bool:
     """Whether every one of `entrants` can be paired with someone they have not met."""
-    graph = nx.Graph()
+    graph = _nx().Graph()
     graph.add_nodes_from(entrants)
     graph.add_edges_from(
         (a, b) for i, a in enumerate(entrants) for b in entrants[i + 1 :] if frozenset((a, b)) not in met
     )
-    return 2 * len(nx.max_weight_matching(graph, maxcardinality=True)) == len(entrants)
+    return 2 * len(_nx().max_weight_matching(graph, maxcardinality=True)) == len(entrants)
 
 
 def _matching(ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset[str]]) -> set[tuple[str, str]]:
@@ -111,7 +115,7 @@ def _matching(ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset
     c_float = n * n + 1  # rule 4: how far a floater is from the lowest of its group, and its opponent from the top
     c_score = c_float * (2 * n * n + 1)  # rule 3: the difference in wins, squared
     base = c_score * n * spread * spread + 1  # every weight stays positive
-    graph = nx.Graph()
+    graph = _nx().Graph()
     graph.add_nodes_from(ranked)
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
@@ -125,4 +129,4 @@ def _matching(ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset
                 away = (group_size[wins[a]] - 1 - ia) + ib  # a from the bottom of its group, b from the top of its
                 weight = base - c_score * d * d - c_float * away
             graph.add_edge(a, b, weight=weight)
-    return set(nx.max_weight_matching(graph, maxcardinality=True, weight="weight"))
+    return set(_nx().max_weight_matching(graph, maxcardinality=True, weight="weight"))

@@ -19,7 +19,6 @@ from typing import TextIO
 from flickboard import lifecycle
 from flickboard.config import ConfigError, add_broker_arguments, board_problem, broker_of
 from flickboard.errors import UserError
-from flickboard.tournament.hall import Hall, HallError
 
 
 def configure_run(c: argparse.ArgumentParser) -> None:
@@ -32,6 +31,8 @@ def configure_run(c: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from flickboard.tournament.hall import Hall, HallError  # the MQTT client: loaded by `run` alone
+
     if not os.path.exists(args.file):
         raise UserError(
             f"there is no tournament {args.file} (start one: flickboard tournament new {args.file} --name NAME)"

@@ -12,14 +12,15 @@ import argparse
 import os
 import sys
 import threading
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from flickboard import lifecycle
 from flickboard.config import ConfigError, add_broker_arguments, board_problem, broker_of
-from flickboard.displays.tournament_pages.pages import TournamentPages
 from flickboard.displays.web.config import WebConfig, WebError
 from flickboard.displays.web.key import KEY_ENV, load_key
-from flickboard.displays.web.server import PagesMaker, start_web
+
+if TYPE_CHECKING:
+    from flickboard.displays.web.server import PagesMaker
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
@@ -84,11 +85,15 @@ def plugged_pages(args: Any) -> list[PagesMaker]:
     path = getattr(args, "tournament", None)
     if path is None:
         return []
+    from flickboard.displays.tournament_pages.pages import TournamentPages  # the server's: loaded when it starts
+
     return [lambda app: TournamentPages(app, path)]
 
 
 def run_web(args: Any, out: TextIO) -> int:
     """`flickboard web`: serve until Ctrl-C, SIGTERM or SIGHUP. Errors are one line on stderr (exit 2)."""
+    from flickboard.displays.web.server import start_web  # the server: loaded when it starts, not by `web --help`
+
     stop = threading.Event()
     with lifecycle.on_stop_signals(stop.set):  # before the first line: whoever reads it may stop us at once
         try:
