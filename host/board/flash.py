@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from flickboard import lifecycle
+from flickboard.board import files
 from flickboard.board.protocol import BoardMessage, ProtocolError, decode_line, encode_command
 
 serial: Any = importlib.import_module("serial")  # pyserial ships no type information
 ROOT = Path(__file__).resolve().parents[2]
-PROFILES = ROOT / "hardware" / "profiles"
+PROFILES = files.profiles_dir()
 STAGE = "fb.stage"
 MARK = "flickboard-flash:"  # what the board prints for us; anything else on the console is noise
 
@@ -135,7 +136,7 @@ def mpremote(port: str, *args: str, timeout: float = 120) -> subprocess.Complete
     except subprocess.TimeoutExpired:
         raise FlashError(
             f"mpremote did not finish within {timeout:g} s on {port}: the board does not answer. Hold the safe-mode "
-            "button while resetting it, then run make flash again"
+            "button while resetting it, then flash it again"
         ) from None
 
 
@@ -231,7 +232,7 @@ def copy_and_swap(port: str, local: Path, board: str) -> None:
     if "swapped" not in got:
         raise FlashError(
             f"the copy did not finish ({_why(p)}). The board keeps its previous firmware and stays in safe mode: "
-            "run make flash again"
+            "flash it again"
         )
 
 

@@ -244,6 +244,13 @@ def _tournament(tn: argparse.ArgumentParser) -> None:
     configure_parser(tn)
 
 
+def _flash(fl: argparse.ArgumentParser) -> None:
+    from flickboard.cli.flash import configure_parser, run_flash
+
+    configure_parser(fl)
+    fl.set_defaults(func=run_flash)
+
+
 def _demo(dm: argparse.ArgumentParser) -> None:
     dm.add_argument("--live", action="store_true", help="play in real time, for a person to watch")
     dm.add_argument("--seed", type=int, help="which random game to play (default: a fixed one)")
@@ -269,6 +276,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "accuracy": ("a board journal's sensor evidence against the recorded truth, per sensor", _accuracy),
     "tournament": ("run a tournament: entrants, stages, pairings, results, standings, exports", _tournament),
     "demo": ("play a whole game through the simulated board, the bridge and MQTT", _demo),
+    "flash": ("put the firmware on a board over USB (or into a folder, --to)", _flash),
 }
 
 

@@ -23,9 +23,9 @@ typed by hand gives the same transcript (`random_match(..., sensor_exact=True)`)
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+from flickboard.board import files
 from flickboard.core.session import Applied, Fold, fold_entries
 from flickboard.rules.pichenotte import Pichenotte
 from flickboard.rules.pichenotte.engine import Shot, State
@@ -33,7 +33,7 @@ from flickboard.rules.transcript import Transcript
 
 HOLE = {"in", "in-rebound", "in-by-rebound"}
 DITCH = {"ditch", "off", "rebound"}
-PROFILES = Path(__file__).resolve().parents[2] / "hardware" / "profiles"
+PROFILES = files.profiles_dir()
 PUCK_SEGMENTS = 2  # neighbouring hall sensors a puck's magnet switches (hardware/README.md: one to three)
 
 

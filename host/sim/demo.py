@@ -39,7 +39,7 @@ from flickboard.sim.board_scenario import from_transcript
 from flickboard.sim.broker import Broker, BrokerError, start_mosquitto
 from flickboard.sim.driver import Driver, DriverError, FileHolds, Holds, first_shots
 from flickboard.sim.random_game import random_match
-from flickboard.sim.simulator import SimBoard, SimError, spawn_board
+from flickboard.sim.simulator import SimBoard, SimError, micropython, spawn_board
 
 BOARD = "demo"
 PLAYERS = ["Ana", "Ben"]
@@ -183,6 +183,11 @@ def _run(args: Any, out: TextIO) -> int:
     shots: int | None = getattr(args, "shots", None)
     if shots is not None and shots < 1:
         raise DemoError("--shots takes a number of shots, 1 or more")
+    if not rp2:
+        try:
+            micropython()  # said before anything starts, when it is not installed
+        except SimError as e:
+            raise DemoError(str(e)) from None
     seed = DEFAULT_SEED if args.seed is None else args.seed
     transcript = random_match(seed, RULES, PLAYERS, sensor_exact=True)
     if shots is not None:

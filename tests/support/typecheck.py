@@ -22,10 +22,15 @@ from mypy.modulefinder import BuildSource
 ROOT = Path(__file__).resolve().parents[2]
 
 
+BOARD_FILES = (ROOT / "firmware", ROOT / "hardware")  # mapped into the package as data: `make fwcheck` checks them
+
+
 def package_dirs(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, Path]:
-    """Each mapped package and its folder, from `[tool.setuptools.package-dir]`."""
+    """Each mapped package of host code and its folder, from `[tool.setuptools.package-dir]`. The board's files that
+    the package carries (host/board/files.py) are MicroPython, type-checked against its stubs by `make fwcheck`."""
     doc = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    return {name: ROOT / folder for name, folder in doc["tool"]["setuptools"]["package-dir"].items()}
+    dirs = {name: ROOT / folder for name, folder in doc["tool"]["setuptools"]["package-dir"].items()}
+    return {name: d for name, d in dirs.items() if not any(d.is_relative_to(b) for b in BOARD_FILES)}
 
 
 def sources(dirs: dict[str, Path]) -> list[BuildSource]:

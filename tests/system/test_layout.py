@@ -65,6 +65,17 @@ def allowed(module: str, imported: str) -> bool:
 FOLDERS = {"flickboard.rules": ROOT / "rules", "flickboard": ROOT / "host"}  # pyproject.toml's package-dir
 
 
+def board_files() -> dict[str, Path]:
+    """The board's files the package carries as data (host/board/files.py), not host code: the firmware's folder and
+    every folder of its `fb` package, and the board profiles."""
+    found = {"flickboard.firmware": ROOT / "firmware", "flickboard.firmware.profiles": ROOT / "hardware" / "profiles"}
+    for init in sorted((ROOT / "firmware" / "fb").rglob("*.py")):
+        folder = init.parent
+        if "__pycache__" not in folder.parts:
+            found[".".join(["flickboard.firmware", *folder.relative_to(ROOT / "firmware").parts])] = folder
+    return found
+
+
 def modules() -> list[tuple[str, Path]]:
     out = []
     for name, folder in FOLDERS.items():
@@ -171,12 +182,13 @@ def test_the_tests_are_grouped_like_the_product() -> None:
 
 def test_pyproject_lists_every_package_of_the_folders() -> None:
     """pyproject.toml lists the packages by hand (its folders are mapped, not found): a folder left off would be
-    missing from an installed flickboard, and a name listed without its folder would stop the build."""
+    missing from an installed flickboard, and a name listed without its folder would stop the build. The board's
+    files are listed too, each folder mapped where host/board/files.py finds it in an installed flickboard."""
     doc = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     setup = doc["tool"]["setuptools"]
-    assert {k: ROOT / v for k, v in setup["package-dir"].items()} == FOLDERS
+    assert {k: ROOT / v for k, v in setup["package-dir"].items()} == {**FOLDERS, **board_files()}
     folders = {m.removesuffix(".__init__") for m, p in modules() if p.name == "__init__.py"}
-    assert sorted(setup["packages"]) == sorted(folders)
+    assert sorted(setup["packages"]) == sorted(folders | set(board_files()))
 
 
 def module_name(path: Path) -> str:

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "flash":
             with Pico(profile=args.board, pace="realtime") as board:
                 print(f"flashing a blank Pico on {board.port} with make flash BOARD={args.board} ...", flush=True)
-                board.make_flash(args.board)
+                print(board.make_flash(args.board).rstrip(), flush=True)
                 board.reset(hold=True)
                 board.save_flash(args.out)
             print(f"wrote {args.out}: start it with python -m flickboard.sim.rp2 run --flash {args.out}")

@@ -28,13 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from flickboard.board import files
 from flickboard.board.protocol import ProtocolError, decode_line
 from flickboard.config import board_problem
-from flickboard.sim.rp2.images import REPO, RigError, find_images
+from flickboard.sim.rp2.images import CHECKOUT, RigError, cache_dir, find_images
 from flickboard.sim.rp2.rig import Pico
 
-FIRMWARE = REPO / "firmware"
-PROFILES = REPO / "hardware" / "profiles"
+FIRMWARE = files.firmware_dir()
+PROFILES = files.profiles_dir()
 START_US = 1000  # the timeline's time 0: this long after the board was held, once the bridge had its hello
 
 
@@ -142,7 +143,9 @@ class RigGame:
 def build_dir() -> Path:
     """Where the flash images are kept: $RP2_BUILD, else build/rp2/ in the repository."""
     env = os.environ.get("RP2_BUILD")
-    return Path(env).expanduser() if env else REPO / "build" / "rp2"
+    if env:
+        return Path(env).expanduser()
+    return CHECKOUT / "build" / "rp2" if CHECKOUT is not None else cache_dir() / "rp2" / "images"
 
 
 def image_key(config: dict[str, Any], profile: str) -> str:
@@ -152,7 +155,7 @@ def image_key(config: dict[str, Any], profile: str) -> str:
     for path in [*files, PROFILES / f"{profile}.json", find_images().uf2]:
         if path.name == "config.json" and path.parent == FIRMWARE:
             continue  # a maker's own settings: make flash copies them, and the image's config.json replaces them
-        h.update(str(path.relative_to(REPO) if path.is_relative_to(REPO) else path.name).encode() + b"\0")
+        h.update(str(path.relative_to(FIRMWARE) if path.is_relative_to(FIRMWARE) else path.name).encode() + b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
 

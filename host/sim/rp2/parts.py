@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flickboard.sim.rp2.images import REPO, RigError
+from flickboard.board import files
+from flickboard.sim.rp2.images import RigError
 
-PROFILES = REPO / "hardware" / "profiles"
+PROFILES = files.profiles_dir()
 MUX_LINE_BASE = 100
 Level = int | None
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from flickboard import lifecycle
 from flickboard.sim.rp2 import scenario as scenario_mod
-from flickboard.sim.rp2.images import EMULATOR, REPO, Images, RigError, find_images, node
+from flickboard.sim.rp2.images import CHECKOUT, EMULATOR, Images, RigError, find_images, node
 from flickboard.sim.rp2.parts import Level, Wiring, wiring
 
 PACES = ("fast", "realtime", "hold")
@@ -408,7 +408,9 @@ class Pico:
         self.wait_usb()
         before = len(self.resets)
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-        cmd = ["make", "--no-print-directory", "-C", str(REPO), "flash", f"BOARD={board}", f"PORT={self.port}"]
+        cmd = ["make", "--no-print-directory", "-C", str(CHECKOUT), "flash", f"BOARD={board}", f"PORT={self.port}"]
+        if CHECKOUT is None:  # an installed flickboard: its own command, which `make flash` runs in a checkout
+            cmd = [sys.executable, "-m", "flickboard.cli.main", "flash", "--board", board, "--port", self.port]
         try:
             done = lifecycle.run(cmd, env=env, timeout=timeout)
         except subprocess.TimeoutExpired:
