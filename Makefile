@@ -7,9 +7,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.flickboard-installed
 # Distribution packages the tests use (real parts, never mocks): the MQTT broker, a headless browser for the web
 # pages (tests/displays/test_web.py drives this Chromium with Playwright) and a DNS server for the board's broker
-# lookup (tests/firmware/test_fw_dns.py runs dnsmasq).
-SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium dnsmasq-base
-SYSTEM_COMMANDS := mosquitto chromium dnsmasq
+# lookup (tests/firmware/test_fw_dns.py runs dnsmasq), and systemd-analyze, which checks `flickboard serve`'s unit.
+SYSTEM_PACKAGES := mosquitto mosquitto-clients chromium dnsmasq-base systemd
+SYSTEM_COMMANDS := mosquitto chromium dnsmasq systemd-analyze
 # The demo needs only the broker: no browser download for `make demo`.
 DEMO_SYSTEM := SYSTEM_PACKAGES="mosquitto mosquitto-clients" SYSTEM_COMMANDS=mosquitto
 

@@ -251,6 +251,13 @@ def _flash(fl: argparse.ArgumentParser) -> None:
     fl.set_defaults(func=run_flash)
 
 
+def _serve(sv: argparse.ArgumentParser) -> None:
+    from flickboard.cli.serve import configure_parser, run_serve
+
+    configure_parser(sv)
+    sv.set_defaults(func=run_serve)
+
+
 def _demo(dm: argparse.ArgumentParser) -> None:
     dm.add_argument("--live", action="store_true", help="play in real time, for a person to watch")
     dm.add_argument("--seed", type=int, help="which random game to play (default: a fixed one)")
@@ -275,6 +282,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "integrations": ("Home Assistant discovery, an AWTRIX 3 app, WLED effects (docs/integrations.md)", _integrations),
     "accuracy": ("a board journal's sensor evidence against the recorded truth, per sensor", _accuracy),
     "tournament": ("run a tournament: entrants, stages, pairings, results, standings, exports", _tournament),
+    "serve": ("run a site from one file: bridge, pages, integrations, hall; each part kept running", _serve),
     "demo": ("play a whole game through the simulated board, the bridge and MQTT", _demo),
     "flash": ("put the firmware on a board over USB (or into a folder, --to)", _flash),
 }

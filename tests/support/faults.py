@@ -325,8 +325,10 @@ class FaultRig:
         reorder: random.Random | None = None,
         tune: Callable[[dict[str, Any]], None] | None = None,
         realtime: bool = False,
+        bridge: bool = True,
     ) -> None:
-        """`realtime`: the board's clock runs at the wall clock's pace (else as fast as it can)."""
+        """`realtime`: the board's clock runs at the wall clock's pace (else as fast as it can); `bridge=False`: no
+        bridge process of its own (the caller sets `bridge` to what runs one, with `output()` and `stop()`)."""
         self.broker = broker
         self.tmp = tmp
         self.board_id = board
@@ -359,7 +361,8 @@ class FaultRig:
             self.board = spawn_board(scenario, realtime=realtime, pty=False, stdout=subprocess.PIPE)
             tap_stdout(self.board.proc, self.tap)
         self.watcher = Watcher(broker.port, board)
-        self.bridge = BridgeProc([*link, "--boards", board, *bridge_args(self.journals)], tmp)
+        if bridge:
+            self.bridge = BridgeProc([*link, "--boards", board, *bridge_args(self.journals)], tmp)
         self.started = time.monotonic()
 
     # -- running

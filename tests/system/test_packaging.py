@@ -109,7 +109,9 @@ def test_the_installed_wheel_runs_the_commands_from_any_folder(wheel: Path, tmp_
     assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout + where.stderr
 
     p = flickboard("--help")
-    assert p.returncode == 0 and "flash" in p.stdout, p.stdout
+    assert p.returncode == 0 and "flash" in p.stdout and "serve" in p.stdout, p.stdout
+    p = flickboard("serve", "--help")
+    assert p.returncode == 0 and "--print-systemd-unit" in p.stdout, p.stderr
     p = flickboard("rules", "list")
     assert p.returncode == 0 and "tournament-2019" in p.stdout, p.stderr
     p = flickboard("replay", "--sample")
