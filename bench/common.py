@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = "tournament-2019"
 PLAYERS = ("Ana", "Ben")
 MATCH = "games:1000"  # one match that never ends within a benchmark
+NODELAY = "set_tcp_nodelay true"  # mosquitto.conf: send each small packet at once (docs/performance.md)
 CLUB_MATCH = "games:3"  # a match as a club plays it: the throughput benchmark plays them one after another
 
 

@@ -1,4 +1,4 @@
-"""Many boards in one process, for the scale figure (6): `python -m bench.fleet PORT FIRST COUNT EVENTS RATE OUT`.
+"""Many boards in one process, for figure 6: `python -m bench.fleet PORT FIRST COUNT EVENTS RATE OUT [WAIT]`.
 
 Each board is its own MQTT connection and speaks the board's protocol as the firmware does on Wi-Fi: the retained
 `online` status with an `offline` last will, `hello` then the sensor events as the firmware's encoder writes them
@@ -6,8 +6,8 @@ Each board is its own MQTT connection and speaks the board's protocol as the fir
 `ack` on `flickboard/<board>/cmd` and sends the un-acked ones again on `ping`. It is not the firmware's main loop:
 no pins, no detectors. The boards start at random moments within one period and send RATE events per second each.
 
-At the end it waits (up to 60 s) for every message to be acked and writes OUT: per board, each seq with the wall
-time (µs) it was first published, and what was never acked.
+At the end it waits (up to WAIT seconds, 60 by default) for every message to be acked and writes OUT: per board,
+each seq with the wall time (µs) it was first published, and what was never acked.
 """
 
 from __future__ import annotations
@@ -76,11 +76,17 @@ class Board:
         self.c.disconnect()
 
 
+def board_name(i: int) -> str:
+    """The i-th board of a fleet."""
+    return f"b{i:03d}"
+
+
 def main(argv: list[str]) -> int:
     port, first, count, events = (int(x) for x in argv[1:5])
     rate, out = float(argv[5]), argv[6]
+    ack_wait = float(argv[7]) if len(argv) > 7 else 60.0
     stream = twenty_stream(events)
-    boards = [Board(port, f"b{i:03d}", board_lines(stream, f"b{i:03d}")) for i in range(first, first + count)]
+    boards = [Board(port, board_name(i), board_lines(stream, board_name(i))) for i in range(first, first + count)]
     for b in boards:
         if not b.ready.wait(30):
             raise SystemExit(f"board {b.name} could not subscribe")
@@ -98,7 +104,7 @@ def main(argv: list[str]) -> int:
         b.send(seq)
         if seq < total:
             due.append((at + period, b, seq + 1))
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + ack_wait
     while time.monotonic() < deadline and any(b.acked < total for b in boards):
         time.sleep(0.2)
     result = {b.name: {"sent_at": b.sent_at, "acked": b.acked, "resent": b.resent, "total": total} for b in boards}

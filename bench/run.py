@@ -1,6 +1,6 @@
 """`make bench`: measure every figure, write bench/results.json and print the table of docs/performance.md.
 
-    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale,rp2,web] [--out FILE]
+    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale,rp2,web,startup] [--out FILE]
 
 `--quick` runs each figure small (a minute in all); the full run takes a few minutes on two cores.
 """
@@ -24,11 +24,10 @@ from firmware_runner import BOARD_HEAP
 from flickboard import lifecycle
 from flickboard.sim.broker import mosquitto
 
-from . import firmware_bench, host_bench, latency, rp2_bench, scale, web_bench
-from .common import ROOT, machine, speed_probe
+from . import firmware_bench, host_bench, latency, rp2_bench, scale, startup, web_bench
+from .common import NODELAY, ROOT, machine, speed_probe
 
-FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale", "rp2", "web")
-NODELAY = "set_tcp_nodelay true"  # mosquitto.conf: send each small packet at once (docs/performance.md)
+FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale", "rp2", "web", "startup")
 
 
 def run_latency(quick: bool, tmp: Path) -> dict[str, Any]:
@@ -80,8 +79,16 @@ def run_detection(quick: bool, tmp: Path) -> dict[str, Any]:
 def run_scale(quick: bool, tmp: Path) -> dict[str, Any]:
     with mosquitto(NODELAY) as b:
         if quick:
-            return scale.scale(b, tmp, boards=20, events=20, rate=2.0, processes=2)
-        return scale.scale(b, tmp, boards=100, events=60, rate=1.0, processes=4)
+            out = scale.scale(b, tmp, boards=20, events=20, rate=2.0, processes=2)
+        else:
+            out = scale.scale(b, tmp, boards=100, events=60, rate=1.0, processes=4)
+    with mosquitto(NODELAY) as b:  # the cap of a bridge given no list: the boards past it
+        out["admission"] = scale.admission(b, tmp, boards=scale.MAX_NEW_BOARDS + (2 if quick else 6), events=10)
+    return out
+
+
+def run_startup(quick: bool, tmp: Path) -> dict[str, Any]:
+    return startup.measure(rounds=5 if quick else 15)
 
 
 def run_rp2(quick: bool, tmp: Path) -> dict[str, Any]:
@@ -106,6 +113,7 @@ RUNNERS: dict[str, Callable[[bool, Path], dict[str, Any]]] = {
     "scale": run_scale,
     "rp2": run_rp2,
     "web": run_web,
+    "startup": run_startup,
 }
 
 WEB_P99_MS = 200  # figure 8: an update on every live page of a hall, at the 99th percentile
@@ -312,12 +320,15 @@ def table(r: dict[str, Any]) -> str:
     sc = r.get("scale")
     if sc:
         m = sc["latency_ms"] or {}
+        listed = " listed (`--boards`, as a hall runs them)" if sc.get("listed") else ""
         rows.append(
-            f"| 6 | {sc['boards']} boards, one broker, one bridge, {sc['events']} events "
-            f"| p50 {m.get('p50')} ms, p99 {m.get('p99')} ms, lost {sc['lost']} "
-            f"| bridge CPU {sc['bridge_cpu_percent_of_one_core']} % of a core, RSS {sc['bridge_rss_peak_kib']} KiB "
-            f"| lost 0 | {_ok(sc['lost'], 0)} |"
+            f"| 6 | {sc['boards']} boards{listed}, one broker, one bridge, {sc['events']} events "
+            f"| p50 {m.get('p50')} ms, p99 {m.get('p99')} ms, lost {sc['lost']}, journaled twice "
+            f"{sc['duplicates_journaled']} | bridge CPU {sc['bridge_cpu_percent_of_one_core']} % of a core, RSS "
+            f"{sc['bridge_rss_peak_kib']} KiB | lost 0 | {_ok(sc['lost'] + sc['duplicates_journaled'], 0)} |"
         )
+        if sc.get("admission"):
+            rows.append(admission_row(sc["admission"]))
     w = r.get("web")
     if w:
         m, first, fl, rss = (
@@ -335,7 +346,64 @@ def table(r: dict[str, Any]) -> str:
             f"({w['server_rss_kib_per_page']} KiB a page) | p99 < {WEB_P99_MS} ms "
             f"| {_ok(m.get('p99'), WEB_P99_MS - 0.001) if w['lost'] == 0 else '**no**'} |"
         )
+    st = r.get("startup")
+    if st:
+        rows += startup_rows(st)
     return "\n".join(rows)
+
+
+def admission_row(a: dict[str, Any]) -> str:
+    """Figure 6's second row: a bridge given no list of boards, and the boards past its cap."""
+    refused = a["refused_boards"]
+    held = (
+        a["taken"] == a["cap"]
+        and a["taken_acked_fully"] == a["taken"]
+        and refused == a["boards"] - a["cap"]
+        and a["refused_journaled"] == 0
+        and a["refused_acked"] == 0
+        and a["refused_said_once"] == refused
+        and (a["health_refused_messages"] or 0) > 0
+    )
+    return (
+        f"| 6 | a bridge given no list: {a['boards']} new boards, {a['events_per_board']} messages each "
+        f"| {a['taken']} taken (every message acked); the other {refused} refused: {a['refused_journaled']} "
+        f"journaled, {a['refused_acked']} acked, {a['health_refused_messages']} messages counted in the health "
+        f"document, each board said once in the log ({a['refused_said_once']} of {refused}) "
+        f"| the cap: {a['cap']} new boards a run | the boards past the cap refused, counted and said "
+        f"| {'yes' if held else '**no**'} |"
+    )
+
+
+def startup_rows(st: dict[str, Any]) -> list[str]:
+    """Figure 9: each command's time, start to end, beside `python -c pass`."""
+    c = st["commands"]
+    floor = c["python -c pass"]["p50_ms"]
+    rows = []
+    for name, m in c.items():
+        if name == "python -c pass":
+            continue
+        command = name.split(" (")[0]
+        note = f" ({name.split(' (', 1)[1]}" if " (" in name else ""
+        rows.append(
+            f"| 9 | start-up: `flickboard {command}`{note}, {st['rounds']} runs | p50 {m['p50_ms']} ms, p90 "
+            f"{m['p90_ms']} ms | `python -c pass` p50 {floor} ms (×{m['over_floor']}) | < {st['target_ms']} ms "
+            f"| {_ok(m['p50_ms'], st['target_ms'] - 0.05)} |"
+        )
+    return rows
+
+
+def met_line(markdown: str) -> str:
+    """Which targets this run met, from the table's last column."""
+    held, missed = 0, []
+    for row in markdown.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        if cells[-1] == "yes":
+            held += 1
+        elif cells[-1] != "–":
+            missed.append(f"{cells[0]} ({cells[1][:60]})")
+    if not missed:
+        return f"Every target met in this run ({held} of {held})."
+    return f"{held} of {held + len(missed)} targets met in this run; not met: " + "; ".join(missed) + "."
 
 
 def speed_line(probes: dict[str, float]) -> str:
@@ -385,7 +453,9 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     results["speed_probe_ms"]["end"] = speed_probe()
     results["machine_after"] = machine()
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
-    print(table(results))
+    markdown = table(results)
+    print(markdown)
+    print("\n" + met_line(markdown))
     print("\n" + speed_line(results["speed_probe_ms"]))
     print(
         f"\n(written to {args.out}; load average before {results['machine_before']['load_avg_1_5_15']}, "

@@ -1,6 +1,10 @@
 """Figure 6: many boards on one broker, followed by one bridge process. The boards are CPython processes of many
 boards each (bench/fleet.py: the board protocol over MQTT, not the firmware's main loop); the bridge is the real
-`flickboard bridge` process; a display subscribed to every board's scoreboard takes the arrival times."""
+`flickboard bridge` process, with the list of its boards as a hall gives it (`--boards`); a display subscribed to
+every board's scoreboard takes the arrival times.
+
+`admission()` is the figure's other half: a bridge given no list takes at most MAX_NEW_BOARDS new boards in a run, and
+what it does with the boards beyond them (host/board/bridge/admission.py)."""
 
 from __future__ import annotations
 
@@ -18,10 +22,12 @@ from e2e import FLICKBOARD
 from paho.mqtt.enums import CallbackAPIVersion
 
 from flickboard import lifecycle
+from flickboard.board.bridge.admission import MAX_NEW_BOARDS
 from flickboard.core import journal
-from flickboard.mqtt import EVERY_BOARD, SCOREBOARD, board_topic
+from flickboard.mqtt import EVERY_BOARD, HEALTH, SCOREBOARD, board_topic, bridge_topic
 
 from .common import MATCH, PLAYERS, ROOT, RULES, cpu_seconds, rss_kib, summary
+from .fleet import board_name
 
 
 class AllScoreboards:
@@ -58,6 +64,7 @@ def scale(
     url = f"mqtt://127.0.0.1:{broker.port}"
     args = ["--mqtt", url, "--journals", str(journals), "--rules", RULES, "--players", *PLAYERS]
     args += ["--match", MATCH, "--client-id", "scale-bridge"]
+    args += ["--boards", ",".join(board_name(i) for i in range(boards))]  # as a hall runs them: listed
     log = (run / "bridge.log").open("wb")
     bridge = lifecycle.spawn([FLICKBOARD, "bridge", *args], stdout=log, stderr=subprocess.STDOUT)
     display = AllScoreboards(broker.port)
@@ -112,6 +119,7 @@ def scale(
     span = (max(times) - min(times)) / 1e6
     return {
         "boards": len(sent),
+        "listed": True,
         "board_processes": len(fleets),
         "events": n,
         "events_per_s_offered": round(len(sent) * rate, 1),
@@ -126,4 +134,80 @@ def scale(
         "bridge_rss_kib": rss,
         "bridge_rss_peak_kib": peak,
         "wall_s": round(wall, 1),
+    }
+
+
+class BridgeHealth:
+    """The bridge's retained health document, as an operator's console reads it."""
+
+    def __init__(self, port: int, bridge_id: str) -> None:
+        self.doc: dict[str, Any] | None = None
+        self.c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"health-{uuid.uuid4().hex[:6]}")
+        self.c.on_connect = lambda c, *_: c.subscribe(bridge_topic(bridge_id, HEALTH), qos=1)
+        self.c.on_message = self._message
+        self.c.connect("127.0.0.1", port)
+        self.c.loop_start()
+
+    def _message(self, c: Any, u: Any, msg: mqtt.MQTTMessage) -> None:
+        self.doc = json.loads(msg.payload)
+
+    def close(self) -> None:
+        self.c.loop_stop()
+        self.c.disconnect()
+
+
+def admission(broker: Any, tmp: Path, boards: int = 70, events: int = 10, rate: float = 2.0) -> dict[str, Any]:
+    """`boards` new boards (more than MAX_NEW_BOARDS) on a bridge given no list of boards: which are taken, and what
+    happens to the others: refused (nothing journaled or acked), counted in the health document, said once each."""
+    run = tmp / "admission"
+    run.mkdir(parents=True)
+    journals = run / "journals"
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    args = ["--mqtt", url, "--journals", str(journals), "--rules", RULES, "--players", *PLAYERS, "--match", MATCH]
+    args += ["--client-id", "admission-bridge"]  # and no --boards
+    log_path = run / "bridge.log"
+    log = log_path.open("wb")
+    bridge = lifecycle.spawn([FLICKBOARD, "bridge", *args], stdout=log, stderr=subprocess.STDOUT)
+    health = BridgeHealth(broker.port, "admission-bridge")
+    out = run / "fleet.json"
+    fleet = None
+    try:
+        time.sleep(2)  # the bridge connects and subscribes
+        cmd = [sys.executable, "-m", "bench.fleet", str(broker.port), "0", str(boards), str(events), str(rate)]
+        fleet = lifecycle.spawn([*cmd, str(out), "10"], cwd=ROOT)  # 10 s for acks: the refused never get one
+        fleet.wait(timeout=events / rate + 120)
+        time.sleep(3)  # the last health document
+    finally:
+        health.close()
+        if fleet is not None:
+            lifecycle.end(fleet)
+        lifecycle.end(bridge, 15)
+        log.close()
+    if fleet is None or fleet.returncode != 0:
+        raise RuntimeError("the fleet of boards failed")
+    sent = json.loads(out.read_text())
+    taken = sorted(b for b in sent if any((journals / b).glob("*.jsonl")))
+    refused = sorted(set(sent) - set(taken))
+    journaled_refused = sum(1 for b in refused if (journals / b).exists())
+    acked_refused = sum(sent[b]["acked"] for b in refused)
+    text = log_path.read_text(errors="replace")
+    said = {b: text.count(f"board {b!r} is new and this bridge has already taken") for b in refused}
+    doc = health.doc or {}
+    counts = doc.get("admission") or {}
+    listed = [e for e in doc.get("recent_errors") or [] if e.get("code") == "board"]
+    return {
+        "boards": len(sent),
+        "events_per_board": sent[next(iter(sent))]["total"] if sent else 0,
+        "cap": MAX_NEW_BOARDS,
+        "taken": len(taken),
+        "taken_acked_fully": sum(1 for b in taken if sent[b]["acked"] == sent[b]["total"]),
+        "refused_boards": len(refused),
+        "refused_journaled": journaled_refused,
+        "refused_acked": acked_refused,
+        "refused_said_once": sum(1 for n in said.values() if n == 1),
+        "refused_said_more": sum(1 for n in said.values() if n > 1),
+        "health_new_boards": counts.get("new_boards"),
+        "health_refused_messages": counts.get("refused"),
+        "health_recent_errors_board": len(listed),
+        "example_line": next((ln.strip() for ln in text.splitlines() if "is new and this bridge" in ln), None),
     }

@@ -99,30 +99,6 @@ def is_journal(path: str) -> bool:
 # ---------------------------------------------------------------- commands
 
 
-def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
-    try:
-        kinds = [games.game_name(args.game)] if args.game else list(games.GAMES)
-        if args.action == "list" or args.action is None:
-            for kind in kinds:
-                game = games.GAMES[kind]
-                out.write(f"{game.title} (--game {kind}; from {game.seeds}; default rule set {game.default_rules}):\n")
-                for name, summary in game.rule_sets():
-                    out.write(f"  {name:<22} {summary}\n")
-                out.write("\n")
-            out.write("flickboard rules show NAME  prints a rule set's options.\n")
-            return 0
-        if not args.name:
-            raise UserError("which rule set? flickboard rules show NAME (see: flickboard rules list)")
-        kind = kinds[0] if args.game else games.find_rules(args.name)
-        name, summary, rows = games.describe(kind, args.name)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    out.write(f"{games.title(kind)} · {name}: {summary}\n\n")
-    for k, v in rows:
-        out.write(f"  {k:<32} {v}\n")
-    return 0
-
-
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     try:
         path = sample_path(args.sample) if args.sample else args.file

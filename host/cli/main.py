@@ -20,7 +20,7 @@ Command = Callable[[argparse.Namespace, TextIO], int]
 
 
 def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
-    from flickboard.cli.files import cmd_rules as run
+    from flickboard.cli.rules import cmd_rules as run
 
     return run(args, out)
 
@@ -255,7 +255,7 @@ def _serve(sv: argparse.ArgumentParser) -> None:
     from flickboard.cli.serve import configure_parser, run_serve
 
     configure_parser(sv)
-    sv.set_defaults(func=run_serve)
+    sv.set_defaults(func=run_serve, parsers=build_parser)  # serve checks each part's options with its parser
 
 
 def _demo(dm: argparse.ArgumentParser) -> None:

@@ -291,7 +291,7 @@ def _newer_than(c: OneShotClient, seen: int) -> Callable[[str, bytes], bool]:
 def run_scoreboard(args: Any, out: TextIO) -> int:
     """Show the board's retained scoreboard, then (unless --once) every update until Ctrl-C. On a terminal it is
     the big view (host/displays/terminal.py), redrawn in place; `--plain` (or a pipe) prints the plain text view."""
-    from flickboard.core.scoreboard import final_line, text_view
+    from flickboard.core.render import final_line, text_view
     from flickboard.displays.terminal import big_view, link_lines
 
     url, ca_file = _broker(args)

@@ -94,8 +94,12 @@ class Part:
 # ---------------------------------------------------------------- the file
 
 
-def read_site(path: Path) -> list[Part]:
-    """The parts the file names, each with a checked command line. UserError in one line otherwise."""
+Parsers = Callable[[str], argparse.ArgumentParser]  # the flickboard parser with one command set up (cli/main.py)
+
+
+def read_site(path: Path, parsers: Parsers) -> list[Part]:
+    """The parts the file names, each with a command line checked by `parsers(command)`, the command's own parser.
+    UserError in one line otherwise."""
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -145,17 +149,15 @@ def read_site(path: Path) -> list[Part]:
         else:
             sections["hall"] = hall
     for name, options in sections.items():
-        parts.append(Part(name, _command(path, name, {**broker, **options})))
+        parts.append(Part(name, _command(path, name, {**broker, **options}, parsers)))
     return parts
 
 
-def _command(path: Path, name: str, options: dict[str, Any]) -> list[str]:
+def _command(path: Path, name: str, options: dict[str, Any], parsers: Parsers) -> list[str]:
     """The part's command line from its section, checked by the part's own parser."""
-    from flickboard.cli import main
-
     command = "tournament" if name == "hall" else name
     where = f"{path}: [{'tournament' if name == 'hall' else name}]"
-    parser = main.build_parser(command)
+    parser = parsers(command)
     sub = _subparser(parser, command)
     words: list[str] = []
     if name == "hall":
@@ -312,7 +314,7 @@ class Site:
 
 def run_serve(args: argparse.Namespace, out: TextIO) -> int:
     path = Path(args.config).expanduser().absolute()
-    parts = read_site(path)
+    parts = read_site(path, args.parsers)
     if args.print_systemd_unit:
         print(systemd_unit(path, args.user), file=out, end="")
         return 0

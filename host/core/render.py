@@ -6,8 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from flickboard.core import render_games
-from flickboard.rules.pichenotte.engine import ZONE_VALUES
-from flickboard.rules.pichenotte.options import rule_set
 
 
 def _other_game(doc: dict[str, Any]) -> bool:
@@ -16,7 +14,11 @@ def _other_game(doc: dict[str, Any]) -> bool:
 
 
 def _free_rule(rules: str) -> tuple[int | None, bool, tuple[int, ...]]:
-    """(free-shot zone, another puck may meet it, zone values) of a rule set; tolerant of unknown names."""
+    """(free-shot zone, another puck may meet it, zone values) of a rule set; tolerant of unknown names. The rules
+    are loaded here, by the prompt, so that a scoreboard's text alone (`flickboard scoreboard`) loads no game."""
+    from flickboard.rules.pichenotte.engine import ZONE_VALUES
+    from flickboard.rules.pichenotte.options import rule_set
+
     try:
         o = rule_set(rules)
     except ValueError:
@@ -208,3 +210,44 @@ def _who(doc: dict[str, Any], player: str) -> str:
     """A player, with the side in doubles."""
     side = next(s for s in doc["sides"] if player in s["players"])
     return player if len(side["players"]) == 1 else f"{player} ({side['name']})"
+
+
+# ---------------------------------------------------------------- a scoreboard document (docs/mqtt.md) as text
+
+
+def text_view(doc: dict[str, Any]) -> str:
+    """A terminal view of a scoreboard document: the scoreboard, then the sensor side's state."""
+    lines = [f"board {doc['board']} · " + link_text(doc.get("board_link") or {}), scoreboard(doc["score"])]
+    shot = doc.get("open_shot")
+    if shot:
+        facts = " ".join(shot["facts"]) or "-"
+        lines.append(f"  shot {shot['number']} open: {shot['player']} ({shot['kind']}), so far: {facts}")
+    if doc.get("declared"):
+        lines.append("  a twenty is declared for the next shot")
+    for r in doc.get("review", []):
+        lines.append(f"  NEEDS REVIEW [{r['entry']}]: {r['text']}")
+    if doc.get("waiting"):
+        w = doc["waiting"]
+        lines.append(f"  waiting [{w['entry']}]: {w['text']}" + (f" ({doc['queued']} queued)" if doc["queued"] else ""))
+    return "\n".join(lines)
+
+
+def link_text(link: dict[str, Any]) -> str:
+    """How the board is linked, from a scoreboard document's `board_link`."""
+    online = link.get("online")
+    via = f" via {link['via']}" if link.get("via") else ""
+    if online is None:  # no presence said yet
+        return f"heard{via}" if via else "scored by hand (no board connected)"
+    return f"{'online' if online else 'offline'}{via}"
+
+
+def final_line(doc: dict[str, Any]) -> str:
+    """`Ana 115 - Ben 65 (Ana wins the match)`, from the totals of a scoreboard document."""
+    score = doc["score"]
+    sides = [s["name"] for s in score["sides"]]
+    totals = score["totals"]
+    text = f"{sides[0]} {totals[0]} - {sides[1]} {totals[1]}"
+    what = "match" if score.get("game", "pichenotte") == "pichenotte" else "game"
+    if score["over"]:
+        text += f" ({score['winner']} wins the {what})" if score["winner"] else f" ({what} over)"
+    return text

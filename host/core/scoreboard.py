@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flickboard.core import render
 from flickboard.core.asks import asks, now
 from flickboard.core.evidence import open_checks
+from flickboard.core.render import final_line as final_line  # the document's text: kept importable from here
+from flickboard.core.render import text_view as text_view
 from flickboard.core.session import Outcome, Session
 from flickboard.rules.games import AnyGame, side_names
 from flickboard.rules.pichenotte import Pichenotte
@@ -105,43 +106,6 @@ def moments(board: str, game: AnyGame, outcome: Outcome) -> list[dict[str, Any]]
 
 def _index(v: object, size: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < size
-
-
-def text_view(doc: dict[str, Any]) -> str:
-    """A terminal view of a scoreboard document: the scoreboard, then the sensor side's state."""
-    lines = [f"board {doc['board']} · " + _link_text(doc.get("board_link") or {}), render.scoreboard(doc["score"])]
-    shot = doc.get("open_shot")
-    if shot:
-        facts = " ".join(shot["facts"]) or "-"
-        lines.append(f"  shot {shot['number']} open: {shot['player']} ({shot['kind']}), so far: {facts}")
-    if doc.get("declared"):
-        lines.append("  a twenty is declared for the next shot")
-    for r in doc.get("review", []):
-        lines.append(f"  NEEDS REVIEW [{r['entry']}]: {r['text']}")
-    if doc.get("waiting"):
-        w = doc["waiting"]
-        lines.append(f"  waiting [{w['entry']}]: {w['text']}" + (f" ({doc['queued']} queued)" if doc["queued"] else ""))
-    return "\n".join(lines)
-
-
-def _link_text(link: dict[str, Any]) -> str:
-    online = link.get("online")
-    via = f" via {link['via']}" if link.get("via") else ""
-    if online is None:  # no presence said yet
-        return f"heard{via}" if via else "scored by hand (no board connected)"
-    return f"{'online' if online else 'offline'}{via}"
-
-
-def final_line(doc: dict[str, Any]) -> str:
-    """`Ana 115 - Ben 65 (Ana wins the match)`, from the totals of a scoreboard document."""
-    score = doc["score"]
-    sides = [s["name"] for s in score["sides"]]
-    totals = score["totals"]
-    text = f"{sides[0]} {totals[0]} - {sides[1]} {totals[1]}"
-    what = "match" if score.get("game", "pichenotte") == "pichenotte" else "game"
-    if score["over"]:
-        text += f" ({score['winner']} wins the {what})" if score["winner"] else f" ({what} over)"
-    return text
 
 
 # The moments the scorekeeper's own prompt reports after an entry; a display shows them all.

@@ -143,6 +143,7 @@ def test_a_mistake_in_the_file_is_one_line_and_starts_nothing(text: str, said: s
 
 def test_the_file_maps_to_each_parts_own_options(tmp_path: Path) -> None:
     """Lists, flags and a tournament's hall become the commands a person would type."""
+    from flickboard.cli.main import build_parser
     from flickboard.cli.serve import read_site
 
     (tmp_path / "open.jsonl").write_text("")
@@ -152,7 +153,7 @@ def test_the_file_maps_to_each_parts_own_options(tmp_path: Path) -> None:
         '[integrations]\nhomeassistant = true\nha_commands = true\nboard = ["t1", "t2"]\n'
         '[tournament]\nfile = "open.jsonl"\nboards = ["t1"]\n'
     )
-    parts = {p.name: p.argv for p in read_site(tmp_path / "flickboard.toml")}
+    parts = {p.name: p.argv for p in read_site(tmp_path / "flickboard.toml", build_parser)}
     assert parts == {
         "bridge": ["bridge", "--mqtt", "mqtt://bridge@broker.lan", "--password-file", "site.pass",
                    "--boards", "t1,t2", "--players", "Ana", "Ben"],

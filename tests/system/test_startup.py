@@ -66,6 +66,8 @@ def test_the_rules_load_no_link_page_or_tournament(argv: list[str], tmp_path: Pa
     code, out, modules = loaded(*argv, cwd=tmp_path)
     assert code == 0 and out.strip()
     assert offending(modules, (*HEAVY, "flickboard.board", "flickboard.tournament", "flickboard.displays")) == []
+    if argv[0] == "rules":  # the registry of the games alone: no journal, no session
+        assert offending(modules, ("flickboard.core", "orjson")) == []
 
 
 def test_a_subcommands_help_loads_only_that_command(tmp_path: Path) -> None:
@@ -111,5 +113,7 @@ def test_enter_and_scoreboard_load_the_broker_client_and_no_more(broker: Broker,
         code, out, modules = loaded("scoreboard", "--mqtt", broker.url, "--board", "t1", "--once", cwd=tmp_path)
         assert code == 0 and "Ana" in out, out
         assert offending(modules, not_here) == []
+        # a scoreboard's text is read from the document: no game, no session (host/core/render.py)
+        assert offending(modules, ("flickboard.rules.pichenotte.engine", "flickboard.core.session")) == []
     finally:
         running.stop()
