@@ -67,7 +67,11 @@ def _event(exe: str, folder: Path) -> tuple[Path, Path]:
     return path, pending
 
 
-def measure(exe: str | None = None, rounds: int = 15, broker_conf: str = NODELAY) -> dict[str, Any]:
+def measure(
+    exe: str | None = None, rounds: int = 15, broker_conf: str = NODELAY, skip: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The figure for the `flickboard` at `exe` (default: this venv's); `skip`: commands left out (by the start of
+    their name)."""
     exe = exe or str(Path(sys.executable).parent / "flickboard")
     python = str(Path(exe).parent / "python")
     with tempfile.TemporaryDirectory(prefix="flickboard-startup-") as tmp, mosquitto(broker_conf) as broker:
@@ -100,6 +104,7 @@ def measure(exe: str | None = None, rounds: int = 15, broker_conf: str = NODELAY
                 ],
                 "tournament pair (Swiss: loads networkx)": [exe, "tournament", "pair", "PLAYED", "swiss"],
             }
+            commands = {k: v for k, v in commands.items() if not k.startswith(skip) or not skip}
             times: dict[str, list[float]] = {name: [] for name in commands}
             failed: dict[str, str] = {}
             for r in range(rounds + 1):  # round 0 fills the bytecode cache and is not counted
@@ -146,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--flickboard", help="the flickboard command to time (default: this venv's)")
+    ap.add_argument("--skip", action="append", default=[], help="leave out the commands whose name starts so")
     args = ap.parse_args(argv)
-    print(json.dumps(measure(args.flickboard, args.rounds), indent=1))
+    print(json.dumps(measure(args.flickboard, args.rounds, skip=tuple(args.skip)), indent=1))
     return 0
 
 
