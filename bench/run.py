@@ -315,8 +315,6 @@ def table(r: dict[str, Any]) -> str:
             f"{det['irq_latency_jitter_us']} µs) | {best} µs with the default 200 µs filter ({parts}) "
             f"| a loop polling the pin: {polls} | ≤ 500 µs | {_ok(best, 500)} |"
         )
-    if r.get("rp2"):
-        rows += rp2_rows(r["rp2"])
     sc = r.get("scale")
     if sc:
         m = sc["latency_ms"] or {}
@@ -329,6 +327,8 @@ def table(r: dict[str, Any]) -> str:
         )
         if sc.get("admission"):
             rows.append(admission_row(sc["admission"]))
+    if r.get("rp2"):
+        rows += rp2_rows(r["rp2"])
     w = r.get("web")
     if w:
         m, first, fl, rss = (
@@ -400,7 +400,7 @@ def met_line(markdown: str) -> str:
         if cells[-1] == "yes":
             held += 1
         elif cells[-1] != "–":
-            missed.append(f"{cells[0]} ({cells[1][:60]})")
+            missed.append(f"{cells[0]} ({cells[1].split(', ')[0]})")
     if not missed:
         return f"Every target met in this run ({held} of {held})."
     return f"{held} of {held + len(missed)} targets met in this run; not met: " + "; ".join(missed) + "."

@@ -116,6 +116,28 @@ def test_serve_runs_the_site_and_a_bridge_killed_mid_game_comes_back_with_nothin
     assert serve.output().rstrip().endswith("serve: stopped (1 restart)"), serve.output()[-2000:]
 
 
+def test_serve_killed_outright_takes_its_parts_with_it(broker: Broker, tmp_path: Path) -> None:
+    """`kill -9` of serve (no chance to clean up): the kernel sends each part SIGTERM (host/lifecycle.py), and none is
+    left running to hold a journal or a port."""
+    config = tmp_path / "flickboard.toml"
+    config.write_text(f'mqtt = "{broker.url}"\n[bridge]\nboards = ["t1"]\n[web]\nport = {free_port()}\n')
+    serve = Serve(config, tmp_path)
+    try:
+        serve.wait_for("bridge: flickboard bridge: mqtt")
+        serve.wait_for("web: flickboard web: http://")
+        parts = descendants(serve.proc.pid)
+        assert len(parts) >= 2, parts
+        serve.proc.kill()
+        serve.proc.wait(10)
+        deadline = time.monotonic() + 30
+        while alive(parts) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert alive(parts) == set(), "a part outlived serve"
+    finally:
+        if serve.proc.poll() is None:
+            serve.stop()
+
+
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     p = subprocess.run([FLICKBOARD, *args], capture_output=True, text=True, timeout=60, cwd=cwd, check=False)
     assert "Traceback" not in p.stdout + p.stderr, p.stderr
