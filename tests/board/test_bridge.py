@@ -294,6 +294,30 @@ def test_a_board_seen_online_is_pinged_and_a_silent_serial_board_goes_offline(tm
     assert bus.last("flickboard/s1/scoreboard")["board_link"]["online"] is True
 
 
+def test_a_wifi_board_online_before_its_journal_exists_is_online(tmp_path: Path) -> None:
+    """A Wi-Fi board's retained status comes before its first message, when the bridge has no journal for it yet: the
+    status opens nothing, but it is kept, so the board's first message opens its game as online (the scoreboard's
+    `board_link.online` is what displays show as the board's connectivity). Only the latest status counts, and a
+    flood of statuses of boards that never speak keeps a bounded memory."""
+    bridge, bus = make(tmp_path)
+    bridge.mqtt_send = lambda board, payload: None
+    bridge.board_state("w1", False)
+    bridge.board_state("w1", True)  # the board's status, retained on the broker, heard before any message
+    assert bridge.games == {} and not (tmp_path / "journals").exists()  # a status alone opens nothing
+    enc = proto.Encoder("w1", 3, 0)
+    enc.hello(0, "1.0", "pico_w", [{"name": "hole", "kind": "beam"}], "power")
+    bridge.mqtt_payload("w1", enc.last_json.encode())  # the MQTT body: the bare payload
+    link = bus.last("flickboard/w1/scoreboard")["board_link"]
+    assert (link["online"], link["via"]) == (True, "mqtt")
+    bridge.board_state("w2", True)
+    bridge.board_state("w2", False)  # it went away before it spoke: its last will
+    assert bridge.submit("w2", "shot zone").accepted  # a person opens its game by hand
+    assert bus.last("flickboard/w2/scoreboard")["board_link"]["online"] is False
+    for n in range(5000):
+        bridge.board_state(f"x{n}", True)
+    assert len(bridge.heard) <= 1024
+
+
 def test_tick_pings_a_board_whose_events_are_missing(tmp_path: Path) -> None:
     now = [0.0]
     bridge = Bridge(tmp_path / "j", GameSetup("tournament-2019", ("Ana", "Ben")), None, Bus(), clock=lambda: now[0])

@@ -32,6 +32,7 @@ from flickboard.rules.games import AnyGame
 
 log = logging.getLogger("flickboard.bridge")
 
+MAX_HEARD = 1024  # boards whose status was heard before their journal was opened (the oldest forgotten first)
 MAX_OPEN = 128  # boards' journals open at once (two files each): the least recently used idle one is closed first
 IDLE_CLOSE = 900.0  # s: a journal with no message and no entry this long is closed (boards not on the list)
 
@@ -80,6 +81,9 @@ class Journals:
             "unchecked": 0,
             "refused": 0,
         }
+        # A board's latest retained status heard before its game was opened here (its status opens nothing): taken
+        # as the board's link state when its first message or entry opens the game (messages.py, board_state).
+        self.heard: dict[str, bool] = {}
         self._health_dirty = True
         self._batch: Batch | None = None
 
@@ -121,6 +125,9 @@ class Journals:
                     self.admission.counts["new_boards"] += 1
                 bg = self.games[board] = BoardGame(board, session)
                 bg.used = self.clock()
+                heard = self.heard.pop(board, None)
+                if heard is not None:  # its own status said it before anything opened its game: on MQTT
+                    bg.online, bg.via = heard, "mqtt"
                 self._restore(bg)
             return bg
 

@@ -33,8 +33,10 @@ from flickboard.board.bridge.admission import full_text
 from flickboard.board.bridge.board_game import BoardGame, BridgeError, GameSetup
 from flickboard.board.bridge.digests import Digests, digest
 from flickboard.board.bridge.entries import Entries
+from flickboard.board.bridge.journals import MAX_HEARD
 from flickboard.board.bridge.output import Publish
 from flickboard.board.protocol import BoardMessage, ProtocolError, Verdict
+from flickboard.config import board_problem
 from flickboard.core.session import now_stamp
 from flickboard.mqtt import BRIDGE_HEALTH, DEFAULT_BRIDGE_ID, RAW, board_topic
 
@@ -334,7 +336,13 @@ class Bridge(Entries):
         with self.lock:
             if not self._known(board):
                 # Its status alone opens no journal (anyone can publish one); a ping makes a real board resend what
-                # is not acked, and its first message is taken as any new board's.
+                # is not acked, and its first message is taken as any new board's. The status is kept for then (the
+                # board is online before its journal exists), at most MAX_HEARD boards, the oldest forgotten.
+                if board_problem(board) is None:
+                    self.heard.pop(board, None)
+                    self.heard[board] = online
+                    while len(self.heard) > MAX_HEARD:
+                        del self.heard[next(iter(self.heard))]
                 if online and self.mqtt_send is not None:
                     self.mqtt_send(board, protocol.command_payload({"c": "ping"}))
                 return
