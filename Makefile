@@ -13,7 +13,7 @@ SYSTEM_COMMANDS := mosquitto chromium dnsmasq systemd-analyze
 # The demo needs only the broker: no browser download for `make demo`.
 DEMO_SYSTEM := SYSTEM_PACKAGES="mosquitto mosquitto-clients" SYSTEM_COMMANDS=mosquitto
 
-.PHONY: help setup system demo demo-live demo-rp2 test unit lint typecheck clean stubs fwcheck firmware flash board-tools
+.PHONY: ha help setup system demo demo-live demo-rp2 test unit lint typecheck clean stubs fwcheck firmware flash board-tools
 
 # Board firmware (see docs/firmware.md). BOARD names a profile in hardware/profiles/; PORT is the board's serial port.
 BOARD ?= pico_w
@@ -38,6 +38,7 @@ help:
 	@echo "make firmware   compile the board firmware with mpy-cross into $(FW_BUILD)/rp2 and $(FW_BUILD)/esp32"
 	@echo "make fwcheck    type-check the firmware against the MicroPython rp2 and esp32 stubs"
 	@echo "make soak | make fuzz | make bench   fault-injection table, fuzzing, performance figures (docs/reliability.md, docs/performance.md)"
+	@echo "make ha     the Home Assistant integration against a real, pinned Home Assistant Core (docs/integrations.md)"
 	@echo "make flash BOARD=pico_w PORT=/dev/ttyACM0   copy firmware, profile and config.json to a board (BOARD: pico_w | esp32_devkit | pico_w_pockets)"
 
 setup: $(STAMP)
@@ -108,6 +109,23 @@ test: lint typecheck fwcheck unit
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info build/firmware build/flash
+
+# ---- a real Home Assistant -------------------------------------------------------------------------------------------
+# `make ha` checks `flickboard integrations --homeassistant` against a real Home Assistant Core: the pinned release, in
+# a Debian chroot (debootstrap from the Debian archive) with the Python it needs, kept in build/ha/ so a rerun takes
+# only the check itself (tests/homeassistant/; docs/integrations.md, "Checked with a real Home Assistant"). Run it
+# before every change to host/displays/integrations/. HA_SCREENSHOTS=1 also takes the pictures in docs/img/.
+HA_VERSION    := 2026.11.0
+HA_SUITE      := forky
+HA_PYTHON     := python3.14
+HA_MIN_PYTHON := 3.14.2
+HA_ROOT       := build/ha/root
+HA_SCREENSHOTS ?=
+
+ha: setup system
+	@sh tests/homeassistant/install.sh $(HA_ROOT) $(HA_VERSION) $(HA_SUITE) $(HA_PYTHON) $(HA_MIN_PYTHON)
+	@echo "==> pytest tests/homeassistant (a real Home Assistant $(HA_VERSION))"
+	@FLICKBOARD_HA_ROOT=$(HA_ROOT) FLICKBOARD_HA_SCREENSHOTS=$(HA_SCREENSHOTS) $(BIN)/python -m pytest -s tests/homeassistant
 
 # ---- board firmware -------------------------------------------------------------------------------------------------
 

@@ -57,6 +57,9 @@ class Commands(Integration):
         self.pending: dict[str, tuple[str, str, str, float]] = {}  # request id -> (board, command, source, sent at)
         self.counts = {"sent": 0, "entered": 0, "refused": 0, "unanswered": 0, "ignored": 0}
         self.answers: list[dict[str, Any]] = []  # the answers to our requests, latest last (at most 50)
+        # Told what became of every press (source, board, command, outcome, message): Home Assistant shows it as an
+        # event of the board's device. Outcomes: entered, refused, unanswered, not_sent (ignored: nothing was sent).
+        self.listeners: list[Callable[[str, str, str, str, str], None]] = []
 
     def describe(self) -> str:
         return "commands (manual entries on flickboard/<board>/input)"
@@ -72,6 +75,11 @@ class Commands(Integration):
         """A press that sends nothing: logged in one line, then counted (whoever sees the count finds the line)."""
         log.warning("%s: %s on board %s ignored: %s", source, command[:32], board[:32], why)
         self.counts["ignored"] += 1
+        self._tell(source, board, command[:32], "not_sent", why)
+
+    def _tell(self, source: str, board: str, command: str, outcome: str, message: str) -> None:
+        for listener in self.listeners:
+            listener(source, board, command, outcome, message)
 
     def press(self, source: str, board: str, command: str) -> str | None:
         """Enter the command's line for the board; the request id, or None when nothing was sent (ignored)."""
@@ -113,9 +121,11 @@ class Commands(Integration):
             entry = answer.get("entry")
             log.info("%s: %s on board %s: entered as entry %s: %s", source, command, board, entry, message)
             self.counts["entered"] += 1
+            self._tell(source, board, command, "entered", f"entry {entry}: {message}" if message else f"entry {entry}")
         else:
             log.warning("%s: %s on board %s refused by the bridge: %s", source, command, board, message)
             self.counts["refused"] += 1
+            self._tell(source, board, command, "refused", message)
 
     def tick(self, now: float) -> None:
         for rid, (board, command, source, at) in list(self.pending.items()):
@@ -131,3 +141,4 @@ class Commands(Integration):
                     rid,
                 )
                 self.counts["unanswered"] += 1
+                self._tell(source, board, command, "unanswered", f"no answer from the bridge in {self.timeout:g} s")

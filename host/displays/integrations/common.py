@@ -163,6 +163,9 @@ class Integration:
     def __init__(self, publish: Publish, boards: Boards) -> None:
         self._publish = publish
         self.boards = boards
+        # More topics to follow from now on (the runner's, once added: subscribed at once, and again on every connect
+        # as long as `topics()` names them)
+        self.subscribe: Callable[[list[str]], None] = lambda _topics: None
 
     def send(self, topic: str, doc: object, retain: bool = False) -> None:
         self._publish(topic, json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode(), retain)
@@ -173,6 +176,10 @@ class Integration:
     def topics(self) -> list[str]:
         """Extra topics to subscribe to (QoS 1); their messages come to `on_message`."""
         return []
+
+    def will(self) -> tuple[str, bytes] | None:
+        """A retained last will (topic, payload) the runner's client leaves with the broker, if any."""
+        return None
 
     def on_connect(self) -> None:
         """Connected (again) and subscribed."""

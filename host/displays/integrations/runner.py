@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import re
 import sys
 import threading
 import time
@@ -105,6 +106,15 @@ class IntegrationRunner:
 
     def add(self, integration: Integration) -> None:
         self.integrations.append(integration)
+        integration.subscribe = self.subscribe
+        will = integration.will()
+        if will is not None:
+            self.client.will_set(will[0], will[1], qos=1, retain=True)
+
+    def subscribe(self, topics: list[str]) -> None:
+        """Follow more topics now (an integration's `topics()` names them again at every connect)."""
+        if topics and self.subscriber.connected:
+            self.client.subscribe([(t, 1) for t in topics])
 
     def publish(self, topic: str, payload: bytes, retain: bool) -> None:
         """QoS 1; paho sends it now, or after the reconnect."""
@@ -342,6 +352,11 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         metavar="BOARD",
         help="remove this board's device from Home Assistant (clear its discovery config) and exit (repeatable)",
     )
+    p.add_argument(
+        "--web",
+        metavar="URL",
+        help="where flickboard web runs (http://host:8080): each Home Assistant device links to its board's page",
+    )
     p.add_argument("--awtrix", metavar="PREFIX", help="an AWTRIX 3 clock's MQTT prefix: the score app, notifications")
     p.add_argument(
         "--awtrix-buttons",
@@ -404,6 +419,11 @@ def build_runner(args: Any) -> IntegrationRunner:
                 raise UserError(f"{option}: {problem}")
     if args.ha_commands and not args.homeassistant:
         raise UserError("--ha-commands: the buttons are Home Assistant's; give --homeassistant too")
+    if args.web is not None:
+        if not args.homeassistant:
+            raise UserError("--web: the link is on Home Assistant's devices; give --homeassistant too")
+        if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", args.web):
+            raise UserError(f"--web: {args.web[:80]!r} is not an http:// or https:// address")
     if args.retract and not args.homeassistant:
         raise UserError("--retract: give --homeassistant (and its prefix, if not the default) too")
     if args.awtrix_buttons and not (args.awtrix and args.board and len(set(args.board)) == 1):
@@ -426,7 +446,13 @@ def build_runner(args: Any) -> IntegrationRunner:
     if args.homeassistant:
         prefix = _topic(args.homeassistant, "--homeassistant")
         ha = homeassistant.HomeAssistant(
-            runner.publish, runner.boards, prefix, commands=commands, buttons=args.ha_commands
+            runner.publish,
+            runner.boards,
+            prefix,
+            commands=commands,
+            buttons=args.ha_commands,
+            client_id=cid,
+            web=args.web,
         )
         runner.add(ha)
     if args.awtrix:
@@ -488,13 +514,24 @@ def run_integrations(args: Any, out: TextIO) -> int:
 
 def retract(runner: IntegrationRunner, boards: Sequence[str], out: TextIO, timeout: float = 10.0) -> int:
     """`--retract BOARD`: clear each board's Home Assistant discovery config (and the per-entity configs of earlier
-    versions) with empty retained payloads, then exit. Nothing is subscribed: a retained scoreboard must not bring
-    the device straight back. Raises UserError when the broker cannot be reached or refuses the login."""
+    versions) with empty retained payloads, then exit. Only the discovery topics are read (what is there is cleared,
+    nothing else: an empty config for a device Home Assistant does not have makes it warn); the scoreboards are not:
+    a retained scoreboard must not bring the device straight back. Raises UserError when the broker cannot be reached
+    or refuses the login."""
     ha = next(i for i in runner.integrations if isinstance(i, homeassistant.HomeAssistant))
+    wanted = list(dict.fromkeys(boards))
+    topics = [t for b in wanted for t in (ha.device_topic(b), *ha.legacy_topics(b))]
     client = mqtt_client(runner.url, runner.client_id, runner.ca_file, ca_required=True)
     ready = threading.Event()
     refused: list[str] = []
-    Subscriber(client, list, subscribed=lambda _r: ready.set(), refused=lambda rc: refused.append(str(rc)))
+    lock = threading.Lock()
+
+    def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        with lock:
+            ha.on_message(msg.topic, bytes(msg.payload), bool(msg.retain))
+
+    client.on_message = on_message
+    Subscriber(client, lambda: topics, subscribed=lambda _r: ready.set(), refused=lambda rc: refused.append(str(rc)))
     last: list[mqtt.MQTTMessageInfo] = []
     ha._publish = lambda topic, payload, retain: last.append(client.publish(topic, payload, qos=1, retain=retain))
     client.connect_async(runner.url.host, runner.url.port, keepalive=runner.keepalive)
@@ -505,9 +542,13 @@ def retract(runner: IntegrationRunner, boards: Sequence[str], out: TextIO, timeo
             if refused or time.monotonic() > deadline:
                 why = f"refused the connection: {refused[0]}" if refused else f"was not reached in {timeout:g} s"
                 raise UserError(f"the broker {runner.url} {why}")
-        for board in dict.fromkeys(boards):
-            ha.retract(board)
-            print(f"flickboard integrations: {board} retracted ({ha.device_topic(board)} cleared)", file=out)
+        time.sleep(homeassistant.SETTLE)  # the retained configs come right after the subscription is granted
+        for board in wanted:
+            with lock:
+                there = (board in ha.retained) + len(ha.legacy.get(board, ()))
+                ha.retract(board)
+            said = f"{there} config{'s' if there != 1 else ''} cleared" if there else "nothing of it on the broker"
+            print(f"flickboard integrations: {board} retracted ({said})", file=out)
         for info in last:
             info.wait_for_publish(timeout)
     finally:
