@@ -144,7 +144,11 @@ class Template:
         self.text = text
 
     def render(self, payload: bytes) -> str:
-        env = {"value": payload.decode(), "value_json": json.loads(payload)}
+        env: dict[str, Any] = {"value": payload.decode()}
+        try:  # as Home Assistant: `value_json` only for a payload that is JSON
+            env["value_json"] = json.loads(payload)
+        except ValueError:
+            pass
         out: list[str] = []
         stack: list[list[bool]] = []  # per open if: [this branch is on, a branch was taken]
         pos = 0
@@ -163,7 +167,8 @@ class Template:
                 stack.append([taken, taken])
             elif word == "elif":
                 s = stack[-1]
-                s[0] = not s[1] and bool(self.eval(expr, env))
+                outer = all(x[0] for x in stack[:-1])  # inside a branch not taken, nothing is evaluated
+                s[0] = outer and not s[1] and bool(self.eval(expr, env))
                 s[1] = s[1] or s[0]
             elif word == "else":
                 s = stack[-1]
@@ -202,6 +207,31 @@ class Template:
             return obj[i]
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.In):
             return self._node(n.left, env) in self._node(n.comparators[0], env)
+        if (  # `name is defined`: a variable (value_json is one only for a JSON payload)
+            isinstance(n, ast.Compare)
+            and isinstance(n.ops[0], ast.Is)
+            and isinstance(n.comparators[0], ast.Name)
+            and n.comparators[0].id == "defined"
+            and isinstance(n.left, ast.Name)
+        ):
+            return n.left.id in env
+        if (  # `x is not none`
+            isinstance(n, ast.Compare)
+            and isinstance(n.ops[0], ast.IsNot)
+            and isinstance(n.comparators[0], ast.Name)
+            and n.comparators[0].id == "none"
+        ):
+            return self._node(n.left, env) is not None
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
+            return self._node(n.left, env) == self._node(n.comparators[0], env)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr) and isinstance(n.right, ast.Name):  # a filter
+            value = self._node(n.left, env)
+            if n.right.id == "int":
+                assert type(value) in (int, float), (value, self.text)
+                return int(value)
+            if n.right.id == "tojson":
+                return json.dumps(value)
+            raise AssertionError(f"unsupported filter {n.right.id} in {self.text}")
         if (  # `x.key is defined`: the key is there (its object must be)
             isinstance(n, ast.Compare)
             and isinstance(n.ops[0], ast.Is)
@@ -239,7 +269,12 @@ def render(template: str, payload: bytes) -> str:
     ours = Template(template).render(payload)
     sandbox = importlib.import_module("jinja2.sandbox")
     env = sandbox.ImmutableSandboxedEnvironment()
-    theirs = env.from_string(template).render(value=payload.decode(), value_json=json.loads(payload))
+    variables: dict[str, Any] = {"value": payload.decode()}
+    try:
+        variables["value_json"] = json.loads(payload)
+    except ValueError:
+        pass
+    theirs = env.from_string(template).render(**variables)
     assert theirs == ours, (template, theirs, ours)
     return ours
 
@@ -276,19 +311,24 @@ COMMON_KEYS = {"p", "name", "unique_id", "default_entity_id", "availability"}
 ALLOWED = {  # the configuration variables each platform documents (only those we may use), plus the platform `p`
     "sensor": COMMON_KEYS
     | {"state_topic", "value_template", "unit_of_measurement", "state_class", "icon", "entity_category"}
-    | {"device_class"},
+    | {"device_class", "suggested_display_precision", "json_attributes_topic", "json_attributes_template"},
     "binary_sensor": COMMON_KEYS | {"state_topic", "value_template", "device_class", "entity_category"},
     "event": COMMON_KEYS | {"state_topic", "value_template", "event_types", "icon"},
     "button": COMMON_KEYS | {"command_topic", "payload_press", "availability_mode", "icon"},
     "device_automation": {"p", "automation_type", "topic", "value_template", "payload", "type", "subtype"},
 }
-DEVICE_KEYS = {"ids", "name", "mf", "mdl", "sw"}  # the abbreviations of identifiers, manufacturer, model, sw_version
+DEVICE_KEYS = {
+    "ids",
+    "name",
+    "mf",
+    "mdl",
+    "sw",
+    "cu",
+}  # identifiers, manufacturer, model, sw_version, configuration_url
 ORIGIN_KEYS = {"name", "sw", "url"}
 SENSOR_KEYS = [
     *(f"{k}_{n}" for n in (1, 2) for k in ("points", "games_won", "last_game", "twenties")),
     "game",
-    "shooter",
-    "shot_kind",
     "state",
 ]
 HEARTBEAT_KEYS = ["signal", "uptime", "outbox", "drops", "reconnects"]  # from board_link.heartbeat
@@ -308,8 +348,14 @@ def bridge_available(bridge: str | None) -> dict[str, str]:
     return {"topic": topic, "payload_available": "online", "payload_not_available": "offline"}
 
 
+def integrations_available(client_id: str = "flickboard-integrations") -> dict[str, str]:
+    """The buttons' and the press events' availability: this program's own status (its last will says offline)."""
+    topic = f"homeassistant/flickboard/{client_id}/status"
+    return {"topic": topic, "payload_available": "online", "payload_not_available": "offline"}
+
+
 LEGACY_COMPONENTS = {
-    **{k: "sensor" for k in SENSOR_KEYS},
+    **{k: "sensor" for k in (*SENSOR_KEYS, "shooter", "shot_kind")},
     "board": "binary_sensor",
     "moment": "event",
     **{k: "device_automation" for k in TRIGGER_KEYS},
@@ -355,15 +401,19 @@ def check_device_config(config: dict[str, Any], board: str, bridge: str | None) 
             continue
         assert c["unique_id"] == f"flickboard_{board}_{key}", c
         assert c["default_entity_id"] == f"{platform}.flickboard_{board.replace('-', '_')}_{key}", c
+        if key == "press":  # what became of a press: told by this program, available while it runs
+            assert c["availability"] == [integrations_available()] and c["state_topic"].endswith(f"/{board}/press")
+            continue
         assert c["availability"][0] == bridge_available(bridge), c
         if platform == "button":
             assert c["command_topic"] == f"homeassistant/flickboard/{board}/command" and c["payload_press"] == key
-            assert c["availability_mode"] == "all"
+            assert c["availability_mode"] == "all" and c["availability"][1:] == [integrations_available()]
             continue
         want = f"flickboard/{board}/events" if platform == "event" else f"flickboard/{board}/scoreboard"
         assert c["state_topic"] == want, c
-        if "state_class" in c:  # statistics need a number and a unit
-            assert c["state_class"] in ("measurement", "total", "total_increasing") and c["unit_of_measurement"]
+        if "state_class" in c:  # statistics: a number; counts have no unit ("1 twenties"), the name says it
+            assert c["state_class"] in ("measurement", "total", "total_increasing")
+            assert c.get("unit_of_measurement") in (None, "dBm", "s"), c
 
 
 def sample_doc() -> dict[str, Any]:
@@ -395,11 +445,11 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
         assert sensor["points_1"]["name"] == "Ana points" and sensor["twenties_2"]["name"] == "Ben twenties"
         for k in ("points_1", "points_2", "last_game_1", "games_won_2", "twenties_1"):
             assert sensor[k]["state_class"] == "measurement", k  # a match's numbers start again at the next match
-        assert "state_class" not in sensor["shooter"] and "state_class" not in sensor["state"]
+        assert "state_class" not in sensor["game"] and "state_class" not in sensor["state"]
         assert all(cmps[k]["entity_category"] == "diagnostic" for k in DIAGNOSTIC_KEYS)
         assert cmps["refused"]["state_class"] == cmps["board_messages"]["state_class"] == "total_increasing"
         event = cmps["moment"]
-        assert "twenty" in event["event_types"] and "ditch" in event["event_types"]
+        assert "twenty" in event["event_types"] and "match-over" in event["event_types"]
 
         enter(running, "shot zone", "shot call in")  # Ana's free shot, then Ben's called twenty
         spy.wait(lambda t, p: t == "flickboard/t1/scoreboard" and json.loads(p)["entries"] == 2)
@@ -412,26 +462,38 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
         def values(doc: bytes, keys: list[str] = SENSOR_KEYS) -> dict[str, str]:
             return {k: render(cmps[k]["value_template"], doc) for k in keys}
 
+        def attributes(doc: bytes) -> dict[str, Any]:
+            return dict(json.loads(render(sensor["state"]["json_attributes_template"], doc)))
+
         assert values(first) == {
             **{f"{k}_{n}": "0" for n in (1, 2) for k in ("points", "twenties")},
-            **{f"games_won_{n}": "0.0" for n in (1, 2)},
+            **{f"games_won_{n}": "0" for n in (1, 2)},  # 0.0 in the document: shown as a whole number
             **{f"last_game_{n}": "None" for n in (1, 2)},  # "None": the state is unknown
             "game": "1",
-            "shooter": "Ana",
-            "shot_kind": "free",
             "state": "in progress",
         }
+        assert attributes(first) == {"shooter": "Ana", "shot_kind": "free"}
         after = values(mid)
-        assert (after["twenties_1"], after["twenties_2"], after["shooter"]) == ("0", "1", "Ana")
+        assert (after["twenties_1"], after["twenties_2"], attributes(mid)["shooter"]) == ("0", "1", "Ana")
         end = values(last)
-        assert (end["points_1"], end["points_2"], end["last_game_2"], end["games_won_2"]) == ("0", "20", "20", "1.0")
-        assert (end["state"], end["shooter"], end["twenties_2"]) == ("over: Ben wins", "None", "None")
+        assert (end["points_1"], end["points_2"], end["last_game_2"], end["games_won_2"]) == ("0", "20", "20", "1")
+        assert (end["state"], end["twenties_2"]) == ("over: Ben wins", "None")
+        assert attributes(last) == {"shooter": None, "shot_kind": None}
+        half = json.loads(last)
+        half["score"]["games_won"] = [0.5, 1.5]  # a tied game counts a half to each side
+        assert render(sensor["games_won_2"]["value_template"], json.dumps(half).encode()) == "1.5"
+        # An empty payload (the retained scoreboard cleared, to remove the board): every template renders unknown,
+        # where Home Assistant would log "'value_json' is undefined" for each entity.
+        for key, c in cmps.items():
+            for field in ("value_template", "json_attributes_template"):
+                if field in c and c.get("state_topic") == "flickboard/t1/scoreboard":
+                    assert render(c[field], b"") in ("None", "{}"), (key, field)
         # no board ever connected: the link is unknown, the diagnostics say so
         assert json.loads(last)["board_link"]["heartbeat"] is None
         assert values(last, DIAGNOSTIC_KEYS) == {
             **dict.fromkeys(("events_missing", "events_behind", "board_messages", "boot", "link"), "None"),
             **dict.fromkeys(HEARTBEAT_KEYS, "None"),
-            "board": "OFF",
+            "board": "None",  # board_link.online is null: not known, which is not "disconnected"
             "only_repeats": "OFF",
             "queued": "0",
             "refused": "0",
@@ -439,6 +501,8 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
         online = json.loads(last)
         online["board_link"]["online"] = True
         assert render(cmps["board"]["value_template"], json.dumps(online).encode()) == "ON"
+        online["board_link"]["online"] = False
+        assert render(cmps["board"]["value_template"], json.dumps(online).encode()) == "OFF"
         needs = json.loads(mid)
         needs["needs_review"] = True
         assert render(sensor["state"]["value_template"], json.dumps(needs).encode()) == "needs review"
@@ -450,10 +514,11 @@ def test_home_assistant_device_discovery_and_templates_over_real_scoreboards(bro
         assert fired["event_type"] == "twenty" and fired["moment"]["side"] == "Ben"
         assert fired["event_type"] in event["event_types"]
         assert render(event["value_template"], by_type["shot"]) == ""  # Home Assistant ignores an empty event
+        assert "ditch" not in event["event_types"]  # every ditch would be a line in the logbook: a device trigger
         for key, moment in (("twenty", "twenty"), ("game_over", "game-over"), ("match_over", "match-over")):
             assert render(cmps[key]["value_template"], by_type[moment]) == cmps[key]["payload"] == moment
         assert render(cmps["twenty"]["value_template"], by_type["shot"]) != cmps["twenty"]["payload"]
-        assert set(MOMENT_EVENTS) >= {"twenty", "ditch", "game-over", "match-over"}
+        assert set(MOMENT_EVENTS) >= {"twenty", "game-over", "match-over", "review"}
     finally:
         runner.stop()
         running.stop()
@@ -525,10 +590,14 @@ def test_the_diagnostics_read_the_board_link_of_a_real_board(broker: Broker, tmp
         spy.close()
 
 
-def test_an_upgrade_clears_the_per_entity_configs_of_earlier_versions(broker: Broker, tmp_path: Path) -> None:
-    """The previous version announced each entity on its own topic. On its first announcement of a board the new
-    one clears those (an empty retained payload, https://www.home-assistant.io/integrations/mqtt/#removing-
-    discovered-entities), before the device config, so Home Assistant does not end up with each entity twice."""
+def test_an_upgrade_migrates_the_per_entity_configs_and_a_restart_publishes_nothing(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """The per-entity configs of an earlier version still on the broker are moved with Home Assistant's own migration
+    (https://www.home-assistant.io/integrations/mqtt/#migration-from-single-component-to-device-based-discovery):
+    `{"migrate_discovery": true}` on each old topic, then the device config, so the entities keep their registry
+    entries. A restart then publishes nothing: the broker's copy is right, and an empty payload on an old topic whose
+    entity now lives in the device config makes Home Assistant warn ("conflicting discovery message")."""
     prefix = "homeassistant"
     spy = Spy(broker, [f"{prefix}/#"])
     old = legacy_topics(prefix, "t1")
@@ -543,19 +612,48 @@ def test_an_upgrade_clears_the_per_entity_configs_of_earlier_versions(broker: Br
         wait_device(spy, prefix, "t1", since=mark)
         with spy.cond:
             seen = [(t, p) for t, p, _ in spy.msgs[mark:]]
-        cleared = [i for i, (t, p) in enumerate(seen) if t in old and p == b""]
+        moved = [i for i, (t, p) in enumerate(seen) if t in old and json.loads(p) == {"migrate_discovery": True}]
         device = next(i for i, (t, p) in enumerate(seen) if t == device_topic(prefix, "t1") and p)
-        assert {seen[i][0] for i in cleared} == old and max(cleared) < device  # cleared first, then the device
-        late = Spy(broker, [f"{prefix}/#"])
-        late.wait(lambda t, _p: t == other)
-        time.sleep(0.3)
-        kept = {t for t, p, r in late.msgs if r and p}
-        assert kept == {device_topic(prefix, "t1"), other}, kept
-        late.close()
+        assert {seen[i][0] for i in moved} == old and max(moved) < device  # migrated first, then the device
+        assert not any(t == other for t, _ in seen)
     finally:
         runner.stop()
+    mark = spy.mark()
+    again = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))
+    try:
+        time.sleep(2.5)  # past the settling time: it had the chance to publish
+        with spy.cond:
+            published = [t for t, _, _ in spy.msgs[mark:]]
+        assert published == [], published  # nothing: the device config on the broker is the right one
+        assert again.integrations[0].announcements == 0  # type: ignore[attr-defined]
+    finally:
+        again.stop()
         running.stop()
         spy.publish(other, b"", retain=True)
+        spy.close()
+
+
+def test_a_board_is_announced_once_from_its_first_scoreboard(broker: Broker) -> None:
+    """A Wi-Fi board's status comes before its first scoreboard: nothing is announced from the status (its names and
+    the bridge that keeps it are not known yet), and the first config, from the scoreboard, is the right one. Home
+    Assistant applies a second config sent while it sets up the first to only the components it has finished."""
+    spy = Spy(broker, ["homeassistant/#"])
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards))
+    try:
+        spy.publish("flickboard/table-3/status", "online", retain=True)
+        time.sleep(2.5)
+        assert spy.on(device_topic("homeassistant", "table-3")) == []
+        spy.publish("flickboard/table-3/scoreboard", json.dumps(sample_doc()), retain=True)
+        config = wait_device(spy, "homeassistant", "table-3")
+        check_device_config(config, "table-3", "flickboard-bridge")
+        assert config["cmps"]["points_1"]["name"] == "Ana points"
+        time.sleep(1.5)
+        assert len([p for p in spy.on(device_topic("homeassistant", "table-3")) if p]) == 1
+    finally:
+        runner.stop()
+        spy.publish("flickboard/table-3/status", b"", retain=True)
+        spy.publish("flickboard/table-3/scoreboard", b"", retain=True)
+        spy.publish(device_topic("homeassistant", "table-3"), b"", retain=True)
         spy.close()
 
 
@@ -595,18 +693,24 @@ def test_a_cleared_scoreboard_retracts_the_board_and_so_does_the_retract_option(
     spy.close()
 
 
-def test_home_assistant_reannounces_on_its_birth_message_and_on_new_sides(broker: Broker, tmp_path: Path) -> None:
+def test_home_assistant_reannounces_only_what_changed_and_what_the_broker_lost(broker: Broker, tmp_path: Path) -> None:
     """Home Assistant's birth message (`online` on `<prefix>/status`, https://www.home-assistant.io/integrations/
-    mqtt/#birth-and-last-will-messages) brings every config again, under a configurable prefix; `offline` does
-    not. A new match with other players renames the side entities (same unique ids). A board seen only through
-    its own status topic is announced too."""
+    mqtt/#birth-and-last-will-messages) finds every config on the broker (retained): nothing is published again, under
+    a configurable prefix. A config the broker lost is published again at the birth message. A new match with other
+    players renames the side entities (a real change: published, same unique ids)."""
     spy = Spy(broker, ["ha-test/#", "flickboard/#"])
     running = bridge_for(broker, tmp_path)
     runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards, prefix="ha-test"))
+    ha = runner.integrations[0]
     try:
         first = wait_device(spy, "ha-test", "t1")
+        time.sleep(1.5)
+        done = ha.announcements  # type: ignore[attr-defined]
         mark = spy.mark()
-        spy.publish("ha-test/status", "offline")
+        spy.publish("ha-test/status", "online")
+        time.sleep(2)
+        assert spy.on(device_topic("ha-test", "t1"), mark) == [] and ha.announcements == done  # type: ignore[attr-defined]
+        spy.publish(device_topic("ha-test", "t1"), b"", retain=True)  # the broker lost it (or someone cleared it)
         spy.publish("ha-test/status", "online")
         again = wait_device(spy, "ha-test", "t1", since=mark)
         assert again == first
@@ -623,18 +727,10 @@ def test_home_assistant_reannounces_on_its_birth_message_and_on_new_sides(broker
         assert {c.get("unique_id") for c in renamed["cmps"].values()} == {
             c.get("unique_id") for c in first["cmps"].values()
         }
-
-        mark = spy.mark()
-        spy.publish("flickboard/wifi-2/status", "online", retain=True)
-        wifi = wait_device(spy, "ha-test", "wifi-2", since=mark)
-        check_device_config(wifi, "wifi-2", None)  # no scoreboard names its bridge yet
-        points = wifi["cmps"]["points_1"]
-        assert points["name"] == "Side 1 points" and points["default_entity_id"] == "sensor.flickboard_wifi_2_points_1"
-        assert points["unique_id"] == "flickboard_wifi-2_points_1"
     finally:
         runner.stop()
         running.stop()
-        spy.publish("flickboard/wifi-2/status", b"", retain=True)
+        spy.publish(device_topic("ha-test", "t1"), b"", retain=True)
         spy.close()
 
 
@@ -667,23 +763,25 @@ def test_the_device_follows_the_bridge_its_scoreboard_names(broker: Broker) -> N
     assert runner.bad == 0 and runner.failures == 0
 
 
-def test_the_offline_birth_message_does_not_reannounce(broker: Broker) -> None:
-    """Only `online` on the birth topic means Home Assistant (re)started."""
+def test_the_offline_birth_message_changes_nothing(broker: Broker) -> None:
+    """Only `online` on the birth topic means Home Assistant (re)started: `offline` checks nothing."""
     spy = Spy(broker, ["homeassistant/#"])
-    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards), boards=("t5",))
+    runner = runner_for(broker, lambda r: HomeAssistant(r.publish, r.boards), boards=("table-3",))
     ha = runner.integrations[0]
     try:
-        spy.publish("flickboard/t5/status", "online", retain=True)
-        wait_device(spy, "homeassistant", "t5")
+        spy.publish("flickboard/table-3/scoreboard", json.dumps(sample_doc()), retain=True)
+        wait_device(spy, "homeassistant", "table-3")
+        spy.publish(device_topic("homeassistant", "table-3"), b"", retain=True)  # gone from the broker
         done = ha.announcements  # type: ignore[attr-defined]
         spy.publish("homeassistant/status", "offline")
-        time.sleep(0.3)
+        time.sleep(2)
         assert ha.announcements == done  # type: ignore[attr-defined]
         spy.publish("homeassistant/status", "online")
         spy.wait(lambda *_: ha.announcements > done)  # type: ignore[attr-defined]
     finally:
         runner.stop()
-        spy.publish("flickboard/t5/status", b"", retain=True)
+        spy.publish("flickboard/table-3/scoreboard", b"", retain=True)
+        spy.publish(device_topic("homeassistant", "table-3"), b"", retain=True)
         spy.close()
 
 
@@ -740,8 +838,9 @@ def test_home_assistant_buttons_enter_through_the_bridge(
     `flickboard/t1/input` with an id of ours (docs/mqtt.md, Manual entries), which the real bridge checks: `confirm`
     takes the provisional twenty the hole beam saw (R-8: a sensor twenty stays provisional until confirmed), a
     second `confirm` is refused (there is none left) and that is logged in one line and counted, `undo` takes back
-    the latest entry. The confirm button is available only while the scoreboard has a provisional twenty, and the
-    review button only while something needs review."""
+    the latest entry. The buttons are available while the bridge and this program run (its own status, with a last
+    will), and what became of each press is the device's "Button press" event, with the bridge's reason for a
+    refusal."""
     caplog.set_level(logging.INFO, logger="flickboard.integrations")
     spy = Spy(broker, ["homeassistant/#", "flickboard/#"])
     press_topic = "homeassistant/flickboard/t1/command"
@@ -757,13 +856,10 @@ def test_home_assistant_buttons_enter_through_the_bridge(
         check_device_config(config, "t1", running.bridge.bridge_id)
         cmps = config["cmps"]
         assert {k for k, c in cmps.items() if c["p"] == "button"} == set(BUTTON_KEYS)
-        confirm_when = cmps["confirm"]["availability"][1]
-        review_when = cmps["reviewed"]["availability"][1]
-        assert confirm_when["topic"] == review_when["topic"] == "flickboard/t1/scoreboard"
-        assert cmps["undo"]["availability"] == [bridge_available(running.bridge.bridge_id)]
-        before = json.dumps(docs(spy)[-1]).encode()
-        assert render(confirm_when["value_template"], before) == "offline"
-        assert render(review_when["value_template"], before) == "offline"
+        mine = integrations_available()
+        assert all(cmps[k]["availability"] == [bridge_available(running.bridge.bridge_id), mine] for k in BUTTON_KEYS)
+        assert cmps["press"]["event_types"] == ["entered", "refused", "unanswered", "not_sent"]
+        assert spy.wait(lambda t, _p: t == mine["topic"])[1] == b"online"  # retained; its last will says offline
 
         board = FirmwareBoard(running)
         board.hello()
@@ -774,10 +870,7 @@ def test_home_assistant_buttons_enter_through_the_bridge(
                 t == "flickboard/t1/scoreboard" and bool(json.loads(p)["score"]["current"]["provisional_twenties"])
             )
         )
-        assert render(confirm_when["value_template"], payload) == "online"
-        held = json.loads(payload)
-        held["needs_review"] = True
-        assert render(review_when["value_template"], json.dumps(held).encode()) == "online"
+        assert payload
 
         mark = spy.mark()
         spy.publish(press_topic, "confirm")  # as Home Assistant publishes a press: not retained
@@ -797,6 +890,12 @@ def test_home_assistant_buttons_enter_through_the_bridge(
         spy.wait(lambda *_: commands.counts["refused"] == 1)
         refusals = [r.getMessage() for r in caplog.records if "refused by the bridge" in r.getMessage()]
         assert len(refusals) == 1 and "\n" not in refusals[0] and "no provisional twenty" in refusals[0]
+        _, event, retained = spy.wait(
+            lambda t, p: t == cmps["press"]["state_topic"] and json.loads(p)["event_type"] == "refused", since=mark
+        )
+        told = json.loads(event)  # Home Assistant's event entity reads event_type, the rest are its attributes
+        assert told["event_type"] == "refused" and told["button"] == "confirm" and not retained
+        assert "no provisional twenty" in told["message"]
 
         entries = running.bridge.scoreboard("t1")["entries"]
         mark = spy.mark()
@@ -815,10 +914,14 @@ def test_home_assistant_buttons_enter_through_the_bridge(
         spy.wait(lambda *_: commands.counts["refused"] == 2)
         assert commands.counts == {"sent": 4, "entered": 2, "refused": 2, "unanswered": 0, "ignored": 2}
         assert len(spy.on("flickboard/t1/input")) == 4
+        told = [json.loads(p)["event_type"] for p in spy.on(cmps["press"]["state_topic"])]
+        assert told == ["entered", "refused", "entered", "refused", "not_sent"], told
+        mark = spy.mark()
     finally:
         runner.stop()
         running.stop()
-        spy.close()
+    assert spy.wait(lambda t, _p: t == mine["topic"], since=mark)[1] == b"offline"  # stopped: no buttons
+    spy.close()
     assert runner.bad == 0 and runner.failures == 0
 
 
@@ -846,6 +949,7 @@ def test_commands_are_off_by_default(broker: Broker, tmp_path: Path, caplog: pyt
         spy.close()
     off = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant"))
     ha = next(i for i in off.integrations if isinstance(i, HomeAssistant))
+    off.boards.docs["t1"] = sample_doc() | {"board": "t1"}
     assert ha.buttons is False and "confirm" not in ha.config("t1")["cmps"]
     assert "flickboard/+/result" not in off.topics()  # nothing to answer: the answers are not read either
     on = build_runner(parse("--mqtt", "mqtt://127.0.0.1:1", "--homeassistant", "--ha-commands"))
@@ -1473,12 +1577,12 @@ def test_quebec_and_flicochet_documents_drive_every_integration(broker: Broker, 
             **{f"points_{n}": "0" for n in (1, 2)},
             **{f"{k}_{n}": "None" for n in (1, 2) for k in ("games_won", "last_game", "twenties")},
             "game": "1",  # the manche
-            "shooter": "Ana",
-            "shot_kind": "None",
             "state": "in progress",
         }
+        attributes = sensor["state"]["json_attributes_template"]
+        assert json.loads(render(attributes, json.dumps(quebec[0]).encode())) == {"shooter": "Ana", "shot_kind": None}
         assert (last["points_2"], last["last_game_2"], last["last_game_1"], last["game"]) == ("17", "17", "0", "2")
-        assert last["shooter"] == "Ben"  # the break goes round the table (règle 7)
+        assert json.loads(render(attributes, json.dumps(quebec[-1]).encode()))["shooter"] == "Ben"  # règle 7
         _, note, _ = spy.wait(lambda t, p: t == "clock/notify" and b"MANCHE" in p, since=mark)
         assert json.loads(note) == {"text": "MANCHE 1: Ana 0-17 Ben", "color": YELLOW, "duration": 6}
         app = json.loads(spy.wait(lambda t, p: t == app_topic and b'"17"' in p, since=mark)[1])
