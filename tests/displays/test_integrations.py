@@ -7,6 +7,7 @@ the bridge."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import json
 import logging
@@ -145,10 +146,8 @@ class Template:
 
     def render(self, payload: bytes) -> str:
         env: dict[str, Any] = {"value": payload.decode()}
-        try:  # as Home Assistant: `value_json` only for a payload that is JSON
+        with contextlib.suppress(ValueError):  # as Home Assistant: `value_json` only for a payload that is JSON
             env["value_json"] = json.loads(payload)
-        except ValueError:
-            pass
         out: list[str] = []
         stack: list[list[bool]] = []  # per open if: [this branch is on, a branch was taken]
         pos = 0
@@ -270,10 +269,8 @@ def render(template: str, payload: bytes) -> str:
     sandbox = importlib.import_module("jinja2.sandbox")
     env = sandbox.ImmutableSandboxedEnvironment()
     variables: dict[str, Any] = {"value": payload.decode()}
-    try:
+    with contextlib.suppress(ValueError):
         variables["value_json"] = json.loads(payload)
-    except ValueError:
-        pass
     theirs = env.from_string(template).render(**variables)
     assert theirs == ours, (template, theirs, ours)
     return ours
