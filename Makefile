@@ -114,18 +114,17 @@ clean:
 # `make ha` checks `flickboard integrations --homeassistant` against a real Home Assistant Core: the pinned release, in
 # a Debian chroot (debootstrap from the Debian archive) with the Python it needs, kept in build/ha/ so a rerun takes
 # only the check itself (tests/homeassistant/; docs/integrations.md, "Checked with a real Home Assistant"). Run it
-# before every change to host/displays/integrations/. HA_SCREENSHOTS=1 also takes the pictures in docs/img/.
+# before every change to host/displays/integrations/.
 HA_VERSION    := 2026.11.0
 HA_SUITE      := forky
 HA_PYTHON     := python3.14
 HA_MIN_PYTHON := 3.14.2
 HA_ROOT       := build/ha/root
-HA_SCREENSHOTS ?=
 
 ha: setup system
 	@sh tests/homeassistant/install.sh $(HA_ROOT) $(HA_VERSION) $(HA_SUITE) $(HA_PYTHON) $(HA_MIN_PYTHON)
 	@echo "==> pytest tests/homeassistant (a real Home Assistant $(HA_VERSION))"
-	@FLICKBOARD_HA_ROOT=$(HA_ROOT) FLICKBOARD_HA_SCREENSHOTS=$(HA_SCREENSHOTS) $(BIN)/python -m pytest -s tests/homeassistant
+	@FLICKBOARD_HA_ROOT=$(HA_ROOT) $(BIN)/python -m pytest -s tests/homeassistant
 
 # ---- board firmware -------------------------------------------------------------------------------------------------
 

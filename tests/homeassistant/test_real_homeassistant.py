@@ -36,7 +36,6 @@ from flickboard.sim.simulator import SimBoard, spawn_board
 
 ROOT = Path(__file__).resolve().parents[2]
 HA_ROOT = Path(os.environ.get("FLICKBOARD_HA_ROOT", ROOT / "build" / "ha" / "root")).resolve()
-SHOTS = ROOT / "docs" / "img"
 BOARD, OLD = "table-1", "old-1"  # a Wi-Fi board; a board announced by the per-entity configs of earlier versions
 SEED = 7
 PREFIX = "homeassistant"
@@ -379,13 +378,7 @@ def test_a_real_home_assistant(ha: HomeAssistantCore, broker: Broker, tmp_path: 
         time.sleep(3)
         assert spy.on(f"{PREFIX}/device/flickboard_{BOARD}/config", since) == [], "a config published again"
 
-        # -- 13. Screenshots of Home Assistant's own pages (docs/integrations.md).
-        if os.environ.get("FLICKBOARD_HA_SCREENSHOTS"):
-            from screens import screenshots
-
-            screenshots(ha, dev["id"], entries, SHOTS)
-
-        # -- 14. The board removed: its retained scoreboard cleared, its device gone from Home Assistant.
+        # -- 13. The board removed: its retained scoreboard cleared, its device gone from Home Assistant.
         bridge.stop()
         spy.publish(f"flickboard/{BOARD}/scoreboard", b"", retain=True)
         wait("the device removed", lambda: device(ha, BOARD) is None and registry(ha, BOARD) == {} and 1, 60)
