@@ -911,8 +911,12 @@ def test_home_assistant_buttons_enter_through_the_bridge(
         spy.wait(lambda *_: commands.counts["refused"] == 2)
         assert commands.counts == {"sent": 4, "entered": 2, "refused": 2, "unanswered": 0, "ignored": 2}
         assert len(spy.on("flickboard/t1/input")) == 4
-        told = [json.loads(p)["event_type"] for p in spy.on(cmps["press"]["state_topic"])]
-        assert told == ["entered", "refused", "entered", "refused", "not_sent"], told
+
+        def told() -> list[str]:
+            return sorted(json.loads(p)["event_type"] for p in spy.on(cmps["press"]["state_topic"]))
+
+        spy.wait(lambda *_: len(told()) >= 5)  # the retained press came before the device: not told
+        assert told() == ["entered", "entered", "not_sent", "refused", "refused"], told()
         mark = spy.mark()
     finally:
         runner.stop()

@@ -23,7 +23,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from core import HomeAssistantCore
+from homeassistant_core import HomeAssistantCore
 from paho.mqtt.enums import CallbackAPIVersion
 
 from flickboard.displays.integrations.homeassistant import LEGACY, MOMENT_EVENTS, PRESS_EVENTS, TRIGGERS

@@ -164,7 +164,7 @@ def test_the_tests_are_grouped_like_the_product() -> None:
     names = [p.name for p in tests.rglob("test_*.py")]
     # pytest imports a test file by its base name (no __init__.py here): two alike stop the whole run at collection
     assert not {n for n in names if names.count(n) > 1}, "two test files share a name"
-    assert groups == {"rules", "core", "board", "displays", "firmware", "system", "tournament"}, groups
+    assert groups == {"rules", "core", "board", "displays", "firmware", "system", "tournament", "homeassistant"}, groups
     edits = []
     for p in tests.rglob("test_*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
