@@ -915,8 +915,12 @@ def test_home_assistant_buttons_enter_through_the_bridge(
         def told() -> list[str]:
             return sorted(json.loads(p)["event_type"] for p in spy.on(cmps["press"]["state_topic"]))
 
-        spy.wait(lambda *_: len(told()) >= 5)  # the retained press came before the device: not told
-        assert told() == ["entered", "entered", "not_sent", "refused", "refused"], told()
+        spy.wait(lambda *_: told().count("refused") == 2 and "not_sent" in told())
+        # the retained press is told too when the board's scoreboard came before it (the broker's order)
+        assert told() in (
+            ["entered", "entered", "not_sent", "refused", "refused"],
+            ["entered", "entered", "not_sent", "not_sent", "refused", "refused"],
+        ), told()
         mark = spy.mark()
     finally:
         runner.stop()
