@@ -18,15 +18,19 @@ if ! command -v debootstrap >/dev/null 2>&1; then
     echo "apt-get could not install debootstrap; see the messages above."; exit 1; }
 fi
 
-if [ ! -f "$root/.debootstrap-$suite" ]; then
+# g++ and the Python headers build the requirements below that have no wheel for this Python. The stamp names the
+# package list, so a change to it builds the chroot again.
+packages="$python,$python-venv,$python-dev,g++,ca-certificates,tzdata"
+stamp="$root/.debootstrap-$suite-$(echo "$packages" | cksum | cut -d' ' -f1)"
+if [ ! -f "$stamp" ]; then
   echo "==> debootstrap: Debian $suite with $python into $root (a few minutes, once)"
   rm -rf "$root"
   mkdir -p "$root"
   # sid's script serves every suite after it was written (debootstrap of an older Debian may not know $suite)
-  debootstrap --variant=minbase --include="$python,$python-venv,ca-certificates,tzdata" \
+  debootstrap --variant=minbase --include="$packages" \
     "$suite" "$root" "$mirror" /usr/share/debootstrap/scripts/sid >"$root.debootstrap.log" 2>&1 || {
     echo "debootstrap failed; its log: $root.debootstrap.log"; tail -5 "$root.debootstrap.log"; exit 1; }
-  touch "$root/.debootstrap-$suite"
+  touch "$stamp"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"  # pip inside reaches PyPI by name
 # The certificates this machine trusts (a proxy's own CA among them, where there is one), for pip and for the uv that
@@ -49,6 +53,14 @@ if [ ! -f "$root/ha/.installed-$version" ]; then
   in_root "$python" -m venv /ha
   in_root /ha/bin/python -m pip install --quiet --disable-pip-version-check "homeassistant==$version" || {
     echo "pip could not install Home Assistant $version (see above)."; exit 1; }
+  # Its frontend starts by loading every service's description, which imports assist_pipeline: without that
+  # integration's requirements the frontend never gets past "Loading". They have no wheel for this Python: built here,
+  # once, rather than by Home Assistant itself when it first sets the integration up, in the middle of a check.
+  reqs=$(in_root /ha/bin/python -c 'import json, homeassistant.components as c
+print(" ".join(json.load(open(c.__path__[0] + "/assist_pipeline/manifest.json"))["requirements"]))')
+  echo "==> building $reqs (assist_pipeline's requirements) for $python"
+  in_root /ha/bin/python -m pip install --quiet --disable-pip-version-check $reqs || {
+    echo "pip could not build $reqs (see above)."; exit 1; }
   touch "$root/ha/.installed-$version"
 fi
 echo "==> Home Assistant $version, Python $have, Debian $suite: $root"

@@ -49,7 +49,7 @@ history:
 logbook:
 recorder:
   commit_interval: 1
-automation:
+automation: !include automations.yaml
 search:
 system_log:
 logger:
@@ -83,9 +83,12 @@ class HomeAssistantCore:
         """A fresh configuration folder: configuration.yaml, and the HTTP port in `.storage/http` (a YAML `http:` would
         be a pending config that Home Assistant reverts after five minutes unless someone confirms it)."""
         if self.config.exists():
+            if not (self.config / "configuration.yaml").exists():  # the chroot's own /dev, /etc, ...: never
+                raise HomeAssistantError(f"{self.config} holds no Home Assistant configuration: pick another name")
             subprocess.run(["rm", "-rf", str(self.config)], check=True)
         (self.config / ".storage").mkdir(parents=True)
         (self.config / "configuration.yaml").write_text(CONFIG)
+        (self.config / "automations.yaml").write_text("[]\n")  # the automation editor's file, as in a new install
         script = (
             "import json, sys\n"
             "from homeassistant.components.http.config import HTTP_STORAGE_SCHEMA, STORAGE_VERSION, "
