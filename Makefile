@@ -38,7 +38,8 @@ help:
 	@echo "make firmware   compile the board firmware with mpy-cross into $(FW_BUILD)/rp2 and $(FW_BUILD)/esp32"
 	@echo "make fwcheck    type-check the firmware against the MicroPython rp2 and esp32 stubs"
 	@echo "make soak | make fuzz | make bench   fault-injection table, fuzzing, performance figures (docs/reliability.md, docs/performance.md)"
-	@echo "make ha     the Home Assistant integration against a real, pinned Home Assistant Core (docs/integrations.md)"
+	@echo "make ha     the Home Assistant integration against a real, pinned Home Assistant Core (docs/integrations.md);"
+	@echo "            SCREENSHOTS=docs/img also refreshes the docs' pictures of Home Assistant's pages"
 	@echo "make flash BOARD=pico_w PORT=/dev/ttyACM0   copy firmware, profile and config.json to a board (BOARD: pico_w | esp32_devkit | pico_w_pockets)"
 
 setup: $(STAMP)
@@ -120,11 +121,14 @@ HA_SUITE      := forky
 HA_PYTHON     := python3.14
 HA_MIN_PYTHON := 3.14.2
 HA_ROOT       := build/ha/root
+# Where the pictures of Home Assistant's pages go (the device page, a dashboard, the automation editor); `make ha
+# SCREENSHOTS=docs/img` refreshes those of docs/integrations.md.
+SCREENSHOTS   ?= build/ha/screenshots
 
 ha: setup system
 	@sh tests/homeassistant/install.sh $(HA_ROOT) $(HA_VERSION) $(HA_SUITE) $(HA_PYTHON) $(HA_MIN_PYTHON)
 	@echo "==> pytest tests/homeassistant (a real Home Assistant $(HA_VERSION))"
-	@FLICKBOARD_HA_ROOT=$(HA_ROOT) $(BIN)/python -m pytest -s tests/homeassistant
+	@FLICKBOARD_HA_ROOT=$(HA_ROOT) FLICKBOARD_HA_SCREENSHOTS=$(SCREENSHOTS) $(BIN)/python -m pytest -s tests/homeassistant
 
 # ---- board firmware -------------------------------------------------------------------------------------------------
 

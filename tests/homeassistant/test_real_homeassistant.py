@@ -1,15 +1,19 @@
 """`make ha`: the Home Assistant integration against a real Home Assistant Core (the pinned release, installed by
 tests/homeassistant/install.sh) with its MQTT integration, a Mosquitto started here, the real bridge and
 `flickboard integrations` as commands, and a simulated Wi-Fi board (the real firmware under MicroPython) playing a
-whole game with a scorer's entries. Home Assistant is read only through its REST and websocket APIs, as a user's
-dashboard reads it, and its log must hold no warning or error about Flickboard. What is checked, step by step, is
-what docs/integrations.md says a Home Assistant user sees (its "Checked with a real Home Assistant" section)."""
+whole match with a scorer's entries. Home Assistant is read through its REST and websocket APIs, as a user's dashboard
+reads it, and through its own pages in a real Chromium (tests/support/homeassistant_frontend.py), and its log must hold
+no warning or error about Flickboard. What is checked, step by step, is what docs/integrations.md says a Home Assistant
+user sees (its "Checked with a real Home Assistant" section). In the middle of the match the device page, a dashboard
+and the automation editor are photographed into FLICKBOARD_HA_SCREENSHOTS (build/ha/screenshots; `make ha
+SCREENSHOTS=docs/img` refreshes the docs' pictures)."""
 
 from __future__ import annotations
 
 import datetime
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,6 +28,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from homeassistant_core import HomeAssistantCore
+from homeassistant_frontend import Frontend
 from paho.mqtt.enums import CallbackAPIVersion
 
 from flickboard.displays.integrations.homeassistant import LEGACY, MOMENT_EVENTS, PRESS_EVENTS, TRIGGERS
@@ -38,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HA_ROOT = Path(os.environ.get("FLICKBOARD_HA_ROOT", ROOT / "build" / "ha" / "root")).resolve()
 BOARD, OLD = "table-1", "old-1"  # a Wi-Fi board; a board announced by the per-entity configs of earlier versions
 SEED = 7
+MATCH = "games:2"  # two games: in the second one, the points of the first are on the dashboard's graph
 PREFIX = "homeassistant"
 KEYS = [  # docs/integrations.md, "What appears": the components of a board's device, buttons on
     *(f"{k}_{n}" for n in (1, 2) for k in ("points", "games_won", "last_game", "twenties")),
@@ -47,6 +53,11 @@ KEYS = [  # docs/integrations.md, "What appears": the components of a board's de
 ]
 WORDS = ("flickboard", "table-1", "table_1", "old-1", "old_1")  # a log record naming one of these is about us
 MQTT_LOGGERS = ("homeassistant.components.mqtt",)
+DOCS = ROOT / "docs" / "integrations.md"
+SHOTS = ROOT / os.environ.get("FLICKBOARD_HA_SCREENSHOTS", "build/ha/screenshots")  # an absolute path stays as it is
+AUTOMATION = "flickboard_moments"
+LOGGED = "Flickboard check"  # the name on the logbook lines the automation writes
+SIZE = (1280, 960)
 
 
 def wait(what: str, check: Callable[[], Any], timeout: float = 60, every: float = 0.5) -> Any:
@@ -202,6 +213,117 @@ def legacy_configs(board: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def documented_triggers() -> dict[str, str]:
+    """docs/integrations.md's table of device triggers: each label the automation editor shows → its moment."""
+    text = DOCS.read_text()
+    table = text[text.index("| trigger, as the automation editor shows it |") :].split("\n\n")[0]
+    rows = dict(re.findall(r'^\| `(".+?" [a-z]+)` \| `([a-z-]+)`', table, re.M))
+    assert len(rows) == len(TRIGGERS), f"docs/integrations.md's device trigger table: {rows}"
+    return rows
+
+
+def moments_automation(ha: HomeAssistantCore, device_id: str) -> list[str]:
+    """An automation with every device trigger of the board, saved as the automation editor saves one; each run writes a
+    logbook line naming its trigger. Its triggers' keys, in the editor's order."""
+    by_kind = {(kind, sub): key for key, (_, kind, sub) in TRIGGERS.items()}
+    listed = [t for t in ha.ws("device_automation/trigger/list", device_id=device_id) if t.get("domain") == "mqtt"]
+    keys = [by_kind[(t["type"], t["subtype"])] for t in listed]
+    config = {
+        "alias": "Flickboard moments",
+        "description": "",
+        "mode": "parallel",
+        "max": 1000,
+        "triggers": [
+            {"trigger": "device", "domain": "mqtt", "device_id": device_id, "type": t["type"], "subtype": t["subtype"]}
+            | {"id": key}
+            for t, key in zip(listed, keys, strict=True)
+        ],
+        "conditions": [],
+        "actions": [{"action": "logbook.log", "data": {"name": LOGGED, "message": "{{ trigger.id }}"}}],
+    }
+    ha.rest("POST", f"/api/config/automation/config/{AUTOMATION}", config)
+    return keys
+
+
+def save_dashboard(ha: HomeAssistantCore, entries: dict[str, dict[str, Any]], minutes: float) -> str:
+    """A dashboard of the board, made through the websocket API as the dashboard editor makes one: State as a tile with
+    whose shot it is, the score as an entities card, the points and the twenties as history graphs of the last
+    `minutes`. Its path."""
+    ids = {k: e["entity_id"] for k, e in entries.items()}
+    path = "flickboard-table-1"
+    if not any(d["url_path"] == path for d in ha.ws("lovelace/dashboards/list")):
+        ha.ws("lovelace/dashboards/create", url_path=path, title="Flickboard", icon="mdi:scoreboard")
+    hours = round(minutes / 60, 4)
+    cards = [
+        {"type": "tile", "entity": ids["state"], "state_content": ["state", "shooter"]},
+        {"type": "entities", "title": "Score", "entities": [
+            ids[k] for k in ("points_1", "points_2", "games_won_1", "games_won_2", "last_game_1", "last_game_2",
+                             "twenties_1", "twenties_2", "game", "moment", "board")]},
+        {"type": "history-graph", "title": "Points", "hours_to_show": hours,
+         "entities": [ids["points_1"], ids["points_2"]]},
+        {"type": "history-graph", "title": "Twenties in the game", "hours_to_show": hours,
+         "entities": [ids["twenties_1"], ids["twenties_2"]]},
+    ]  # fmt: skip
+    view = {"title": BOARD, "path": BOARD, "cards": cards}
+    ha.ws("lovelace/config/save", url_path=path, config={"title": "Flickboard", "views": [view]})
+    return f"/{path}/{BOARD}"
+
+
+def look(
+    ha: HomeAssistantCore,
+    dev: dict[str, Any],
+    entries: dict[str, dict[str, Any]],
+    keys: list[str],
+    since: float,
+    scoreboard: dict[str, Any],
+) -> dict[str, Any]:
+    """Home Assistant's own pages in the middle of the match, in a real Chromium logged in as its user: the device page
+    shows the board's entities with the scoreboard's numbers, the dashboard its tile, score and graphs, the automation
+    editor the device triggers under the labels docs/integrations.md gives. Each is photographed."""
+    states = ha.states()
+
+    def shown(key: str) -> str:
+        return str(states[entries[key]["entity_id"]]["state"])
+
+    score = scoreboard["score"]
+    numbers = {"game": str(score["current"]["game"])}
+    for i in (0, 1):  # games won as a person writes them: 1, not 1.0; 1.5 after a tie
+        numbers |= {f"points_{i + 1}": str(score["totals"][i]), f"games_won_{i + 1}": f"{score['games_won'][i]:g}"}
+        numbers |= {f"last_game_{i + 1}": str(score["games"][-1]["points"][i])}
+        numbers |= {f"twenties_{i + 1}": str(score["current"]["twenties"][i])}
+    seen: dict[str, Any] = {}
+    with Frontend(ha, *SIZE) as ui:
+        ui.open(f"/config/devices/device/{dev['id']}", entries["points_1"]["original_name"])
+        rows = ui.entity_rows()
+        for key, number in [*numbers.items(), ("state", shown("state"))]:
+            name = entries[key]["original_name"]
+            assert rows.get(name) == number, f"the device page shows {name} {rows.get(name)!r}, not {number!r}"
+        missing = {e["original_name"] for e in entries.values()} - set(rows)
+        assert not missing, f"not on the device page: {missing} (it shows {rows})"
+        seen["device_page"] = rows
+        ui.screenshot(SHOTS / "ha-device.png")
+
+        # the graphs span the match so far (played faster than real time: a minute or so), and a little before it
+        path = save_dashboard(ha, entries, max(1.0, (time.monotonic() - since) / 60 * 1.2))
+        ui.open(path, "Score")
+        shooter = states[entries["state"]["entity_id"]]["attributes"].get("shooter")
+        tile = ui.card_text("hui-tile-card")
+        assert shown("state") in tile and (shooter is None or shooter in tile), tile
+        graph = ui.wait_card("hui-history-graph-card", entries["points_1"]["original_name"])
+        seen["dashboard"] = {"tile": tile, "points_graph": graph}
+        ui.screenshot(SHOTS / "ha-dashboard.png")
+
+        ui.open(f"/config/automation/edit/{AUTOMATION}", "Flickboard moments")
+        labels = ui.trigger_labels()
+        assert len(labels) == len(keys), labels
+        documented = documented_triggers()
+        editor = {label: TRIGGERS[key][0] for label, key in zip(labels, keys, strict=True)}
+        assert editor == documented, f"the automation editor shows {editor}; docs/integrations.md says {documented}"
+        seen["trigger_labels"] = labels
+        ui.screenshot(SHOTS / "ha-triggers.png")
+    return seen
+
+
 def test_a_real_home_assistant(ha: HomeAssistantCore, broker: Broker, tmp_path: Path) -> None:
     t_start = time.monotonic()
     report: dict[str, Any] = {"home_assistant": ha.version(), "python": ha.python()}
@@ -219,7 +341,7 @@ def test_a_real_home_assistant(ha: HomeAssistantCore, broker: Broker, tmp_path: 
             "Ana",
             "Ben",
             "--match",
-            "games:1",
+            MATCH,
             "--keepalive",
             "5",
             "--bridge-id",
@@ -244,10 +366,11 @@ def test_a_real_home_assistant(ha: HomeAssistantCore, broker: Broker, tmp_path: 
         # -- 2. The bridge, then a Wi-Fi board that is online before the bridge has a journal for it.
         bridge.start()
         wait("the bridge online", lambda: spy.on("flickboard/bridge/hall/status")[-1:] == [b"online"])
-        transcript = random_match(SEED, "tournament-2019", ["Ana", "Ben"], sensor_exact=True)
+        transcript = random_match(SEED, "tournament-2019", ["Ana", "Ben"], match=MATCH, sensor_exact=True)
         scenario = from_transcript(parse_transcript(transcript), board_id=BOARD, holds=True)
         scenario["control"] = str(control)
-        scenario["mqtt"] = {"host": "127.0.0.1", "port": broker.port, "user": None, "password": None, "keepalive": 5}
+        # keepalive 0, as the simulated board has it with holds: its clock stands still at a hold (and so do its pings)
+        scenario["mqtt"] = {"host": "127.0.0.1", "port": broker.port, "user": None, "password": None, "keepalive": 0}
         board = spawn_board(scenario, realtime=False, pty=False, stdout=subprocess.DEVNULL)
         wait("the board's first scoreboard", lambda: spy.last(f"flickboard/{BOARD}/scoreboard"))
         assert spy.enter(OLD, "", new={"players": ["Cy", "Di"]})["ok"]  # the old board's game, scored by hand
@@ -290,15 +413,35 @@ def test_a_real_home_assistant(ha: HomeAssistantCore, broker: Broker, tmp_path: 
         assert pressed["attributes"]["event_type"] in PRESS_EVENTS
         report["first_press"] = pressed["attributes"]
 
-        # -- 6. A whole game: the board's sensor shots, the scorer's entries through the bridge's input topic.
+        # -- 6. A whole match: the board's sensor shots, the scorer's entries through the bridge's input topic; an
+        # automation on every device trigger of the board counts what fires. In the second game, with the board held
+        # between two shots, Home Assistant's own pages are looked at and photographed.
+        keys = moments_automation(ha, dev["id"])
+        assert sorted(keys) == sorted(TRIGGERS), keys  # the six device triggers, each once
+        wait("the automation on", lambda: ha.states().get(f"automation.{AUTOMATION}", {}).get("state") == "on", 30)
+        automation_on = time.monotonic()
         game_start = datetime.datetime.now(datetime.UTC)
 
         def processed() -> int:
             doc = spy.last(f"flickboard/{BOARD}/scoreboard")
             return int((doc or {}).get("board_link", {}).get("processed") or 0)
 
-        driver = Driver(transcript, FileHolds(control), lambda line: spy.enter(BOARD, line), processed, timeout=120)
+        def enter(line: str) -> dict[str, Any]:
+            answer = spy.enter(BOARD, line)
+            doc = spy.last(f"flickboard/{BOARD}/scoreboard") or {}
+            current = doc.get("score", {}).get("current") or {}
+            if "pages" not in report and current.get("game") == 2 and current.get("shots_played", 0) >= 10:
+                time.sleep(1)  # Home Assistant's states follow the scoreboard
+                report["pages"] = look(ha, dev, entries, keys, automation_on, doc)
+            return answer
+
+        def shot_played(_hold: str) -> None:
+            if "pages" not in report:  # a shot takes a moment at a table: the graphs of the pictures get a shape
+                time.sleep(0.5)
+
+        driver = Driver(transcript, FileHolds(control), enter, processed, timeout=120, after_go=shot_played)
         driver.run()
+        assert "pages" in report, "the match never reached the middle of its second game"
         final = wait("the final scoreboard", lambda: (d := spy.last(f"flickboard/{BOARD}/scoreboard"))
                      and d["score"]["over"] and d)  # fmt: skip
         time.sleep(2)
@@ -323,10 +466,18 @@ def test_a_real_home_assistant(ha: HomeAssistantCore, broker: Broker, tmp_path: 
         with_stats = {s["statistic_id"] for s in stats}
         assert entries["points_1"]["entity_id"] in with_stats and entries["points_2"]["entity_id"] in with_stats
 
-        # -- 7. Device triggers, as the automation editor lists them.
-        triggers = ha.ws("device_automation/trigger/list", device_id=dev["id"])
-        mine = {(t["type"], t["subtype"]) for t in triggers if t.get("domain") == "mqtt"}
-        assert mine == {(kind, sub) for _, kind, sub in TRIGGERS.values()}, mine
+        # -- 7. Each device trigger fired once per moment of its kind.
+        moments = [json.loads(p) for p in spy.on(f"flickboard/{BOARD}/events", automation_on)]
+        expected = {k: n for k, (moment, _, _) in TRIGGERS.items() if (n := sum(m["type"] == moment for m in moments))}
+        assert expected.keys() >= {"twenty", "ditch", "game_over", "match_over"}, expected
+
+        def runs() -> dict[str, int]:
+            lines = [e["message"] for e in ha.rest("GET", f"/api/logbook/{game_start.isoformat()}")
+                     if e.get("name") == LOGGED]  # fmt: skip
+            return {k: lines.count(k) for k in sorted(set(lines))}
+
+        wait("every device trigger fired once per moment", lambda: runs() == expected and 1, 30)
+        report["triggers_fired"] = expected
 
         # -- 8. The logbook of the match: the news, not every shot.
         start = game_start.isoformat()
