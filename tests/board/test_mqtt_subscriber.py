@@ -35,7 +35,6 @@ from flickboard.mqtt import (
     RAW,
     RESULT,
     SCOREBOARD,
-    STATUS,
     Subscriber,
     board_topic,
     client,
@@ -43,6 +42,7 @@ from flickboard.mqtt import (
 from flickboard.sim.broker import Broker, mosquitto
 
 FLICKBOARD = str(Path(sys.executable).parent / "flickboard")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def wait_until(pred: Callable[[], object], timeout: float, what: str) -> None:
@@ -186,7 +186,9 @@ def test_the_integrations_run_on_and_log_the_refusal(strict: Broker, caplog: pyt
     try:
         assert runner.wait_ready(10), "a refused subscription must not stop what the integrations can still do"
         assert any(f"subscription refused: {ha.birth_topic}" in r.getMessage() for r in caplog.records), caplog.text
-        publish(strict, board_topic("b1", STATUS), b"online")  # a board shows up: it is still announced
+        # a board shows up (its first scoreboard, which is what announces a board): it is still announced
+        doc = json.loads((ROOT / "docs" / "mqtt.md").read_text().split("```json\n", 1)[1].split("```", 1)[0])
+        publish(strict, board_topic("b1", SCOREBOARD), json.dumps({**doc, "board": "b1"}).encode())
         wait_until(lambda: ha.announcements >= 1, 10, "Home Assistant's discovery of a board")
     finally:
         runner.stop()

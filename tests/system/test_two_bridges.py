@@ -231,7 +231,12 @@ def test_home_assistant_follows_the_bridge_that_keeps_each_board(broker: Broker,
             config = ha.config(board)
             assert config is not None
             topic = f"flickboard/bridge/{bridge}/status"
-            assert {c["availability"][0]["topic"] for c in config["cmps"].values() if "availability" in c} == {topic}
+            cmps = config["cmps"]
+            watched = {a["topic"] for c in cmps.values() for a in c.get("availability", [])}
+            assert {t for t in watched if t.startswith("flickboard/")} == {topic}, watched
+            # every entity but the press event (this program's own: its status only) follows the board's bridge
+            without = {k for k, c in cmps.items() if "availability" in c and topic not in str(c["availability"])}
+            assert without == {"press"}, without
             assert ha.available(board, "undo") and ha.available(board, "board")
 
         annex.send_signal(signal.SIGKILL)  # no clean stop: only its last will speaks
