@@ -152,7 +152,7 @@ def read_site(path: Path, parsers: Parsers) -> list[Part]:
         merged = {**broker, **options}
         if "mqtt" not in merged and "config" not in merged and (name != "bridge" or "serial" not in merged):
             section = "tournament" if name == "hall" else name
-            raise UserError(f"{path}: [{section}]: give the broker: mqtt = \"mqtt://host\" at the top of the file")
+            raise UserError(f'{path}: [{section}]: give the broker: mqtt = "mqtt://host" at the top of the file')
         parts.append(Part(name, _command(path, name, merged, parsers)))
     return parts
 

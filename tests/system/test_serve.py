@@ -153,7 +153,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         ('mqtt = "mqtt://localhost"\n[bridge]\nboards = ["t1"]\nstdin = true\n', "'stdin' is not an option here"),
         ('mqtt = "mqtt://localhost"\n[tournament]\nfile = "open.jsonl"\n', "there is no tournament"),
         ('mqtt = "mqtt://localhost"\n', "no part to run"),
-        ('[web]\nport = 8080\n', "[web]: give the broker"),
+        ("[web]\nport = 8080\n", "[web]: give the broker"),
         ("[web\n", "not valid TOML"),
     ],
 )
