@@ -31,6 +31,7 @@ from typing import Any
 
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
+from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
@@ -182,6 +183,32 @@ class BridgeWatch:
             return dict(self._online)
 
 
+# An entry's lifetime (docs/mqtt.md, "An entry's lifetime"). Every program that sends entries waits a while for the
+# bridge's answer (10 s unless told otherwise) and then tells its user that nothing was entered. So that this is true,
+# the entry is published with an MQTT 5 message expiry a little shorter than that wait: the broker drops an entry it
+# could not deliver in time (a bridge that is down, restarting, or cut off), from its queues and from its persistence
+# file alike, instead of handing it to the bridge minutes later. ENTRY_MARGIN_S covers the bridge's own work and the
+# answer's way back.
+ENTRY_MARGIN_S = 2.0
+ENTRY_LIFETIME_MIN_S = 1
+
+
+def entry_lifetime(wait: float) -> int:
+    """The whole seconds an entry may wait on the broker when its sender waits `wait` seconds for the answer."""
+    return max(ENTRY_LIFETIME_MIN_S, int(wait - ENTRY_MARGIN_S))
+
+
+def publish_entry(c: paho.Client, board: str, payload: str | bytes, wait: float) -> paho.MQTTMessageInfo:
+    """Publish an entry (a request on `flickboard/<board>/input`, QoS 1, not retained) that the broker drops unless
+    delivered within `entry_lifetime(wait)` seconds. `c` must be an MQTT 5 client (`client(..., entries=True)`):
+    MQTT 3.1.1 has no message expiry."""
+    if getattr(c, "protocol", None) != MQTTProtocolVersion.MQTTv5:
+        raise ValueError("an entry needs an MQTT 5 client for its lifetime: client(..., entries=True)")
+    props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]  # paho leaves it unannotated
+    props.MessageExpiryInterval = entry_lifetime(wait)
+    return c.publish(board_topic(board, INPUT), payload, qos=1, retain=False, properties=props)
+
+
 def client(
     url: MqttUrl,
     client_id: str,
@@ -191,17 +218,25 @@ def client(
     persistent: bool = False,
     will: str | None = None,
     reconnect: tuple[int, int] = (1, 30),
+    entries: bool = False,
 ) -> paho.Client:
-    """A paho client (MQTT 3.1.1, callbacks version 2) for `url`: its user and password, TLS for mqtts:// with
-    `ca_file` (None or "system": the system's trust store, unless `ca_required`), a persistent session if asked,
-    a retained `offline` last will on `will`, reconnects `reconnect` seconds apart (first, at most), and every
-    small packet sent at once (TCP_NODELAY). Raises ValueError with one line for a CA file that cannot be used."""
-    c = paho.Client(
-        CallbackAPIVersion.VERSION2,
-        client_id=client_id,
-        clean_session=not persistent,
-        protocol=MQTTProtocolVersion.MQTTv311,
-    )
+    """A paho client (callbacks version 2) for `url`: its user and password, TLS for mqtts:// with `ca_file` (None
+    or "system": the system's trust store, unless `ca_required`), a persistent session if asked, a retained `offline`
+    last will on `will`, reconnects `reconnect` seconds apart (first, at most), and every small packet sent at once
+    (TCP_NODELAY). MQTT 3.1.1, except for a program that sends entries (`entries`): MQTT 5, whose message expiry gives
+    each entry its lifetime (`publish_entry`); such a client starts a clean session on each connect. Raises ValueError
+    with one line for a CA file that cannot be used."""
+    if entries and persistent:
+        raise ValueError("a client that sends entries keeps no session: nothing of it may arrive late")
+    if entries:
+        c = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5)
+    else:
+        c = paho.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=not persistent,
+            protocol=MQTTProtocolVersion.MQTTv311,
+        )
     if url.username is not None:
         c.username_pw_set(url.username, url.password)
     if url.tls:
@@ -407,8 +442,9 @@ class PayloadGuard:
             return self._read()
         head: bytearray = p["packet"]
         qos = (p["command"] >> 1) & 3
+        v5 = self.client.protocol == MQTTProtocolVersion.MQTTv5
         while self.left > 0:
-            want = 2 if len(head) < 2 else 2 + int.from_bytes(head[:2], "big") + (2 if qos else 0)
+            want = _publish_head(head, qos, v5)
             n = min(self.left, want - len(head) if len(head) < want else CHUNK)
             try:
                 data = self._recv(n)
@@ -430,3 +466,21 @@ class PayloadGuard:
             return self._read()
         finally:
             self.size = None
+
+
+def _publish_head(head: bytearray, qos: int, v5: bool) -> int:
+    """How many bytes of a PUBLISH packet's body come before its payload, as far as `head` (its first bytes) tells:
+    the topic, the packet id (QoS 1 and 2) and, in MQTT 5, the properties' length and the properties. While a length
+    is still unread, the answer is one byte more than `head` has."""
+    if len(head) < 2:
+        return 2
+    at = 2 + int.from_bytes(head[:2], "big") + (2 if qos else 0)
+    if not v5 or len(head) < at:
+        return at
+    size, shift = 0, 0
+    for i in range(at, min(len(head), at + 4)):  # the properties' length: a variable byte integer of 1 to 4 bytes
+        size |= (head[i] & 0x7F) << shift
+        if head[i] < 0x80:
+            return i + 1 + size
+        shift += 7
+    return len(head) + 1 if len(head) < at + 4 else len(head)  # four bytes and no end: malformed, read no more

@@ -20,7 +20,6 @@ import paho.mqtt.client as mqtt
 from flickboard.config import ConfigError, MqttUrl, broker_of
 from flickboard.errors import UserError
 from flickboard.mqtt import (
-    INPUT,
     MAX_DOCUMENT,
     RESULT,
     SCOREBOARD,
@@ -28,6 +27,7 @@ from flickboard.mqtt import (
     PayloadGuard,
     Subscriber,
     board_topic,
+    publish_entry,
 )
 from flickboard.mqtt import client as mqtt_client
 
@@ -57,7 +57,7 @@ class OneShotClient:
         self.refused = 0  # messages too long to read
         self.answered = threading.Event()  # the broker answered: refused, or every subscription answered
         try:
-            c = mqtt_client(url, f"flickboard-cli-{uuid.uuid4().hex[:8]}", ca_file)
+            c = mqtt_client(url, f"flickboard-cli-{uuid.uuid4().hex[:8]}", ca_file, entries=True)
         except ValueError as e:
             raise UserError(f"--ca-file: {e}") from None
 
@@ -161,7 +161,16 @@ def _send(c: OneShotClient, board: str, req: dict[str, Any], timeout: float) -> 
     """Publish `req` with a fresh id on the board's input topic and wait for its answer. UserError (one line) when
     none comes, saying so when the bridge that keeps the board is offline."""
     rid = uuid.uuid4().hex[:12]
-    c.client.publish(board_topic(board, INPUT), json.dumps({"id": rid, **req}), qos=1)
+    # The broker sends the retained bridge statuses and the board's scoreboard right after the subscription's answer:
+    # a moment for them, so that an entry for a board whose bridge is offline is not sent at all.
+    c.wait_for(lambda t, _p: t == board_topic(board, SCOREBOARD), RETAINED_WAIT_S)
+    owner = _owner(c, board)
+    if owner is not None and owner[1] is False:  # it would only expire on the broker: say so now
+        raise UserError(
+            f"the bridge {owner[0]!r} that keeps board {board} is offline: nothing was sent; enter it again when it "
+            "is back"
+        )
+    publish_entry(c.client, board, json.dumps({"id": rid, **req}), timeout)
 
     def mine(t: str, payload: bytes) -> bool:
         if t != board_topic(board, RESULT):
@@ -176,10 +185,13 @@ def _send(c: OneShotClient, board: str, req: dict[str, Any], timeout: float) -> 
         owner = _owner(c, board)
         if owner is not None and owner[1] is False:
             raise UserError(
-                f"no answer within {timeout:g} s: the bridge {owner[0]!r} that keeps board {board} is offline; the "
-                "entry waits on the broker and is entered when it comes back"
+                f"no answer within {timeout:g} s: the bridge {owner[0]!r} that keeps board {board} is offline; "
+                "nothing was entered, and it will not be entered later: enter it again when the bridge is back"
             )
-        raise UserError(f"no answer from a bridge for board {board} within {timeout:g} s: is it running?")
+        raise UserError(
+            f"no answer from a bridge for board {board} within {timeout:g} s: nothing was entered, and it will not "
+            "be entered later; is the bridge running?"
+        )
     res: dict[str, Any] = json.loads(got[1])
     return res
 
@@ -189,6 +201,7 @@ def _answer(res: dict[str, Any]) -> str:
     return f"{mark}{'' if res['ok'] else 'refused: '}{res['message']}"
 
 
+RETAINED_WAIT_S = 0.5  # at most, for a board with no retained scoreboard (a new one)
 ENTER_WORDS = ("quit", "exit", "help")  # `flickboard enter`'s own words, as a line's first word
 BRIDGE_WORDS = ("declare", "this", "reviewed", "dismiss")  # the words that steer the sensor side (docs/mqtt.md)
 

@@ -32,7 +32,7 @@ from flickboard.config import BridgeConfig, parse_mqtt_url
 from flickboard.core.scoreboard import final_line, moment_text, text_view
 from flickboard.core.session import fold_entries
 from flickboard.errors import UserError
-from flickboard.mqtt import DISPLAY_KINDS, INPUT, board_topic, board_topics
+from flickboard.mqtt import DISPLAY_KINDS, board_topics, publish_entry
 from flickboard.rules.pichenotte import Pichenotte
 from flickboard.rules.transcript import parse_transcript
 from flickboard.sim.board_scenario import from_transcript
@@ -283,7 +283,7 @@ def _run(args: Any, out: TextIO) -> int:
 def _mqtt_enter(client: OneShotClient) -> Callable[[str], dict[str, Any]]:
     def enter(line: str) -> dict[str, Any]:
         rid = uuid.uuid4().hex[:12]
-        client.client.publish(board_topic(BOARD, INPUT), json.dumps({"id": rid, "line": line}), qos=1)
+        publish_entry(client.client, BOARD, json.dumps({"id": rid, "line": line}), 10)
 
         def mine(_t: str, p: bytes) -> bool:
             try:

@@ -76,16 +76,15 @@ import paho.mqtt.client as paho
 from flickboard.config import MqttUrl
 from flickboard.core import journal
 from flickboard.mqtt import (
-    INPUT,
     MAX_DOCUMENT,
     RESULT,
     SCOREBOARD,
     BridgeWatch,
     PayloadGuard,
     Subscriber,
-    board_topic,
     board_topics,
     parse_board_topic,
+    publish_entry,
 )
 from flickboard.mqtt import client as mqtt_client
 from flickboard.tournament.director import Director, event_name
@@ -420,7 +419,7 @@ class Hall:
         for rec in self._side.records:
             self._restore(rec)
         try:
-            c = mqtt_client(self.url, self.client_id, self.ca_file)
+            c = mqtt_client(self.url, self.client_id, self.ca_file, entries=True)
         except ValueError as e:
             self._side.close()
             raise HallError(f"--ca-file: {e}") from None
@@ -811,14 +810,16 @@ class Hall:
         self._busy = busy
 
     def _send(self, m: Match, board: str, assign: int, attempt: int) -> None:
-        assert self._client is not None
+        assert self._client is not None and self._subscriber is not None
+        if not self._subscriber.connected:  # paho would keep it until the reconnect, and its lifetime start then
+            return  # the next pass sends it, once connected
         prior = self._docs.get(board, {}).get("journal")
         o = Open(m.id, board, _rid(m.id, attempt), assign, prior)
         self._write({"hall": "open", "match": m.id, "board": board, "id": o.rid, "assign": assign, "prior": prior})
         self._opens[m.id] = self._by_rid[o.rid] = o
         payload = json.dumps({"id": o.rid, "new": request_of(self.event, m)}).encode()
         o.sent = time.monotonic()
-        self._client.publish(board_topic(board, INPUT), payload, qos=1)
+        publish_entry(self._client, board, payload, self.answer_timeout)  # dropped by the broker if not taken in time
         self._counts["requests"] += 1
 
     def _once(self, what: str, key: str, line: str) -> None:

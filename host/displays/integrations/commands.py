@@ -48,8 +48,12 @@ class Commands(Integration):
         timeout: float = DEFAULT_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
         listen: bool = True,
+        enter: Callable[[str, bytes, float], str | None] | None = None,
     ) -> None:
         super().__init__(publish, boards)
+        # Sends an entry with its lifetime (the runner's `enter`: MQTT 5 message expiry) and says why not when it
+        # cannot send now; without one (tests of this class alone), entries go out as any message.
+        self.enter = enter
         self.only = tuple(only) if only else None
         self.listen = listen  # some buttons are on: read the answers (off: presses are only counted, ignored)
         self.timeout = timeout
@@ -95,7 +99,14 @@ class Commands(Integration):
             self.ignore(source, board, command, f"its bridge{f' {owner}' if owner else ''} is offline")
             return None
         rid = f"{source}-{uuid.uuid4().hex[:12]}"
-        self.send(board_topic(board, INPUT), {"id": rid, "line": line})
+        request = {"id": rid, "line": line}
+        if self.enter is None:
+            self.send(board_topic(board, INPUT), request)
+        else:
+            why = self.enter(board, json.dumps(request, separators=(",", ":")).encode(), self.timeout)
+            if why is not None:
+                self.ignore(source, board, command, why)
+                return None
         self.pending[rid] = (board, command, source, self.clock())
         self.counts["sent"] += 1
         log.info("%s: %s on board %s: sent %r as request %s", source, command, board, line, rid)

@@ -309,9 +309,9 @@ class HomeAssistant(Integration):
         old = sorted(self.legacy.get(board, ()))
         for topic in old:  # Home Assistant's own migration: the entities keep their registry entries and history
             self._publish(topic, b'{"migrate_discovery":true}', True)
-        self.send(self.device_topic(board), want, retain=True)
         self.retained[board] = want
-        self.announcements += 1
+        self.announcements += 1  # before it goes out: whoever sees the config on the broker sees it counted
+        self.send(self.device_topic(board), want, retain=True)
         if old:
             self.migrations += 1
             log.info("homeassistant: board %s moved from %d per-entity configs to its device config", board, len(old))

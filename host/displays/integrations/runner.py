@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
 from flickboard import lifecycle
@@ -53,6 +54,7 @@ from flickboard.mqtt import (
     board_topic,
     board_topics,
     parse_bridge_topic,
+    publish_entry,
     split_board_topic,
 )
 from flickboard.mqtt import client as mqtt_client
@@ -96,7 +98,7 @@ class IntegrationRunner:
         self._last: mqtt.MQTTMessageInfo | None = None
         self._live: dict[str, bool | None] = {}  # board -> whether its bridge was online, as last told
 
-        c = mqtt_client(url, client_id, ca_file, ca_required=True)
+        c = mqtt_client(url, client_id, ca_file, ca_required=True, entries=True)  # the buttons' presses are entries
         c.on_message = self._on_message
         self.client = c
         self.guard = PayloadGuard(c, MAX_DOCUMENT)  # a 100 MB message is dropped unread
@@ -119,6 +121,18 @@ class IntegrationRunner:
     def publish(self, topic: str, payload: bytes, retain: bool) -> None:
         """QoS 1; paho sends it now, or after the reconnect."""
         self._last = self.client.publish(topic, payload, qos=1, retain=retain)
+
+    def enter(self, board: str, payload: bytes, wait: float) -> str | None:
+        """Send an entry for the board with its lifetime (the sender waits `wait` s for the answer); None when sent,
+        else why not. Only while connected: paho would keep it for after the reconnect, however long that takes, and
+        its lifetime on the broker would start only then."""
+        if not self.subscriber.connected:
+            return f"not connected to the broker {self.url}"
+        info = publish_entry(self.client, board, payload, wait)
+        if info.rc != MQTTErrorCode.MQTT_ERR_SUCCESS:
+            return f"the broker {self.url} went away: nothing was sent"
+        self._last = info
+        return None
 
     # ---------------------------------------------------------------- life cycle
 
@@ -441,7 +455,13 @@ def build_runner(args: Any) -> IntegrationRunner:
         raise UserError(f"--mqtt {url}: {e}") from None
     commands = None
     if args.homeassistant or args.awtrix_buttons:  # counts every press, sends those that are on
-        commands = Commands(runner.publish, runner.boards, runner.only, listen=args.ha_commands or args.awtrix_buttons)
+        commands = Commands(
+            runner.publish,
+            runner.boards,
+            runner.only,
+            listen=args.ha_commands or args.awtrix_buttons,
+            enter=runner.enter,
+        )
         runner.add(commands)
     if args.homeassistant:
         prefix = _topic(args.homeassistant, "--homeassistant")

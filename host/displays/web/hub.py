@@ -32,16 +32,15 @@ from flickboard.mqtt import (
     EVENTS,
     EVERY_BRIDGE_HEALTH,
     HEALTH,
-    INPUT,
     MAX_DOCUMENT,
     RESULT,
     BridgeWatch,
     PayloadGuard,
     Subscriber,
-    board_topic,
     board_topics,
     parse_board_topic,
     parse_bridge_topic,
+    publish_entry,
 )
 from flickboard.mqtt import client as mqtt_client
 
@@ -98,6 +97,7 @@ class Hub:
                 f"flickboard-web-{uuid.uuid4().hex[:10]}",
                 cfg.ca_file,
                 reconnect=(1, max(1, cfg.reconnect_max)),
+                entries=True,
             )
         except ValueError as e:
             raise WebError(f"--ca-file: {e}") from None
@@ -383,11 +383,15 @@ class Hub:
         payload = json.dumps({"id": slot.rid, **req}).encode()
         if len(payload) > MAX_INPUT:
             return 400, error_doc(f"request of {len(payload)} bytes, longer than {MAX_INPUT}")
+        if self.status(board).get("bridge") == "offline":  # it would only expire on the broker: say so now
+            why = f"the bridge that keeps board {board} is offline: nothing was sent; enter it again when it is back"
+            self.refusals.add("bridge offline", why)
+            return 503, error_doc(why)
         with self.lock:
             if not self.ready:
                 return 503, error_doc(self._not_ready())
             self.pending[slot.rid] = slot
-        info = self.client.publish(board_topic(board, INPUT), payload, qos=1)
+        info = publish_entry(self.client, board, payload, self.cfg.answer_timeout)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             with self.lock:
                 self.pending.pop(slot.rid, None)
@@ -396,8 +400,8 @@ class Hub:
 
     def _no_answer(self, board: str) -> tuple[int, dict[str, Any]]:
         return 504, error_doc(
-            f"no answer from a bridge for board {board} within {self.cfg.answer_timeout:g} s: is it running? "
-            "(the entry may still arrive: check the scoreboard before sending it again)"
+            f"no answer from a bridge for board {board} within {self.cfg.answer_timeout:g} s: nothing was entered, "
+            "and it will not be entered later; is the bridge running?"
         )
 
     @staticmethod
