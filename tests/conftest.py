@@ -31,3 +31,21 @@ def broker() -> Iterator[Broker]:
     """A private Mosquitto on a free loopback port, for one test."""
     with mosquitto() as b:
         yield b
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With the tests spread over workers (pytest-xdist, `make unit`), every test that runs the emulated Pico goes to
+    one worker, one after another: they share the checkout's `make flash` output (build/firmware/, rebuilt by each
+    flash) and each emulator wants a core of its own to keep real time. A module whose emulated Pico is its own (an
+    installed flickboard's, in a cache of the test's) names a group of its own with `pytestmark`."""
+    sources: dict[str, bool] = {}
+    for item in items:
+        path = str(item.path)
+        if path not in sources:
+            try:
+                text = item.path.read_text(encoding="utf-8")
+            except OSError:
+                text = ""
+            sources[path] = any(word in text for word in ("rp2_board", "sim.rp2", "sim import rp2"))
+        if sources[path] and item.get_closest_marker("xdist_group") is None:  # a module may name a group of its own
+            item.add_marker(pytest.mark.xdist_group("emulated-pico"))
