@@ -304,12 +304,27 @@ def test_every_game_can_be_started_and_is_checked_first(rig: Rig) -> None:
 
 
 def test_without_a_bridge_the_answer_is_a_timeout(broker: Broker, tmp_path: Path) -> None:
-    rig = Rig(broker, tmp_path, timeout=1)
+    """A bridge known to be offline: nothing is sent (503). One that says online but does not answer (killed, before
+    the broker notices): a timeout (504) that says the entry will not be entered later (its lifetime)."""
+    rig = Rig(broker, tmp_path, timeout=3)
     try:
+        rig.synced()
+        owner = rig.web.hub.owner[BOARD]
+        assert owner is not None
         rig.stop_bridge()
         rig.wait(lambda: rig.web.hub.status(BOARD)["bridge"] == "offline", "the board's bridge's offline status")
         status, res = post(rig, {"line": "shot zone"})
-        assert status == 504 and "no answer from a bridge for board t1 within 1 s" in res["error"]
+        assert status == 503 and "offline: nothing was sent" in res["error"], res
+        ghost = mqtt.Client(CallbackAPIVersion.VERSION2)  # its status says online, and nobody answers
+        ghost.connect(broker.host, broker.port)
+        ghost.loop_start()
+        ghost.publish(bridge_topic(owner, "status"), b"online", qos=1, retain=True).wait_for_publish(5)
+        ghost.loop_stop()
+        ghost.disconnect()
+        rig.wait(lambda: rig.web.hub.status(BOARD)["bridge"] == "online", "the ghost's online status")
+        status, res = post(rig, {"line": "shot zone"})
+        assert status == 504 and "no answer from a bridge for board t1 within 3 s" in res["error"], res
+        assert "will not be entered later" in res["error"]
         assert rig.web.hub.pending == {}
     finally:
         rig.close()
