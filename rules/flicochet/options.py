@@ -17,6 +17,7 @@ The reasons for each default are in docs/rules-coverage.md (Flicochet part).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -55,7 +56,14 @@ class Options:
     def with_target(self, target: int) -> Options:
         if not 1 <= target <= 999:
             raise ValueError(f"play to a positive number of points (1 to 999), not {target}")
-        return replace(self, target=target)
+        # The summary says the points played to: a target that is not the rule set's own replaces it there too.
+        summary = re.sub(
+            r"(first to|play to) \d+( points)?",
+            f"first to {target} point{'' if target == 1 else 's'}",
+            self.summary,
+            count=1,
+        )
+        return replace(self, target=target, summary=summary)
 
     def describe(self) -> list[tuple[str, str]]:
         """(option, meaning) rows for a `flickboard rules show` command."""

@@ -880,3 +880,15 @@ def test_the_prompt_names_the_jacks_still_on_the_table_double_jack_4() -> None:
     assert "jack off 1 | jack off 2" in prompt_line(t.game.summary(t.state))
     t.play("jack off 1")
     assert prompt_line(t.game.summary(t.state)).endswith("| jack off")
+
+
+def test_a_target_of_its_own_is_the_one_the_summary_says_playing_4_double_jack_3() -> None:
+    """PLAYING 4 (8 points) and DOUBLE-JACK 3 (12): a game played to another target says that target, never both."""
+    for rules, target, said in (
+        ("flicochet", 12, "first to 12 points"),
+        ("flicochet+double-jack", 8, "first to 8 points"),
+        ("flicochet+school", 1, "first to 1 point;"),
+    ):
+        summary = Flicochet.create(rules, ["Cy", "Di"], None, None, target).options.summary
+        assert said in summary, summary
+        assert "play to" not in summary and summary.count("first to") == 1, summary
