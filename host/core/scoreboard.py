@@ -43,6 +43,10 @@ def open_shot(session: Session) -> dict[str, Any] | None:
     }
 
 
+# How many of the latest entries in effect the scoreboard lists: a display drops the moments of one undone since.
+IN_EFFECT = 16
+
+
 def scoreboard_doc(
     board: str, session: Session, link: dict[str, Any], updated: str, bridge: str | None = None
 ) -> dict[str, Any]:
@@ -72,6 +76,7 @@ def scoreboard_doc(
         "queued": fold.waiting_events,
         "notes": [{"entry": n, "text": t} for n, t in fold.notes],
         "sensor_events": fold.sensor_events,
+        "in_effect": [a.n for a in fold.stack[-IN_EFFECT:]],
         "board_link": link,
         "bridge": bridge,
     }

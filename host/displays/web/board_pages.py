@@ -17,7 +17,9 @@ rate-limited per client and per board (site.py).
 
 from __future__ import annotations
 
+import contextlib
 import html
+import json
 from typing import Any
 
 from starlette.requests import Request
@@ -28,6 +30,7 @@ from flickboard.core.entries import RequestError, read_request
 from flickboard.displays.web import limits
 from flickboard.displays.web.config import WebConfig
 from flickboard.displays.web.hub import Hub
+from flickboard.displays.web.plain import plain, plain_request
 from flickboard.displays.web.responses import STATIC, error_doc, html_response, json_response, response
 from flickboard.displays.web.site import Site
 from flickboard.displays.web.streams import EventStream
@@ -123,9 +126,14 @@ class BoardPages:
             try:
                 checked = read_request(body, with_id=False)
             except RequestError as e:
-                return json_response(400, error_doc(str(e)))
+                sent: Any = None
+                with contextlib.suppress(ValueError, RecursionError):
+                    sent = json.loads(body)
+                return json_response(400, {**error_doc(str(e)), **plain_request(sent, str(e))})
             req = {"line": checked.line} if checked.line is not None else {"new": checked.new}
             code, res = await hub.send_async(board, req)
+            if code == 200:  # the bridge's answer, and beside it the same said for the scorer (plain.py)
+                res.update(plain(self.score(board), req, res))
             return json_response(code, res)
 
         return [
@@ -139,6 +147,15 @@ class BoardPages:
             Route("/api/{board}/stream", api_stream, methods=get),
             Route("/api/{board}/input", post_input, methods=post),
         ]
+
+    def score(self, board: str) -> dict[str, Any] | None:
+        """The board's latest `score` (the scoreboard's summary document), or None."""
+        text = self.hub.scoreboard(board)
+        try:
+            doc = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        return doc.get("score") if isinstance(doc, dict) and isinstance(doc.get("score"), dict) else None
 
     def index_page(self) -> bytes:
         boards = self.hub.boards()

@@ -213,12 +213,7 @@ class Site:
         sent too many wrong keys is refused for a while whatever it sends, so guessing goes no faster."""
         client = _client(request)
         if not given:
-            return await self.refuse(
-                request,
-                401,
-                "no scoring key",
-                "to score, give this phone the scoring key: the organiser's screen shows it",
-            )
+            return await self.refuse(request, 401, "no scoring key", _who_needs_the_key(request))
         wait = self.key_tries.wait(client)
         if wait > 0:
             secs = max(1, math.ceil(wait))
@@ -309,6 +304,17 @@ class Site:
         if ctype != "application/json":
             return json_response(415, error_doc('send JSON (Content-Type: application/json): {"line": "..."}'))
         return body
+
+
+# Who asks without the key, by the path it asks on: the console is the operator's, every other page a scorer's phone.
+NO_KEY = {
+    "/api/console": "the console shows the operator's details: type the scoring key the operator's terminal shows",
+}
+NO_KEY_PHONE = "to score, give this phone the scoring key: the organiser's screen shows it"
+
+
+def _who_needs_the_key(request: Request) -> str:
+    return NO_KEY.get(request.url.path, NO_KEY_PHONE)
 
 
 def own_names(cfg: WebConfig) -> frozenset[str]:

@@ -105,13 +105,19 @@ const FB = (() => {
     return (score.sides || []).findIndex((s) => (s.players || []).includes(player));
   }
 
+  // "1 game", "2 games".
+  function plural(n, word) {
+    return `${n} ${word}${Number(n) === 1 ? "" : "s"}`;
+  }
+
   function matchText(match) {
     if (match === "shootout") return "a twenties shoot-out, 12 pucks each";
     const m = /^(games|wins|points):(\d+)(?:\/(\d+))?(:shootout)?$/.exec(match || "");
     if (!m) return match || "";
-    if (m[1] === "games") return `${m[2]} games`;
-    if (m[1] === "points") return `first to ${m[2]} points`;
-    return `first to ${m[2]} wins` + (m[3] ? ` of ${m[3]}` : "");
+    const n = Number(m[2]);
+    if (m[1] === "games") return plural(n, "game");
+    if (m[1] === "points") return `first to ${plural(n, "point")}`;
+    return `first to win ${plural(n, "game")}` + (m[3] ? ` of ${m[3]}` : "");
   }
 
   const KINDS = { contact: "contact or call a twenty", call: "declared twenty", free: "free shot", shootout: "shoot-out" };
@@ -135,7 +141,7 @@ const FB = (() => {
       case "twenty":
         return `TWENTY for ${m.side}` + (m.provisional ? " (provisional)" : "");
       case "ditch":
-        return `${m.side} puck to the ditch (${m.why})`;
+        return room ? `${m.side}'s puck into the ditch` : `${m.side} puck to the ditch (${m.why})`;
       case "penalty":
         return `PENALTY: ${m.side} −20`;
       case "forfeit":
@@ -159,7 +165,9 @@ const FB = (() => {
       case "edge":
         return "A puck stands on edge in the hole";
       case "question":
-        return "A question for the players";
+        return room ? "" : "A question for the players"; // the room reads the question itself on the state line
+      case "pocket-evidence":
+        return room ? "" : otherMoment(m); // the scorer names the piece; the room waits for the shot
       default:
         return otherMoment(m);
     }
@@ -236,5 +244,28 @@ const FB = (() => {
     return (info && info.rules.find((r) => r.name === name)) || null;
   }
 
-  return { board, el, fill, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, keyForm, rules, ruleSet };
+  // The moments that get the TV's big card: what the whole room must see. The others go to the "Last" row only.
+  // The rank decides which card stays when two come together: the match's end wins over a game's end, which wins
+  // over a twenty.
+  const CARD_RANK = {
+    "match-over": 3,
+    "game-over": 2,
+    "manche-over": 2,
+    "round-over": 2,
+    forfeit: 2,
+    twenty: 1,
+    penalty: 1,
+    shootout: 1,
+    "shootout-shot": 1,
+    tie: 1,
+    "tied-at-target": 1,
+    "jack-off": 1,
+    compteuse: 1,
+  };
+  function cardRank(m) {
+    if (m.type === "compteuse" && m.outcome !== "won") return 0;
+    return CARD_RANK[m.type] || 0;
+  }
+
+  return { board, el, fill, plural, cardRank, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, keyForm, rules, ruleSet };
 })();

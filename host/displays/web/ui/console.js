@@ -10,6 +10,21 @@
   const EVERY_MS = 2000;
   const st = { boards: {}, docs: {}, bridges: {}, broker: null, error: null, key: true };
 
+  const SAY = {
+    keyFirst: "Type the scoring key above (the operator's terminal shows it): the boards and their bridges follow.",
+    noBridge: "No bridge has reported on this broker yet: start flickboard bridge for the boards (docs/mqtt.md).",
+  };
+
+  // A bridge's time (UTC, "2026-11-28T04:15:13.123456Z") as the operator's clock reads it: 05:15:13, with the date
+  // when it is not today's.
+  function when(iso) {
+    if (typeof iso !== "string") return iso;
+    const d = new Date(iso.replace(/(\.\d{3})\d+/, "$1"));
+    if (Number.isNaN(d.getTime())) return iso;
+    const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
+  }
+
   const row = (label, value, cls) => (value === null || value === undefined || value === "" ? null : el("tr", { class: cls || null }, el("th", { text: label }), el("td", { text: String(value) })));
   const ranges = (list) => (list || []).map((r) => (r[0] === r[1] ? `${r[0]}` : `${r[0]}–${r[1]}`)).join(", ");
 
@@ -38,7 +53,7 @@
     for (const r of doc.review || []) problems.push(el("li", { class: "review", text: `needs review (entry ${r.entry}): ${r.text}` }));
     if (doc.waiting) problems.push(el("li", { class: "wait", text: `waiting (entry ${doc.waiting.entry}): ${doc.waiting.text}` }));
     for (const c of doc.checks || []) problems.push(el("li", { class: "wait", text: `check: ${c}` }));
-    if (dup) problems.push(el("li", { class: "review", text: `only repeats since ${dup.since}: ${dup.count} messages already counted (a restarted board reusing its boot id?)` }));
+    if (dup) problems.push(el("li", { class: "review", text: `only repeats since ${when(dup.since)}: ${dup.count} messages already counted (a restarted board reusing its boot id?)` }));
     const asks = (doc.asks || []).map((a) =>
       el("li", {}, `${a.text} `, ...a.choices.map((c) => el("code", { text: c.line, title: c.label })), a.prefix ? el("code", { text: `${a.prefix} …` }) : null)
     );
@@ -60,7 +75,7 @@
         row("queued board events", doc.queued || null),
         row("sensor events", doc.sensor_events),
         row("journal", `${doc.journal} (${doc.entries} entries)`),
-        row("updated", doc.updated || seen.updated)
+        row("updated", when(doc.updated || seen.updated))
       ),
       problems.length ? el("ul", { class: "problems" }, ...problems) : null,
       asks.length ? el("div", {}, el("h3", { text: "Questions, and the lines that answer them" }), el("ul", { class: "asks" }, ...asks)) : null,
@@ -76,7 +91,7 @@
     const c = (h.protocol && h.protocol.counters) || {};
     const inputs = h.inputs || {};
     const links = Object.entries(h.links || {}).map(([name, l]) => el("li", { text: `${name}: ${l.connected ? "connected" : `down (${l.reason || "?"})`}` }));
-    const errors = (h.recent_errors || []).slice(-5).map((e) => el("li", { text: `${e.at} ${e.source} ${e.code}: ${e.reason}` }));
+    const errors = (h.recent_errors || []).slice(-5).map((e) => el("li", { text: `${when(e.at)} ${e.source} ${e.code}: ${e.reason}` }));
     const owned = Object.entries(st.docs).filter(([, d]) => d.bridge === id).map(([bid]) => bid);
     return el(
       "section",
@@ -86,8 +101,8 @@
         "table",
         { class: "facts" },
         row("keeps", owned.join(", ") || "no board yet"),
-        row("started", h.started),
-        row("updated", h.updated),
+        row("started", when(h.started)),
+        row("updated", when(h.updated)),
         row("board messages", `${c.messages || 0} (new ${c.new || 0}, repeats ${c.duplicates || 0}, gaps ${c.gaps || 0}, lost ${c.lost_seqs || 0})`),
         row("entries", `${inputs.accepted || 0} taken, ${inputs.refused || 0} refused by the rules, ${inputs.invalid || 0} not understood`)
       ),
@@ -104,7 +119,8 @@
     $("keyform").hidden = st.key;
     $("conn").textContent = st.error || (st.broker === false ? "the display server lost the MQTT broker: reconnecting" : "");
     const bridges = Object.entries(st.bridges);
-    fill($("bridges"), ...(bridges.length ? bridges.map(([id, b]) => bridgeCard(id, b)) : [el("p", { class: "hint", text: "no bridge has said it is running" })]));
+    const none = st.key ? (st.error ? null : SAY.noBridge) : SAY.keyFirst;
+    fill($("bridges"), ...(bridges.length ? bridges.map(([id, b]) => bridgeCard(id, b)) : [none ? el("p", { class: "hint", data: { said: st.key ? "no-bridge" : "key-first" }, text: none }) : null]));
     fill($("boards"), ...Object.keys(st.boards).map(boardCard));
     document.body.dataset.boards = String(Object.keys(st.docs).length);
   }

@@ -25,21 +25,89 @@
   const ARM_MS = 4000;
   const DEFAULT_VALUES = [5, 10, 15, 25, 50, 0, "edge"];
 
-  // ---- sending
+  // ---- what the page says about an entry (every sentence of its own here; the refusals' come from the server)
 
-  function showAnswer(text, kind) {
+  const SAY = {
+    sending: (label) => `Sending ${label}…`,
+    notSent: {
+      "scorer-offline": "Nothing was sent: the scorer's computer (the bridge) is not running. Tap again once the page says LIVE.",
+      disconnected: "Nothing was sent: this phone has lost the display server. Tap again once the page says LIVE.",
+      connecting: "Nothing was sent yet: the page is still connecting. Tap again once it says LIVE.",
+    },
+    noServer: "No answer from the display server: check the score before sending it again.",
+    refused: (message) => `Not taken: ${message}`,
+    started: (what, players) => `New ${what} started: ${players}`,
+    keyKept: "Scoring key kept on this phone: you can score",
+    dismiss: "Close",
+    help: "The notation's own words:",
+    thisGame: "this game",
+    match: "match",
+    lastGame: (g, names) =>
+      `Game ${g.number}: ${names[0]} ${g.points[0]} – ${g.points[1]} ${names[1]}, ` + (g.winner ? `won by ${g.winner}` : "tied"),
+    zonesDue: "Every puck is shot: enter each side's zones below.",
+    askDue: "Answer the question below.",
+    noShot: "No shot is due.",
+    zoneTotal: (side, total) => `${side}: ${total} so far`,
+  };
+  const OK_MS = 6000; // a taken entry's green line goes by itself; a refusal stays until closed or replaced
+
+  // Where the answer goes: just below the part of the page that sent the entry (never over it), outside the parts
+  // that are redrawn.
+  const ANCHORS = ["#keyform", "#free", "#new-form", "#questions", "#shot", "#game", "#more"];
+  function anchorOf(origin) {
+    for (const sel of ANCHORS) {
+      const a = origin && origin.closest ? origin.closest(sel) : null;
+      if (a) return a;
+    }
+    return $("now");
+  }
+
+  let okTimer = null;
+  // kind: ok | bad | busy. `parts`: {text, fixes: [{label, line}], help}
+  function showAnswer(parts, kind, origin) {
     const a = $("answer");
-    a.textContent = text;
+    const p = typeof parts === "string" ? { text: parts } : parts;
+    fill(
+      a,
+      el(
+        "div",
+        { class: "said" },
+        el("p", { class: "text", text: p.text }),
+        kind === "busy" ? null : el("button", { type: "button", class: "close", data: { act: "answer-close" }, "aria-label": SAY.dismiss, text: "✕" })
+      ),
+      p.fixes && p.fixes.length ? el("div", { class: "fixes grid1" }, ...p.fixes.map((f) => el("button", { type: "button", class: "primary", data: { line: f.line, fix: "yes" }, text: f.label }))) : null,
+      p.help ? el("p", { class: "help" }, el("span", { class: "l", text: SAY.help }), " ", el("code", { text: p.help })) : null
+    );
     a.className = `answer ${kind}`;
     a.dataset.ok = kind === "ok" ? "true" : kind === "busy" ? "" : "false";
     a.hidden = false;
+    if (origin !== undefined && !(origin && origin.closest && origin.closest("#answer"))) anchorOf(origin).after(a);
+    a.scrollIntoView({ block: "nearest" });
+    clearTimeout(okTimer);
+    if (kind === "ok") okTimer = setTimeout(() => (a.hidden = true), OK_MS);
   }
 
-  async function send(req, label) {
+  // The refusal as the scorer reads it: the server's sentence and fixes; the notation only for the free line.
+  function refusal(res, origin) {
+    const free = !!(origin && origin.closest && origin.closest("#free"));
+    if (res.say) return { text: `✗ ${res.say}`, fixes: res.fixes || [], help: free && res.message !== res.say ? res.message : null };
+    if (res.error) return { text: `✗ ${res.error}` };
+    return { text: `✗ ${SAY.refused(res.message)}` };
+  }
+
+  async function send(req, label, origin) {
     if (st.busy) return null;
+    // A page that knows the entry cannot get through says so, and sends nothing (it would land later, unasked).
+    const down = FB.alerts(st.doc, st.status, st.linkUp).find((x) => SAY.notSent[x.key]);
+    if (down) {
+      showAnswer(`✗ ${SAY.notSent[down.key]}`, "bad", origin);
+      $("answer").dataset.refused = "offline";
+      return { ok: false, error: SAY.notSent[down.key] };
+    }
+    delete $("answer").dataset.refused;
     st.busy = true;
     document.body.classList.add("busy");
-    showAnswer(`Sending ${label}…`, "busy");
+    showAnswer(SAY.sending(label), "busy", origin);
     let res = null;
     try {
       const r = await fetch(`/api/${encodeURIComponent(FB.board)}/input`, {
@@ -49,24 +117,23 @@
       });
       res = await r.json();
     } catch (err) {
-      res = { ok: false, error: "no answer from the display server: check the scoreboard before sending it again" };
+      res = { ok: false, error: SAY.noServer };
     }
     if (KEY_REFUSALS.includes(res.refused)) showKeyForm(true);
     st.busy = false;
     document.body.classList.remove("busy");
-    if (res.ok) {
-      showAnswer(`✓ ${res.entry ? `[${res.entry}] ` : ""}${res.message}`, "ok");
-    } else if (res.error) {
-      showAnswer(`✗ ${res.error}`, "bad");
-    } else if (res.entry) {
-      showAnswer(`✗ Refused: ${res.message}`, "bad");
+    if (res.ok && req.new) {
+      const what = label.replace(/^a new /, "");
+      showAnswer(`✓ ${SAY.started(what, req.new.players.join(" – "))}`, "ok", origin);
+    } else if (res.ok) {
+      showAnswer(`✓ ${res.entry ? `[${res.entry}] ` : ""}${res.message}`, "ok", origin);
     } else {
-      showAnswer(`✗ ${res.message}`, "bad");
+      showAnswer(refusal(res, origin), "bad", origin);
     }
     return res;
   }
 
-  const sendLine = (line) => send({ line }, line);
+  const sendLine = (line, origin) => send({ line }, line, origin);
 
   // ---- the scoring key: asked once, then kept by the browser (an HttpOnly cookie set by the server)
 
@@ -91,9 +158,9 @@
   FB.keyForm((res) => {
     if (res.ok) {
       showKeyForm(false);
-      showAnswer("✓ Scoring key kept on this phone: you can score", "ok");
+      showAnswer(`✓ ${SAY.keyKept}`, "ok", $("keyform"));
     } else {
-      showAnswer(`✗ ${res.error}`, "bad");
+      showAnswer(`✗ ${res.error}`, "bad", $("keyform"));
     }
   });
 
@@ -145,22 +212,32 @@
     const score = doc.score;
     const names = FB.sideNames(score);
     const cur = score.current;
-    const totals = el(
-      "div",
-      { class: "score" },
-      el("span", { class: "s0", text: `${names[0]} ${score.totals[0]}` }),
-      " – ",
-      el("span", { class: "s1", text: `${score.totals[1]} ${names[1]}` })
-    );
+    // The big pair is what the TV's big numbers say: in a Pichenotte game, what each side has banked in it (twenties
+    // less penalties); otherwise the points. Its label says which.
+    const pair = (values, label) =>
+      el(
+        "div",
+        { class: "score", data: { what: label } },
+        el("span", { class: "s0", text: `${names[0]} ${values[0]}` }),
+        " – ",
+        el("span", { class: "s1", text: `${values[1]} ${names[1]}` }),
+        " ",
+        el("span", { class: "what", text: label })
+      );
     if (gameOf(doc) !== "pichenotte") {
-      return [totals, el("div", { class: "where", text: otherWhere(score) })];
+      return [pair(score.totals, SAY.match), el("div", { class: "where", text: otherWhere(score) })];
     }
-    const where = cur ? `game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game}` : "";
-    const twenties = cur ? ` · twenties ${cur.twenties[0]}–${cur.twenties[1]}` : "";
-    return [
-      totals,
-      el("div", { class: "where", text: `${where}${twenties}` }),
-    ];
+    if (!cur) return [pair(score.totals, SAY.match), lastGame(score, names)];
+    const banked = [0, 1].map((i) => 20 * cur.twenties[i] - cur.penalties[i]);
+    const where = `${SAY.match} ${score.totals[0]}–${score.totals[1]} · game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game} · twenties ${cur.twenties[0]}–${cur.twenties[1]}`;
+    return [pair(banked, SAY.thisGame), el("div", { class: "where", text: where }), lastGame(score, names)];
+  }
+
+  // The last game's result, under the score: a game's end is said on the phone too.
+  function lastGame(score, names) {
+    const games = score.games || [];
+    if (!games.length) return null;
+    return el("div", { class: "lastgame", text: SAY.lastGame(games[games.length - 1], names) });
   }
 
   function otherNow(doc) {
@@ -191,7 +268,10 @@
       return `${s.player} is shooting · ${FB.kindText(s.kind, freeZone, true)}`;
     }
     if (cur.to_shoot) return `${cur.to_shoot} to shoot · ${FB.kindText(cur.shot_kind, freeZone)}`;
-    return "No shot is due.";
+    const asks = doc.asks || [];
+    if (asks.some((a) => a.kind === "zones")) return SAY.zonesDue;
+    if (asks.length) return SAY.askDue;
+    return SAY.noShot;
   }
 
   // ---- the questions (doc.asks, host/core/asks.py): each once, a button per choice that applies now
@@ -244,6 +324,7 @@
     const picks = (st.picks[side] || []).slice(0, count);
     st.picks[side] = picks;
     const full = picks.length >= count;
+    const total = picks.reduce((sum, v) => sum + (v === "edge" ? 15 : Number(v)), 0); // a puck on edge: 15 (A-4)
     const chips = picks.map((v, k) =>
       el("button", { type: "button", class: "chip", data: { act: "zone-del", side, index: k }, text: String(v), title: "remove" })
     );
@@ -254,6 +335,7 @@
       el("h2", { text: `Zones: ${side}` }),
       el("p", { class: "count", text: full ? `All ${count} ${count === 1 ? "puck has its" : "pucks have a"} zone: send them` : `Puck ${picks.length + 1} of ${count} on the board: tap its zone` }),
       el("div", { class: "chips" }, ...chips),
+      el("p", { class: "total", text: SAY.zoneTotal(side, total) }),
       el(
         "div",
         { class: "vals" },
@@ -454,7 +536,10 @@
     const game = gameOf(doc);
     $("more-title").textContent = game === "pichenotte" ? "Penalty, undo" : "Undo, any entry";
     document.body.dataset.game = game;
-    $("free-line").placeholder = { pichenotte: "e.g. Ben:ditch", [QUEBEC]: "e.g. shot red c5@2", [FLICOCHET]: "e.g. flick at 12" }[game] || "";
+    // The example speaks of this match: its own second side.
+    const side = doc ? (doc.score.sides || [])[1] : null;
+    const other = side ? (side.players || [])[0] || side.name : "";
+    $("free-line").placeholder = { pichenotte: other ? `e.g. shot hit ${other}:ditch` : "e.g. shot hit", [QUEBEC]: "e.g. shot red c5@2", [FLICOCHET]: "e.g. flick at 12" }[game] || "";
   }
 
   // ---- the new match or game form: any of the games (/api/rules lists them and their rule sets)
@@ -560,9 +645,19 @@
     const b = ev.target.closest("button");
     if (!b || b.disabled || b.type === "submit") return;
     const d = b.dataset;
+    if (d.act === "answer-close") {
+      $("answer").hidden = true;
+      return;
+    }
+    if (d.fix && $("answer").previousElementSibling === $("free")) {
+      sendLine(d.line, b).then((res) => {
+        if (res && res.ok) $("free-line").value = ""; // the typed line, corrected and taken
+      });
+      return;
+    }
     if (d.line) {
-      if (d.confirm) armedOrSend(d.line, () => sendLine(d.line));
-      else sendLine(d.line);
+      if (d.confirm) armedOrSend(d.line, () => sendLine(d.line, b));
+      else sendLine(d.line, b);
       return;
     }
     if (d.act && d.act.startsWith("piece-") || d.act === "shot-send" || d.act === "shot-clear") {
@@ -570,7 +665,7 @@
       else if (d.act === "piece-del") st.shot[d.where].splice(Number(d.index), 1);
       else if (d.act === "shot-clear") st.shot = { pocketed: [], off: [] };
       else if (d.act === "shot-send") {
-        sendLine(shotLine()).then((res) => {
+        sendLine(shotLine(), b).then((res) => {
           if (res && res.ok) st.shot = { pocketed: [], off: [] };
           render();
         });
@@ -584,7 +679,7 @@
       else if (d.act === "order-del") picks.splice(Number(d.index), 1);
       else if (d.act === "order-back") picks.pop();
       else if (d.act === "order-send") {
-        sendLine(`${d.prefix} ${picks.join(" ")}`).then((res) => {
+        sendLine(`${d.prefix} ${picks.join(" ")}`, b).then((res) => {
           if (res && res.ok) delete st.order[d.jack];
           render();
         });
@@ -602,7 +697,7 @@
     else if (d.act === "zone-send") {
       const prefix = d.prefix || `zones ${side}`;
       const line = picks.length ? `${prefix} ${picks.join(" ")}` : prefix;
-      sendLine(line).then((res) => {
+      sendLine(line, b).then((res) => {
         if (res && res.ok) delete st.picks[side];
         render();
       });
@@ -618,7 +713,7 @@
     const inp = form.querySelector("input");
     const text = inp.value.trim();
     if (!text) return;
-    sendLine(`${form.dataset.prefix} ${text}`).then((res) => {
+    sendLine(`${form.dataset.prefix} ${text}`, $("game")).then((res) => {
       if (res && res.ok) delete st.dist[form.dataset.prefix];
     });
   });
@@ -632,7 +727,7 @@
     const inp = $("free-line");
     const line = inp.value.trim();
     if (!line) return;
-    sendLine(line).then((res) => {
+    sendLine(line, $("free")).then((res) => {
       if (res && res.ok) inp.value = "";
     });
   });
@@ -649,7 +744,7 @@
     const req = { players, rules: formRules() };
     const extra = $("new-match").value.trim();
     if (extra) req[game === "pichenotte" ? "match" : "target"] = extra;
-    armedOrSend("new", () => send({ new: req }, game === "pichenotte" ? "a new match" : "a new game"));
+    armedOrSend("new", () => send({ new: req }, game === "pichenotte" ? "a new match" : "a new game", $("new-form")));
   });
 
   checkKey();

@@ -5,8 +5,11 @@
   const { el, fill } = FB;
   const st = { doc: null, status: null, linkUp: null, rules: null };
   const $ = (id) => document.getElementById(id);
-  const toasts = [];
-  let toastTimer = null;
+  // The big card: one at a time, the newest, for as long as its kind deserves or until a newer one replaces it;
+  // never over the sides' panels (it sits over the bars below them, scaled to fit there).
+  const CARD_MS = { 3: 20000, 2: 8000, 1: 4000 }; // by rank (FB.cardRank): the match's end, a game's end, a cheer
+  let card = null; // {text, kind, entry, rank, until}
+  let cardTimer = null;
 
   // Pichenotte: during a game the big number is what the side has banked in it (twenties, less penalties); the
   // zones come at its end. The match total and the games won sit beside it.
@@ -196,7 +199,7 @@
     if (cur.to_shoot) {
       return el("div", {}, el("b", { text: `${cur.to_shoot} to shoot` }), ` · ${FB.kindText(cur.shot_kind, freeZone)}${declared}`);
     }
-    return el("div", {}, el("b", { text: `Game ${cur.game} is played` }), " · counting the pucks left on the board");
+    return el("div", {}, el("b", { text: `Game ${cur.game}: every puck is shot` }));
   }
 
   // The one sentence the room needs when the play waits for a person (doc.now, host/core/asks.py): never the
@@ -220,14 +223,36 @@
   }
   let lastEntries = null;
 
-  function keepRecent(text, kind) {
-    recent.unshift({ text, kind });
-    recent = recent.slice(0, RECENT);
+  function saveRecent() {
     try {
       sessionStorage.setItem(recentKey, JSON.stringify(recent));
     } catch (err) {
       // private mode: the list lives as long as the page
     }
+  }
+
+  // A moment whose entry was taken back (undo) leaves the row, and its card: the scoreboard lists the latest entries
+  // in effect (`in_effect`); an entry within their span that is not among them is not in effect any more.
+  function undone(entry, doc) {
+    const live = doc.in_effect;
+    if (!Array.isArray(live) || !entry || entry > doc.entries) return false;
+    if (live.length >= 16 && entry < live[0]) return false; // older than the list: it cannot say
+    return !live.includes(entry);
+  }
+
+  function dropUndone(doc) {
+    const kept = recent.filter((r) => !undone(r.entry, doc));
+    if (kept.length !== recent.length) {
+      recent = kept;
+      saveRecent();
+    }
+    if (card && undone(card.entry, doc)) hideCard();
+  }
+
+  function keepRecent(text, kind, entry) {
+    recent.unshift({ text, kind, entry });
+    recent = recent.slice(0, RECENT);
+    saveRecent();
   }
 
   function recentLine() {
@@ -236,6 +261,7 @@
   }
 
   function render() {
+    requestAnimationFrame(placeCard); // once this redraw is laid out
     const doc = st.doc;
     const alerts = FB.alerts(doc, st.status, st.linkUp);
     document.body.dataset.state = alerts.length ? alerts[0].key : "live";
@@ -244,8 +270,15 @@
     $("live").textContent = alerts.length ? "NOT LIVE" : "LIVE";
     $("live").className = "pill " + (alerts.length ? "bad" : "ok");
     $("board").textContent = FB.board;
-    if (doc && lastEntries !== null && doc.entries < lastEntries) recent = []; // a new match
-    if (doc) lastEntries = doc.entries;
+    if (doc && lastEntries !== null && doc.entries < lastEntries) {
+      recent = []; // a new match: the last one's moments and card are over
+      saveRecent();
+      hideCard();
+    }
+    if (doc) {
+      lastEntries = doc.entries;
+      dropUndone(doc);
+    }
     if (!doc) {
       fill($("sides"));
       fill($("turn"));
@@ -279,30 +312,57 @@
     fill($("recent"), ...recentLine());
   }
 
-  function showToast() {
-    if (toastTimer || !toasts.length) return;
+  function hideCard() {
+    card = null;
+    clearTimeout(cardTimer);
+    cardTimer = null;
+    $("toast").hidden = true;
+  }
+
+  // A score pair ("140–55") never breaks across lines.
+  function cardWords(text) {
+    const parts = text.split(/(\d+–\d+)/).map((part, k) => (k % 2 ? el("span", { class: "nw", text: part }) : part));
+    return el("span", { class: "words" }, ...parts.filter((p) => p !== ""));
+  }
+
+  // The card over the bars below the panels: as large as fits there, never over a side's numbers.
+  function placeCard() {
     const t = $("toast");
-    const m = toasts.shift();
-    t.textContent = m.text;
-    t.className = `toast ${m.kind}`;
+    if (t.hidden) return;
+    const top = $("sides").getBoundingClientRect().bottom + 4;
+    t.style.top = `${top}px`;
+    let size = 3.2;
+    t.style.fontSize = `${size}em`;
+    while (size > 1 && (t.scrollHeight > t.clientHeight + 1 || t.scrollWidth > t.clientWidth + 1)) {
+      size -= 0.1;
+      t.style.fontSize = `${size.toFixed(2)}em`;
+    }
+  }
+
+  function showCard(m, text) {
+    const rank = FB.cardRank(m);
+    const now = Date.now();
+    if (card && card.until > now && card.rank > rank) return; // the match's end stays over a game's end
+    card = { text, kind: m.type, entry: m.entry, rank, until: now + CARD_MS[rank] };
+    const t = $("toast");
+    fill(t, cardWords(text));
+    t.className = `toast ${m.type}`;
+    t.dataset.kind = m.type;
     t.hidden = false;
-    toastTimer = setTimeout(() => {
-      t.hidden = true;
-      toastTimer = null;
-      showToast();
-    }, 3500);
+    placeCard();
+    clearTimeout(cardTimer);
+    cardTimer = setTimeout(hideCard, CARD_MS[rank]);
   }
 
   FB.follow(st, render, (m) => {
     const text = FB.momentText(m, true);
     if (!text) return;
-    keepRecent(text, m.type);
-    $("toast").dataset.last = text; // the latest moment, even while earlier cards are still on screen
-    toasts.push({ text, kind: m.type });
-    if (toasts.length > 5) toasts.splice(0, toasts.length - 5);
-    showToast();
+    keepRecent(text, m.type, m.entry);
+    $("toast").dataset.last = text; // the latest moment, whether it got a card or not
+    if (FB.cardRank(m) > 0) showCard(m, text);
     render();
   });
+  window.addEventListener("resize", placeCard);
   FB.rules().then((info) => {
     st.rules = info;
     render();

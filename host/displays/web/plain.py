@@ -1,0 +1,112 @@
+"""The bridge's answer to an entry, said for the scorer (`plain`): one short sentence in the players' words (`say`),
+and the fix as lines to tap when there is one (`fixes`: a line of the notation a word or two away from the one
+refused, that the game reads). The bridge's own `message` is kept beside them: it is the notation's help, shown
+with the free line only. Every sentence the scorer's page reads from here is in `SAY`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flickboard.core.session import HOST_WORDS
+from flickboard.rules import games
+from flickboard.rules.base import NotationError, near_miss
+
+SAY = {
+    "not understood": "Not understood: “{line}”.",
+    "not taken": "Not taken: {reason}.",
+    "not started": "Not started: {reason}.",
+    "did you mean": "Did you mean {line}?",
+}
+MAX_FIXES = 2
+
+
+def plain(score: dict[str, Any] | None, req: dict[str, Any], res: dict[str, Any]) -> dict[str, Any]:
+    """`say` and `fixes` for the bridge's answer `res` to the request `req` on a board whose score is `score`
+    (None: no scoreboard yet). An entry taken needs neither: an empty dict."""
+    if res.get("ok") or not isinstance(res.get("message"), str):
+        return {}
+    message = res["message"]
+    if "new" in req:
+        return {"say": SAY["not started"].format(reason=_reason(message)), "fixes": []}
+    line = str(req.get("line") or "").strip()
+    game = _game(score)
+    if game is None:
+        return {"say": SAY["not taken"].format(reason=_reason(message)), "fixes": []}
+    try:
+        if line.split()[:1] != [] and line.split()[0].lower() not in HOST_WORDS:  # the session's own words (reviewed, dismiss, ...): not the game's
+            game.parse(line)
+    except NotationError:
+        fixes = [{"label": SAY["did you mean"].format(line=_spaced(f)), "line": f} for f in _near_lines(game, line)]
+        return {"say": SAY["not understood"].format(line=line), "fixes": fixes}
+    except Exception:  # the game could not read it for a reason of its own: the rules' words
+        return {"say": SAY["not taken"].format(reason=_reason(message)), "fixes": []}
+    return {"say": SAY["not taken"].format(reason=_reason(message)), "fixes": []}
+
+
+def plain_request(req: Any, error: str) -> dict[str, Any]:
+    """`say` for a request this server refused before sending it (its error names the request's part)."""
+    new = isinstance(req, dict) and "new" in req
+    reason = re.sub(r"^\"(new|line)\": ", "", error)
+    return {"say": SAY["not started" if new else "not taken"].format(reason=_reason(reason)), "fixes": []}
+
+
+def _spaced(line: str) -> str:
+    """`Ben:ditch` as a person reads it: `Ben: ditch`."""
+    return " ".join(w.replace(":", ": ", 1) if ":" in w[1:-1] else w for w in line.split())
+
+
+def _reason(message: str) -> str:
+    text = re.sub(r" \((the notation|[A-Z]-\d|règle)[^)]*\)", "", message).strip().rstrip(".")  # the why of notation
+    if text.startswith("first answer: "):  # the rules' "answer this first": said as what to do first
+        text = text.removeprefix("first answer: ") + " first"
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def _game(score: dict[str, Any] | None) -> Any:
+    """The board's game as the notation reads it (its rule set and players), or None."""
+    if not score or not score.get("players"):
+        return None
+    try:
+        return games.create(
+            score.get("game") or games.DEFAULT, [str(p) for p in score["players"]], rules=score.get("rules")
+        )
+    except Exception:  # a scoreboard from another version: no suggestion, never a failure
+        return None
+
+
+def _near_lines(game: Any, line: str) -> list[str]:
+    """Lines one word away from `line` (each word tried against the game's own words, a side or player's prefix kept
+    apart) that the game reads; at most MAX_FIXES."""
+    words = line.split()
+    vocab = sorted(game.words())
+    out: list[str] = []
+    for i, w in enumerate(words):
+        for near in _near_words(w, vocab):
+            candidate = " ".join([*words[:i], near, *words[i + 1 :]])
+            try:
+                game.parse(candidate)
+            except Exception:
+                continue
+            if candidate not in out:
+                out.append(candidate)
+            if len(out) >= MAX_FIXES:
+                return out
+    return out
+
+
+def _near_words(word: str, vocab: list[str]) -> list[str]:
+    if word in vocab:
+        return []
+    out = []
+    whole = near_miss(word, vocab)
+    if whole:
+        out.append(whole)
+    who, colon, what = word.rpartition(":")
+    if colon and who:
+        plain_words = [v for v in vocab if ":" not in v]
+        who_near = who if who in vocab else near_miss(who, plain_words)
+        what_near = what if what in vocab else near_miss(what, plain_words)
+        if who_near and what_near and f"{who_near}:{what_near}" not in out:
+            out.append(f"{who_near}:{what_near}")
+    return out
