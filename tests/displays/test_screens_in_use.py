@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from web_rig import BOARD, Chromium, Page, Rig
 
+from flickboard.displays.web.plain import plain
 from flickboard.sim.broker import Broker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -277,3 +278,28 @@ def test_the_console_reads_as_the_operators(browser: Chromium, rig: Rig) -> None
     assert outside == [], outside
     page.screenshot(SHOTS / "console-1280.png", full_page=True)
     assert [e for e in page.errors if "status of 401" not in e] == []  # the polls before the key: 401
+
+
+def test_a_refusal_in_the_players_words_for_every_game() -> None:
+    """The sentence and the fix the phone shows, beside the bridge's message (kept as it was: older pages read it)."""
+    pich = {"game": "pichenotte", "rules": "tournament-2019", "players": ["Ana", "Ben"]}
+    quebec = {"game": "pichenottes-quebec", "rules": "officiel", "players": ["Ana", "Ben"]}
+    flico = {"game": "flicochet", "rules": "flicochet+double-jack", "players": ["Cy", "Di"]}
+    refused = {"ok": False, "entry": 7, "message": "the rules' own words"}
+    said = plain(pich, {"line": "Ben:dich"}, refused)
+    assert said == {
+        "say": "Not understood: “Ben:dich”.",
+        "fixes": [{"label": "Did you mean Ben: ditch?", "line": "Ben:ditch"}],
+    }
+    assert plain(quebec, {"line": "shot rde"}, refused)["fixes"][0]["line"] == "shot red"
+    assert plain(flico, {"line": "flik"}, refused)["fixes"][0]["line"] == "flick"
+    zones_first = {**refused, "message": "first answer: enter the zones of Ana's 1 puck(s) on the board (zones Ana 15)"}
+    assert (
+        plain(pich, {"line": "hit"}, zones_first)["say"]
+        == "Not taken: enter the zones of Ana's 1 puck on the board first."
+    )
+    assert plain(pich, {"line": "reviewed"}, {**refused, "message": "nothing needs review"})["say"] == (
+        "Not taken: nothing needs review."
+    )
+    assert plain(pich, {"line": "shot hit"}, {"ok": True, "entry": 3, "message": "shot hit"}) == {}
+    assert plain(None, {"line": "Ben:dich"}, refused) == {"say": "Not taken: the rules' own words.", "fixes": []}

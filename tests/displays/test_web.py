@@ -456,7 +456,7 @@ def test_enter_page_zones_refusal_and_undo(browser: Chromium, rig: Rig) -> None:
     page.type_text("#free-line", "hit")
     page.click("#free button[type='submit']")
     page.wait("document.getElementById('answer').dataset.ok === 'false'")
-    assert "Refused: first answer: enter the zones of Ana's 12 puck(s)" in page.text("#answer")
+    assert page.text("#answer .said .text") == "✗ Not taken: enter the zones of Ana's 12 pucks on the board first."
     assert rig.records()[-1]["in"] == "hit"
     # Ana's zones, one tap per puck, one taken back
     values = ["15", "15", "10", "10", "10", "10", "25", "5", "5", "5", "5", "0", "edge"]
@@ -528,7 +528,7 @@ def test_enter_page_shot_twenty_choice_penalty_and_new_match(browser: Chromium, 
     assert "Tap again" in page.text("#new-start")
     page.click("#new-start")
     page.wait("document.getElementById('answer').dataset.ok === 'true'")
-    assert "new match" in page.text("#answer")
+    assert page.text("#answer .said .text") == "✓ New match started: Cy – Di"
     doc = retained(rig.broker, f"flickboard/{BOARD}/scoreboard")
     assert doc["score"]["players"] == ["Cy", "Di"] and doc["score"]["rules"] == "beginner" and doc["entries"] == 0
     page.wait("document.querySelector('.summary').innerText.includes('Cy')")
@@ -596,7 +596,8 @@ def test_quebec_tv_and_entry_pages(browser: Chromium, rig: Rig) -> None:
     before = rig.synced()["score"]
     phone.type_text("#free-line", "color green")  # no colour is chosen now: refused with the reason, no effect
     tap_line(phone, rig, "#free button[type='submit']", "color green", ok=False)
-    assert "Refused:" in phone.text("#answer") and "\n" not in phone.text("#answer")
+    said = phone.text("#answer .said .text")
+    assert said.startswith("✗ Not taken: ") and "\n" not in said, said
     assert rig.synced()["score"]["current"] == before["current"]
     check_png(tv.screenshot(SHOTS / "tv-quebec-live.png"), 1280, 720)
     check_png(phone.screenshot(SHOTS / "enter-quebec.png", full_page=True), 360)

@@ -33,8 +33,9 @@ def plain(score: dict[str, Any] | None, req: dict[str, Any], res: dict[str, Any]
     game = _game(score)
     if game is None:
         return {"say": SAY["not taken"].format(reason=_reason(message)), "fixes": []}
+    verb = (line.split() or [""])[0].lower()
     try:
-        if line.split()[:1] != [] and line.split()[0].lower() not in HOST_WORDS:  # the session's own words (reviewed, dismiss, ...): not the game's
+        if verb not in HOST_WORDS:  # the session's own words (reviewed, dismiss, ...) are not the game's
             game.parse(line)
     except NotationError:
         fixes = [{"label": SAY["did you mean"].format(line=_spaced(f)), "line": f} for f in _near_lines(game, line)]
@@ -57,7 +58,10 @@ def _spaced(line: str) -> str:
 
 
 def _reason(message: str) -> str:
-    text = re.sub(r" \((the notation|[A-Z]-\d|règle)[^)]*\)", "", message).strip().rstrip(".")  # the why of notation
+    # The bracketed parts of a rule's message are its examples in the notation and its citations: the help's, not
+    # the sentence's (the free line shows the whole message).
+    text = re.sub(r" ?\((?!s\))[^()]*\)", "", message).strip().rstrip(".")
+    text = re.sub(r"\b(\d+) (\w+)\(s\)", lambda m: f"{m[1]} {m[2]}{'' if m[1] == '1' else 's'}", text)  # 12 pucks
     if text.startswith("first answer: "):  # the rules' "answer this first": said as what to do first
         text = text.removeprefix("first answer: ") + " first"
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
