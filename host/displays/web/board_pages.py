@@ -179,7 +179,11 @@ class BoardPages:
         else:
             bridges = status["bridges"]
             said = [f"bridge {b} " + ("running" if up else "OFFLINE") for b, up in sorted(bridges.items())]
-            conn = "; ".join(said) if said else "no bridge has said it is running"
+            conn = (
+                "; ".join(said)
+                if said
+                else "no bridge has reported on this broker yet: start flickboard bridge for the boards"
+            )
         page = self.ui["index.html"].decode()
         page = page.replace("<!--BOARDS-->", "\n".join(rows)).replace("<!--STATUS-->", html.escape(conn))
         return page.encode()

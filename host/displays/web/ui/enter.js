@@ -42,6 +42,7 @@
     help: "The notation's own words:",
     thisGame: "this game",
     match: "match",
+    points: "points",
     lastGame: (g, names) =>
       `Game ${g.number}: ${names[0]} ${g.points[0]} – ${g.points[1]} ${names[1]}, ` + (g.winner ? `won by ${g.winner}` : "tied"),
     zonesDue: "Every puck is shot: enter each side's zones below.",
@@ -225,7 +226,7 @@
         el("span", { class: "what", text: label })
       );
     if (gameOf(doc) !== "pichenotte") {
-      return [pair(score.totals, SAY.match), el("div", { class: "where", text: otherWhere(score) })];
+      return [pair(score.totals, SAY.points), el("div", { class: "where", text: otherWhere(score) })];
     }
     if (!cur) return [pair(score.totals, SAY.match), lastGame(score, names)];
     const banked = [0, 1].map((i) => 20 * cur.twenties[i] - cur.penalties[i]);
