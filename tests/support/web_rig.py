@@ -4,7 +4,8 @@ Playwright (`Chromium`, `Page`; its screenshots are read with Pillow).
 
 Run as a script, it writes the screenshots of docs/displays.md from a realistic mid-game state:
 
-    .venv/bin/python tests/support/web_rig.py docs/img        # tv.png, enter.png, tv-quebec.png, tv-flicochet.png
+    .venv/bin/python tests/support/web_rig.py docs/img   # tv.png, enter.png, console.png, enter-refusal.png,
+                                                         # tv-match-over.png, tv-quebec.png, tv-flicochet.png
 """
 
 from __future__ import annotations
@@ -345,6 +346,41 @@ def screenshots(rig: Rig, browser: Chromium, out: Path) -> list[Path]:
     return [tv, out / "enter.png", out / "console.png"]
 
 
+def refusal_screenshot(rig: Rig, browser: Chromium, path: Path) -> Path:
+    """The phone (390x844) after a typo on the free line: the refusal below it, with the fix to tap."""
+    n = rig.synced()["entries"]
+    phone = browser.page(390, 844, mobile=True)
+    phone.goto(f"{rig.url}/scorer?key={rig.web.key}")
+    phone.goto(f"{rig.url}/enter/{BOARD}")
+    phone.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.state === 'live'")
+    phone.type_text("#free-line", "Ben:dich")
+    phone.click("#free button[type='submit']")
+    phone.wait("document.getElementById('answer').dataset.ok === 'false'")
+    phone.eval("document.getElementById('answer').scrollIntoView({block: 'end'})")
+    phone.screenshot(path)
+    assert not phone.errors, phone.errors
+    phone.close()
+    return path
+
+
+def match_over_screenshot(rig: Rig, browser: Chromium, path: Path) -> Path:
+    """The TV (1280x720) as a one-game match ends: the match's card, below the panels."""
+    rig.bridge.new_game(BOARD, "tournament-2019", ["Ana", "Ben"], "games:1", None)
+    tv = browser.page(1280, 720)
+    tv.goto(f"{rig.url}/tv/{BOARD}")
+    tv.wait("document.body.dataset.entries === '0' && document.body.dataset.state === 'live'")
+    while (cur := rig.bridge.scoreboard(BOARD)["score"]["current"]) and cur["to_shoot"]:
+        rig.bridge.submit(BOARD, "shot zone" if cur["shot_kind"] == "free" else "shot hit")
+    for a in rig.bridge.scoreboard(BOARD)["asks"]:
+        value = "25" if a["side"] == "Ana" else "5"
+        rig.bridge.submit(BOARD, f"zones {a['side']} " + " ".join([value] * a["pucks"]))
+    tv.wait("document.getElementById('toast').dataset.kind === 'match-over'")
+    tv.screenshot(path)
+    assert not tv.errors, tv.errors
+    tv.close()
+    return path
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else "docs/img")
     import tempfile
@@ -357,6 +393,8 @@ def main(argv: list[str]) -> int:
             with Chromium() as browser:
                 for p in screenshots(rig, browser, out):
                     print(f"wrote {p}")
+                print(f"wrote {refusal_screenshot(rig, browser, out / 'enter-refusal.png')}")
+                print(f"wrote {match_over_screenshot(rig, browser, out / 'tv-match-over.png')}")
                 for game in ("quebec", "flicochet"):
                     other_game(rig, game)
                     print(f"wrote {tv_screenshot(rig, browser, out / f'tv-{game}.png')}")

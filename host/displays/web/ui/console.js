@@ -21,7 +21,7 @@
     if (typeof iso !== "string") return iso;
     const d = new Date(iso.replace(/(\.\d{3})\d+/, "$1"));
     if (Number.isNaN(d.getTime())) return iso;
-    const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
     return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
   }
 
