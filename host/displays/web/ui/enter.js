@@ -253,6 +253,7 @@
       const i = FB.sideOf(score, cur.to_flick);
       return `${cur.to_flick}${i >= 0 ? ` (${score.sides[i].name})` : ""} to flick · then any disc or jack off the table.`;
     }
+    if ((doc.asks || []).length) return SAY.askDue;
     return "Nothing is due.";
   }
 

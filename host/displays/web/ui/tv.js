@@ -240,17 +240,47 @@
     return !live.includes(entry);
   }
 
+  // A sensor's provisional twenty is settled by the scorer: confirmed, it stays without "(provisional)"; struck
+  // ("No twenty"), the side's twenties go down and it leaves the row and its card.
+  function settled(r, doc) {
+    const cur = doc.score.current;
+    if (r.kind !== "twenty" || !r.provisional || !cur || !cur.provisional_twenties) return "open";
+    const i = FB.sideNames(doc.score).indexOf(r.side);
+    if (i < 0) return "open";
+    if (cur.provisional_twenties.some((p) => p.entry === r.entry)) {
+      r.seen = { game: cur.game, twenties: cur.twenties[i] };
+      return "open";
+    }
+    if (!r.seen || r.seen.game !== cur.game) return "open";
+    return cur.twenties[i] < r.seen.twenties ? "struck" : "confirmed";
+  }
+
   function dropUndone(doc) {
-    const kept = recent.filter((r) => !undone(r.entry, doc));
-    if (kept.length !== recent.length) {
+    let changed = false;
+    const kept = [];
+    for (const r of recent) {
+      const how = settled(r, doc);
+      if (undone(r.entry, doc) || how === "struck") {
+        changed = true;
+        if (card && card.entry === r.entry) hideCard();
+        continue;
+      }
+      if (how === "confirmed") {
+        r.provisional = false;
+        r.text = FB.momentText({ type: "twenty", side: r.side }, true);
+        changed = true;
+      }
+      kept.push(r);
+    }
+    if (changed) {
       recent = kept;
       saveRecent();
     }
     if (card && undone(card.entry, doc)) hideCard();
   }
 
-  function keepRecent(text, kind, entry) {
-    recent.unshift({ text, kind, entry });
+  function keepRecent(text, m) {
+    recent.unshift({ text, kind: m.type, entry: m.entry, side: m.side, provisional: !!m.provisional });
     recent = recent.slice(0, RECENT);
     saveRecent();
   }
@@ -357,7 +387,7 @@
   FB.follow(st, render, (m) => {
     const text = FB.momentText(m, true);
     if (!text) return;
-    keepRecent(text, m.type, m.entry);
+    keepRecent(text, m);
     $("toast").dataset.last = text; // the latest moment, whether it got a card or not
     if (FB.cardRank(m) > 0) showCard(m, text);
     render();
