@@ -134,7 +134,11 @@
     return res;
   }
 
-  const sendLine = (line, origin) => send({ line }, line, origin);
+  // A tapped button is named by its own words while it is sent; a typed line by itself.
+  const sendLine = (line, origin) => {
+    const tapped = origin && origin.tagName === "BUTTON" && !origin.closest("#answer") ? (origin.dataset.label || origin.textContent) : "";
+    return send({ line }, tapped || line, origin);
+  };
 
   // ---- the scoring key: asked once, then kept by the browser (an HttpOnly cookie set by the server)
 

@@ -4,6 +4,11 @@
 (() => {
   const { el, fill } = FB;
   const st = { doc: null, status: null, linkUp: null, rules: null };
+  // The sentences this page writes itself (the moments' are FB.momentText's, common.js).
+  const SAY = {
+    allShot: (game) => `Game ${game}: every puck is shot`,
+    last: "Last:",
+  };
   const $ = (id) => document.getElementById(id);
   // The big card: one at a time, the newest, for as long as its kind deserves or until a newer one replaces it;
   // never over the sides' panels (it sits over the bars below them, scaled to fit there).
@@ -199,7 +204,7 @@
     if (cur.to_shoot) {
       return el("div", {}, el("b", { text: `${cur.to_shoot} to shoot` }), ` · ${FB.kindText(cur.shot_kind, freeZone)}${declared}`);
     }
-    return el("div", {}, el("b", { text: `Game ${cur.game}: every puck is shot` }));
+    return el("div", {}, el("b", { text: SAY.allShot(cur.game) }));
   }
 
   // The one sentence the room needs when the play waits for a person (doc.now, host/core/asks.py): never the
@@ -287,7 +292,7 @@
 
   function recentLine() {
     if (!recent.length) return [];
-    return [el("span", { class: "l", text: "Last:" }), ...recent.map((r, k) => el("span", { class: `moment ${r.kind}${k ? "" : " newest"}`, text: r.text }))];
+    return [el("span", { class: "l", text: SAY.last }), ...recent.map((r, k) => el("span", { class: `moment ${r.kind}${k ? "" : " newest"}`, text: r.text }))];
   }
 
   function render() {
