@@ -260,12 +260,15 @@
     return cur.twenties[i] < r.seen.twenties ? "struck" : "confirmed";
   }
 
+  // The sensors' own notices name the board event that raised them, which may never be in effect: they stay.
+  const SENSOR_NOTICES = new Set(["review", "edge"]);
+
   function dropUndone(doc) {
     let changed = false;
     const kept = [];
     for (const r of recent) {
       const how = settled(r, doc);
-      if (undone(r.entry, doc) || how === "struck") {
+      if ((!SENSOR_NOTICES.has(r.kind) && undone(r.entry, doc)) || how === "struck") {
         changed = true;
         if (card && card.entry === r.entry) hideCard();
         continue;
