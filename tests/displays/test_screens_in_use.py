@@ -229,6 +229,7 @@ def test_the_phone_never_traps_the_scorer(browser: Chromium, rig: Rig) -> None:
     for v in ("25", "10", "edge"):
         page.click(f"{card} button[data-act='zone-add'][data-value='{v}']")
     assert page.text(f"{card} .total") == "Ana: 50 so far"
+    page.screenshot(SHOTS / "phone-zones-390x844.png")
     doc = rig.synced()
     submit(rig, *zones(doc, "Ana"))
     synced(page, rig)
