@@ -129,7 +129,8 @@ class BoardPages:
                 sent: Any = None
                 with contextlib.suppress(ValueError, RecursionError):
                     sent = json.loads(body)
-                return json_response(400, {**error_doc(str(e)), **plain_request(sent, str(e))})
+                said = plain_request(sent, str(e)) if isinstance(sent, dict) else {}
+                return json_response(400, {**error_doc(str(e)), **said})
             req = {"line": checked.line} if checked.line is not None else {"new": checked.new}
             code, res = await hub.send_async(board, req)
             if code == 200:  # the bridge's answer, and beside it the same said for the scorer (plain.py)
