@@ -612,7 +612,7 @@ def test_flicochet_tv_and_entry_pages(browser: Chromium, rig: Rig) -> None:
     points and the totals to 12 (Double-Jack); the end of a round entered by tapping discs or typing distances."""
     rig.bridge.new_game(BOARD, "flicochet+double-jack", ["Cy", "Di"], None, None)
     tv = open_page(browser, rig, "tv", 1280, 720)
-    assert "Flicochet · double-jack · first to 12 · round 1" in tv.text("#match")
+    assert "Flicochet · double-jack · first to 12 points · round 1" in tv.text("#match")
     assert (
         tv.text("#side0 .name") == "RED"
         and "Cy (red) to flick" in tv.text("#turn")

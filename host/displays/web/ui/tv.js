@@ -173,7 +173,7 @@
     }
     const variants = (score.variants || []).join(", ") || "base game";
     const where = cur ? ` · round ${cur.round}` : "";
-    return `Flicochet · ${variants} · first to ${score.target}${where}`;
+    return `Flicochet · ${variants} · first to ${FB.plural(score.target, "point")}${where}`;
   }
 
   function turnLine(doc) {
