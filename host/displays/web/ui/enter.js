@@ -25,7 +25,7 @@
   const ARM_MS = 4000;
   const DEFAULT_VALUES = [5, 10, 15, 25, 50, 0, "edge"];
 
-  // ---- what the page says about an entry (every sentence of its own here; the refusals' come from the server)
+  // ---- every word this page writes itself, in one place (a refusal's sentence comes from the server: plain.py)
 
   const SAY = {
     sending: (label) => `Sending ${label}…`,
@@ -49,6 +49,83 @@
     askDue: "Answer the question below.",
     noShot: "No shot is due.",
     zoneTotal: (side, total) => `${side}: ${total} so far`,
+    tapAgain: (label) => `Tap again: ${label}`,
+    toTarget: (target) => `to ${target}`,
+    quebecWhere: (manche, target, colours, dames) => `manche ${manche} · to ${target} · ${colours} · dames left ${dames}`,
+    flicochetWhere: (round, target, inHand, jacks) =>
+      `round ${round} · to ${target} · in hand ${inHand[0]}–${inHand[1]} · ${jacks.length === 1 ? "jack" : "jacks"} ${jacks.join(", ")}`,
+    pichenotteWhere: (totals, game, shot, shots, twenties) =>
+      `match ${totals[0]}–${totals[1]} · game ${game} · shot ${shot}/${shots} · twenties ${twenties[0]}–${twenties[1]}`,
+    gameOver: (winner, totals) => `Game over: ${winner} wins ${totals[0]}–${totals[1]}. Start a new game below.`,
+    matchOver: (winner) => `Match over: ${winner} wins. Start a new match below.`,
+    orderDue: "End of the round: tap the discs on the table, closest to the jack first.",
+    quebecToShoot: (player, again) => `${player} to shoot${again ? " again" : ""}: tap what the shot pocketed, then Send.`,
+    toFlick: (player, team) => `${player}${team ? ` (${team})` : ""} to flick · then any disc or jack off the table.`,
+    nothingDue: "Nothing is due.",
+    shooting: (player, kind) => `${player} is shooting · ${kind}`,
+    toShoot: (player, kind) => `${player} to shoot · ${kind}`,
+    remove: "remove",
+    puck: (n) => `puck ${n}`,
+    zonesTitle: (side) => `Zones: ${side}`,
+    zonesFull: (count) => `All ${count} ${count === 1 ? "puck has its" : "pucks have a"} zone: send them`,
+    zonesNext: (n, count) => `Puck ${n} of ${count} on the board: tap its zone`,
+    back: "⌫ Back",
+    clear: "Clear",
+    send: "Send",
+    sendZones: (side) => `Send ${side}'s zones`,
+    hit: "Hit",
+    miss: "Miss",
+    inZone: (zone) => `In the ${zone} zone`,
+    short: "Short",
+    declareThis: "Declare this shot a twenty",
+    declareNext: "Declare a twenty (next shot)",
+    declaredIn: "Declared twenty: in",
+    declaredMissed: "Declared twenty: missed",
+    shotPlayed: "Shot played",
+    nothingYet: "nothing yet",
+    quebecShot: (player) => `${player}'s shot: what went in a pocket?`,
+    knockedOff: "Knocked off the board:",
+    sendShot: "Send the shot",
+    sendLine: (line) => `Send: ${line}`,
+    nothingPocketed: "Nothing pocketed",
+    foul: "Foul (turn passes)",
+    jackOff: (n) => (n ? `Jack ${n} off` : "Jack off"),
+    flickTitle: (player, team, n) => `${player}${team ? ` (${team})` : ""} · flick ${n}`,
+    flick: (player) => `Flick: ${player}`,
+    afterFlick: "After the flick, off the table:",
+    redOff: "Red disc off",
+    whiteOff: "White disc off",
+    closestFirst: "closest first",
+    orderTitle: (jack) => `End of round: ${jack ? `jack ${jack}` : "the jack"}`,
+    orderHow: "Tap the discs on the table, closest to the jack first (until the first disc of the other colour is enough).",
+    redLeft: (n) => `Red (${n} left)`,
+    whiteLeft: (n) => `White (${n} left)`,
+    noDisc: "No disc on the table",
+    sendOrder: "Send the order",
+    distances: "Or the measured distances (cm):",
+    penalty: (side) => `Penalty ${side} (−20)`,
+    game: "game",
+    startNew: (what) => `Start a new ${what}`,
+    tapAgainNew: (what) => `Tap again: start a new ${what}`,
+    moreTitle: "Penalty, undo",
+    moreTitleOther: "Undo, any entry",
+    // The free line's example speaks of this match (its second side's first player) in Pichenotte.
+    example: (game, other) =>
+      ({ pichenotte: other ? `e.g. shot hit ${other}:ditch` : "e.g. shot hit", [QUEBEC]: "e.g. shot red c5@2", [FLICOCHET]: "e.g. flick at 12" })[game] || "",
+    variants: "Variants (combine any)",
+    rules: "Rules",
+    playersInOrder: (players) => `Players, in turn order: ${players}`,
+    players: "Players",
+    player: (n, doubles) => `player ${n}${doubles ? " (doubles)" : ""}`,
+    playTo: "Play to (points; blank: the rules')",
+    matchFormat: "Match format",
+    matchFormatHint: "the rule set's (e.g. games:8, wins:2)",
+    flicochetTarget: "8 (12 with two jacks)",
+    quebecTarget: "31",
+    live: "LIVE",
+    notLive: "NOT LIVE",
+    newMatch: "a new match",
+    newGame: "a new game",
   };
   const OK_MS = 6000; // a taken entry's green line goes by itself; a refusal stays until closed or replaced
 
@@ -124,7 +201,7 @@
     st.busy = false;
     document.body.classList.remove("busy");
     if (res.ok && req.new) {
-      const what = label.replace(/^a new /, "");
+      const what = formGame() === "pichenotte" ? SAY.match : SAY.game;
       showAnswer(`✓ ${SAY.started(what, req.new.players.join(" – "))}`, "ok", origin);
     } else if (res.ok) {
       showAnswer(`✓ ${res.entry ? `[${res.entry}] ` : ""}${res.message}`, "ok", origin);
@@ -198,19 +275,19 @@
         type: "button",
         class: [o.cls || "", armed ? "armed" : ""].join(" ").trim() || null,
         data: o.confirm ? { line, confirm: "yes", label } : { line },
-        text: armed ? `Tap again: ${label}` : label,
+        text: armed ? SAY.tapAgain(label) : label,
       },
     );
   }
 
   function otherWhere(score) {
     const cur = score.current;
-    if (!cur) return `to ${score.target}`;
+    if (!cur) return SAY.toTarget(score.target);
     if (score.game === QUEBEC) {
       const cols = score.sides.map((s, i) => `${s.name} ${cur.colours[i] || "?"}`).join(" / ");
-      return `manche ${cur.manche} · to ${score.target} · ${cols} · dames left ${cur.dames_left.map((d) => (d === null ? "-" : d)).join("–")}`;
+      return SAY.quebecWhere(cur.manche, score.target, cols, cur.dames_left.map((d) => (d === null ? "-" : d)).join("–"));
     }
-    return `round ${cur.round} · to ${score.target} · in hand ${cur.in_hand[0]}–${cur.in_hand[1]} · ${cur.jacks.length === 1 ? "jack" : "jacks"} ${cur.jacks.join(", ")}`;
+    return SAY.flicochetWhere(cur.round, score.target, cur.in_hand, cur.jacks);
   }
 
   function summary(doc) {
@@ -234,7 +311,7 @@
     }
     if (!cur) return [pair(score.totals, SAY.match), lastGame(score, names)];
     const banked = [0, 1].map((i) => 20 * cur.twenties[i] - cur.penalties[i]);
-    const where = `${SAY.match} ${score.totals[0]}–${score.totals[1]} · game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game} · twenties ${cur.twenties[0]}–${cur.twenties[1]}`;
+    const where = SAY.pichenotteWhere(score.totals, cur.game, Math.min(cur.shots_played + 1, cur.shots_per_game), cur.shots_per_game, cur.twenties);
     return [pair(banked, SAY.thisGame), el("div", { class: "where", text: where }), lastGame(score, names)];
   }
 
@@ -248,17 +325,17 @@
   function otherNow(doc) {
     const score = doc.score;
     const cur = score.current;
-    if (score.over) return `Game over: ${score.winner} wins ${score.totals[0]}–${score.totals[1]}. Start a new game below.`;
+    if (score.over) return SAY.gameOver(score.winner, score.totals);
     const qs = score.questions || [];
-    if (qs.some((q) => q.kind === "order")) return "End of the round: tap the discs on the table, closest to the jack first.";
+    if (qs.some((q) => q.kind === "order")) return SAY.orderDue;
     if (!cur) return "";
-    if (score.game === QUEBEC && cur.to_play) return `${cur.to_play} to shoot${cur.turn_shots ? " again" : ""}: tap what the shot pocketed, then Send.`;
+    if (score.game === QUEBEC && cur.to_play) return SAY.quebecToShoot(cur.to_play, cur.turn_shots);
     if (score.game === FLICOCHET && cur.to_flick) {
       const i = FB.sideOf(score, cur.to_flick);
-      return `${cur.to_flick}${i >= 0 ? ` (${score.sides[i].name})` : ""} to flick · then any disc or jack off the table.`;
+      return SAY.toFlick(cur.to_flick, i >= 0 ? score.sides[i].name : "");
     }
     if ((doc.asks || []).length) return SAY.askDue;
-    return "Nothing is due.";
+    return SAY.nothingDue;
   }
 
   function nowLine(doc) {
@@ -267,13 +344,13 @@
     const cur = score.current;
     const rs = FB.ruleSet(st.rules, score.rules);
     const freeZone = rs ? rs.free_shot_zone : null;
-    if (score.over) return `Match over: ${score.winner} wins. Start a new match below.`;
+    if (score.over) return SAY.matchOver(score.winner);
     if (!cur) return "";
     if (doc.open_shot) {
       const s = doc.open_shot;
-      return `${s.player} is shooting · ${FB.kindText(s.kind, freeZone, true)}`;
+      return SAY.shooting(s.player, FB.kindText(s.kind, freeZone, true));
     }
-    if (cur.to_shoot) return `${cur.to_shoot} to shoot · ${FB.kindText(cur.shot_kind, freeZone)}`;
+    if (cur.to_shoot) return SAY.toShoot(cur.to_shoot, FB.kindText(cur.shot_kind, freeZone));
     const asks = doc.asks || [];
     if (asks.some((a) => a.kind === "zones")) return SAY.zonesDue;
     if (asks.length) return SAY.askDue;
@@ -332,14 +409,14 @@
     const full = picks.length >= count;
     const total = picks.reduce((sum, v) => sum + (v === "edge" ? 15 : Number(v)), 0); // a puck on edge: 15 (A-4)
     const chips = picks.map((v, k) =>
-      el("button", { type: "button", class: "chip", data: { act: "zone-del", side, index: k }, text: String(v), title: "remove" })
+      el("button", { type: "button", class: "chip", data: { act: "zone-del", side, index: k }, text: String(v), title: SAY.remove })
     );
-    for (let k = picks.length; k < count; k++) chips.push(el("span", { class: "chip empty", text: `puck ${k + 1}` }));
+    for (let k = picks.length; k < count; k++) chips.push(el("span", { class: "chip empty", text: SAY.puck(k + 1) }));
     return el(
       "div",
       { class: `card zones s${i}`, data: { side, kind: "zones" } },
-      el("h2", { text: `Zones: ${side}` }),
-      el("p", { class: "count", text: full ? `All ${count} ${count === 1 ? "puck has its" : "pucks have a"} zone: send them` : `Puck ${picks.length + 1} of ${count} on the board: tap its zone` }),
+      el("h2", { text: SAY.zonesTitle(side) }),
+      el("p", { class: "count", text: full ? SAY.zonesFull(count) : SAY.zonesNext(picks.length + 1, count) }),
       el("div", { class: "chips" }, ...chips),
       el("p", { class: "total", text: SAY.zoneTotal(side, total) }),
       el(
@@ -352,9 +429,9 @@
       el(
         "div",
         { class: "grid3" },
-        el("button", { type: "button", data: { act: "zone-back", side }, disabled: !picks.length, text: "⌫ Back" }),
-        el("button", { type: "button", data: { act: "zone-clear", side }, disabled: !picks.length, text: "Clear" }),
-        el("button", { type: "button", class: "primary", data: { act: "zone-send", side, prefix: a.prefix }, disabled: !full, text: `Send ${side}'s zones` })
+        el("button", { type: "button", data: { act: "zone-back", side }, disabled: !picks.length, text: SAY.back }),
+        el("button", { type: "button", data: { act: "zone-clear", side }, disabled: !picks.length, text: SAY.clear }),
+        el("button", { type: "button", class: "primary", data: { act: "zone-send", side, prefix: a.prefix }, disabled: !full, text: SAY.sendZones(side) })
       )
     );
   }
@@ -373,19 +450,19 @@
     const shot = doc.open_shot;
     const out = [];
     if (shot) {
-      if (shot.kind === "contact" && shot.contact === null) out.push(lineButton("Hit", "hit", { cls: "big primary" }), lineButton("Miss", "miss", { cls: "big" }));
-      if (shot.kind === "free" && shot.zone === null && freeZone) out.push(lineButton(`In the ${freeZone} zone`, "zone", { cls: "big primary" }), lineButton("Short", "short", { cls: "big" }));
-      if (shot.kind === "contact" && sensors) out.push(lineButton("Declare this shot a twenty", "declare this"));
+      if (shot.kind === "contact" && shot.contact === null) out.push(lineButton(SAY.hit, "hit", { cls: "big primary" }), lineButton(SAY.miss, "miss", { cls: "big" }));
+      if (shot.kind === "free" && shot.zone === null && freeZone) out.push(lineButton(SAY.inZone(freeZone), "zone", { cls: "big primary" }), lineButton(SAY.short, "short", { cls: "big" }));
+      if (shot.kind === "contact" && sensors) out.push(lineButton(SAY.declareThis, "declare this"));
       return out;
     }
     if (!cur.to_shoot) return [];
     if (cur.shot_kind === "contact") {
-      out.push(lineButton("Hit", "shot hit", { cls: "big primary" }), lineButton("Miss", "shot miss", { cls: "big" }));
-      if (sensors) out.push(lineButton("Declare a twenty (next shot)", "declare"));
-      else out.push(lineButton("Declared twenty: in", "shot call in"), lineButton("Declared twenty: missed", "shot call"));
+      out.push(lineButton(SAY.hit, "shot hit", { cls: "big primary" }), lineButton(SAY.miss, "shot miss", { cls: "big" }));
+      if (sensors) out.push(lineButton(SAY.declareNext, "declare"));
+      else out.push(lineButton(SAY.declaredIn, "shot call in"), lineButton(SAY.declaredMissed, "shot call"));
     } else if (cur.shot_kind === "free") {
-      if (freeZone) out.push(lineButton(`In the ${freeZone} zone`, "shot zone", { cls: "big primary" }), lineButton("Short", "shot short", { cls: "big" }));
-      else out.push(lineButton("Shot played", "shot", { cls: "big primary" }));
+      if (freeZone) out.push(lineButton(SAY.inZone(freeZone), "shot zone", { cls: "big primary" }), lineButton(SAY.short, "shot short", { cls: "big" }));
+      else out.push(lineButton(SAY.shotPlayed, "shot", { cls: "big primary" }));
     }
     return out;
   }
@@ -405,7 +482,7 @@
     const chips = [];
     st.shot.pocketed.forEach((p, k) => chips.push(el("button", { type: "button", class: `chip ${p}`, data: { act: "piece-del", where: "pocketed", index: k }, text: p })));
     st.shot.off.forEach((p, k) => chips.push(el("button", { type: "button", class: `chip off ${p}`, data: { act: "piece-del", where: "off", index: k }, text: `off ${p}` })));
-    if (!chips.length) chips.push(el("span", { class: "chip empty", text: "nothing yet" }));
+    if (!chips.length) chips.push(el("span", { class: "chip empty", text: SAY.nothingYet }));
     const count = (where, p) => st.shot[where].filter((x) => x === p).length;
     const pieceButton = (where, p) => {
       const n = count(where, p);
@@ -416,22 +493,22 @@
       el(
         "div",
         { class: "card qshot" },
-        el("h2", { text: `${cur.to_play}'s shot: what went in a pocket?` }),
+        el("h2", { text: SAY.quebecShot(cur.to_play) }),
         el("div", { class: "pieces" }, ...PIECES.map((p) => pieceButton("pocketed", p))),
-        el("p", { class: "count", text: "Knocked off the board:" }),
+        el("p", { class: "count", text: SAY.knockedOff }),
         el("div", { class: "pieces off" }, ...PIECES.map((p) => pieceButton("off", p))),
         el("div", { class: "chips" }, ...chips),
         el(
           "div",
           { class: "grid2" },
-          el("button", { type: "button", class: "primary big", id: "shot-send", data: { act: "shot-send" }, disabled: empty, text: empty ? "Send the shot" : `Send: ${shotLine()}` }),
-          lineButton("Nothing pocketed", "shot none", { cls: "big" })
+          el("button", { type: "button", class: "primary big", id: "shot-send", data: { act: "shot-send" }, disabled: empty, text: empty ? SAY.sendShot : SAY.sendLine(shotLine()) }),
+          lineButton(SAY.nothingPocketed, "shot none", { cls: "big" })
         ),
         el(
           "div",
           { class: "grid2" },
-          el("button", { type: "button", data: { act: "shot-clear" }, disabled: empty, text: "Clear" }),
-          lineButton("Foul (turn passes)", "foul", { cls: "warn" })
+          el("button", { type: "button", data: { act: "shot-clear" }, disabled: empty, text: SAY.clear }),
+          lineButton(SAY.foul, "foul", { cls: "warn" })
         )
       ),
     ];
@@ -454,16 +531,16 @@
       const jacks = cur.jacks || [];
       const jackButtons =
         jacks.length > 1
-          ? jacks.map((j, k) => (j === "table" ? lineButton(`Jack ${k + 1} off`, `jack off ${k + 1}`, { cls: "warn" }) : null)).filter(Boolean)
-          : [lineButton("Jack off", "jack off", { cls: "warn" })];
+          ? jacks.map((j, k) => (j === "table" ? lineButton(SAY.jackOff(k + 1), `jack off ${k + 1}`, { cls: "warn" }) : null)).filter(Boolean)
+          : [lineButton(SAY.jackOff(""), "jack off", { cls: "warn" })];
       out.push(
         el(
           "div",
           { class: `card flick s${i}` },
-          el("h2", { text: `${cur.to_flick}${i >= 0 ? ` (${score.sides[i].name})` : ""} · flick ${cur.flicks_played + 1}` }),
-          lineButton(`Flick: ${cur.to_flick}`, "flick", { cls: "primary big wide" }),
-          el("p", { class: "count", text: "After the flick, off the table:" }),
-          el("div", { class: "grid3" }, lineButton("Red disc off", "off red", { cls: "red" }), lineButton("White disc off", "off white", { cls: "white" }), ...jackButtons)
+          el("h2", { text: SAY.flickTitle(cur.to_flick, i >= 0 ? score.sides[i].name : "", cur.flicks_played + 1) }),
+          lineButton(SAY.flick(cur.to_flick), "flick", { cls: "primary big wide" }),
+          el("p", { class: "count", text: SAY.afterFlick }),
+          el("div", { class: "grid3" }, lineButton(SAY.redOff, "off red", { cls: "red" }), lineButton(SAY.whiteOff, "off white", { cls: "white" }), ...jackButtons)
         )
       );
     }
@@ -474,37 +551,37 @@
       const picks = st.order[key] || (st.order[key] = []);
       const left = [cur.on_table[0] - picks.filter((c) => c === "R").length, cur.on_table[1] - picks.filter((c) => c === "W").length];
       const chips = picks.map((c, k) => el("button", { type: "button", class: `chip ${c === "R" ? "red" : "white"}`, data: { act: "order-del", jack: key, index: k }, text: `${k + 1}. ${c}` }));
-      if (!chips.length) chips.push(el("span", { class: "chip empty", text: "closest first" }));
+      if (!chips.length) chips.push(el("span", { class: "chip empty", text: SAY.closestFirst }));
       const prefix = label ? `order ${label}` : "order";
       out.push(
         el(
           "div",
           { class: "card order", data: { jack: key } },
-          el("h2", { text: `End of round: ${label ? `jack ${label}` : "the jack"}` }),
-          el("p", { class: "qtext", text: "Tap the discs on the table, closest to the jack first (until the first disc of the other colour is enough)." }),
+          el("h2", { text: SAY.orderTitle(label) }),
+          el("p", { class: "qtext", text: SAY.orderHow }),
           el("div", { class: "chips" }, ...chips),
           el(
             "div",
             { class: "grid2" },
-            el("button", { type: "button", class: "big red", data: { act: "order-add", jack: key, disc: "R" }, disabled: left[0] <= 0, text: `Red (${left[0]} left)` }),
-            el("button", { type: "button", class: "big white", data: { act: "order-add", jack: key, disc: "W" }, disabled: left[1] <= 0, text: `White (${left[1]} left)` })
+            el("button", { type: "button", class: "big red", data: { act: "order-add", jack: key, disc: "R" }, disabled: left[0] <= 0, text: SAY.redLeft(left[0]) }),
+            el("button", { type: "button", class: "big white", data: { act: "order-add", jack: key, disc: "W" }, disabled: left[1] <= 0, text: SAY.whiteLeft(left[1]) })
           ),
           el(
             "div",
             { class: "grid3" },
-            el("button", { type: "button", data: { act: "order-back", jack: key }, disabled: !picks.length, text: "⌫ Back" }),
-            lineButton("No disc on the table", `${prefix} none`),
-            el("button", { type: "button", class: "primary", data: { act: "order-send", jack: key, prefix }, disabled: !picks.length, text: "Send the order" })
+            el("button", { type: "button", data: { act: "order-back", jack: key }, disabled: !picks.length, text: SAY.back }),
+            lineButton(SAY.noDisc, `${prefix} none`),
+            el("button", { type: "button", class: "primary", data: { act: "order-send", jack: key, prefix }, disabled: !picks.length, text: SAY.sendOrder })
           ),
           el(
             "form",
             { class: "free dist", data: { prefix: label ? `dist ${label}` : "dist" } },
-            el("label", { text: "Or the measured distances (cm):" }),
+            el("label", { text: SAY.distances }),
             el(
               "div",
               { class: "row" },
               el("input", { name: "dist", maxlength: "150", placeholder: "R 12.5 W 20 R 31", autocapitalize: "characters", spellcheck: "false", value: st.dist[label ? `dist ${label}` : "dist"] || null }),
-              el("button", { type: "submit", text: "Send" })
+              el("button", { type: "submit", text: SAY.send })
             )
           )
         )
@@ -524,7 +601,7 @@
 
   function penaltyButtons(doc) {
     if (gameOf(doc) !== "pichenotte") return [];
-    return FB.sideNames(doc.score).map((n) => lineButton(`Penalty ${n} (−20)`, `penalty ${n}`, { confirm: true, cls: "warn" }));
+    return FB.sideNames(doc.score).map((n) => lineButton(SAY.penalty(n), `penalty ${n}`, { confirm: true, cls: "warn" }));
   }
 
   function refreshStatic(doc) {
@@ -533,19 +610,19 @@
       if (!b.dataset.label) b.dataset.label = b.textContent;
       const armed = isArmed(b.dataset.line);
       b.classList.toggle("armed", armed);
-      b.textContent = armed ? `Tap again: ${b.dataset.label}` : b.dataset.label;
+      b.textContent = armed ? SAY.tapAgain(b.dataset.label) : b.dataset.label;
     }
     const newArmed = isArmed("new");
     $("new-start").classList.toggle("armed", newArmed);
-    const what = $("new-game").value && $("new-game").value !== "pichenotte" ? "game" : "match";
-    $("new-start").textContent = newArmed ? `Tap again: start a new ${what}` : `Start a new ${what}`;
+    const what = $("new-game").value && $("new-game").value !== "pichenotte" ? SAY.game : SAY.match;
+    $("new-start").textContent = newArmed ? SAY.tapAgainNew(what) : SAY.startNew(what);
     const game = gameOf(doc);
-    $("more-title").textContent = game === "pichenotte" ? "Penalty, undo" : "Undo, any entry";
+    $("more-title").textContent = game === "pichenotte" ? SAY.moreTitle : SAY.moreTitleOther;
     document.body.dataset.game = game;
     // The example speaks of this match: its own second side.
     const side = doc ? (doc.score.sides || [])[1] : null;
     const other = side ? (side.players || [])[0] || side.name : "";
-    $("free-line").placeholder = { pichenotte: other ? `e.g. shot hit ${other}:ditch` : "e.g. shot hit", [QUEBEC]: "e.g. shot red c5@2", [FLICOCHET]: "e.g. flick at 12" }[game] || "";
+    $("free-line").placeholder = SAY.example(game, other);
   }
 
   // ---- the new match or game form: any of the games (/api/rules lists them and their rule sets)
@@ -575,14 +652,14 @@
     const fl = game === FLICOCHET;
     variants.hidden = !fl;
     sel.hidden = fl;
-    $("new-rules-label").textContent = fl ? "Variants (combine any)" : "Rules";
+    $("new-rules-label").textContent = fl ? SAY.variants : SAY.rules;
     $("new-p5").hidden = $("new-p6").hidden = !fl;
-    $("new-players-label").textContent = g ? `Players, in turn order: ${g.players}` : "Players";
-    $("new-p3").placeholder = fl ? "player 3" : "player 3 (doubles)";
-    $("new-p4").placeholder = fl ? "player 4" : "player 4 (doubles)";
+    $("new-players-label").textContent = g ? SAY.playersInOrder(g.players) : SAY.players;
+    $("new-p3").placeholder = SAY.player(3, !fl);
+    $("new-p4").placeholder = SAY.player(4, !fl);
     const target = game !== "pichenotte";
-    $("new-match-label").textContent = target ? "Play to (points; blank: the rules')" : "Match format";
-    $("new-match").placeholder = target ? (fl ? "8 (12 with two jacks)" : "31") : "the rule set's (e.g. games:8, wins:2)";
+    $("new-match-label").textContent = target ? SAY.playTo : SAY.matchFormat;
+    $("new-match").placeholder = target ? (fl ? SAY.flicochetTarget : SAY.quebecTarget) : SAY.matchFormatHint;
     $("new-start").dataset.game = game;
   }
 
@@ -623,7 +700,7 @@
     document.body.dataset.state = alerts.length ? alerts[0].key : "live";
     document.body.dataset.entries = doc ? String(doc.entries) : "";
     $("board").textContent = FB.board;
-    $("live").textContent = alerts.length ? "NOT LIVE" : "LIVE";
+    $("live").textContent = alerts.length ? SAY.notLive : SAY.live;
     $("live").className = "pill " + (alerts.length ? "bad" : "ok");
     fill($("alerts"), ...alerts.map((a) => el("div", { class: `alert ${a.key}`, text: a.text })));
     prefill(doc);
@@ -750,7 +827,7 @@
     const req = { players, rules: formRules() };
     const extra = $("new-match").value.trim();
     if (extra) req[game === "pichenotte" ? "match" : "target"] = extra;
-    armedOrSend("new", () => send({ new: req }, game === "pichenotte" ? "a new match" : "a new game", $("new-form")));
+    armedOrSend("new", () => send({ new: req }, game === "pichenotte" ? SAY.newMatch : SAY.newGame, $("new-form")));
   });
 
   checkKey();
