@@ -4,10 +4,61 @@
 (() => {
   const { el, fill } = FB;
   const st = { doc: null, status: null, linkUp: null, rules: null };
-  // The sentences this page writes itself (the moments' are FB.momentText's, common.js).
+  // Every word this page writes itself, in one place (the moments' are FB.momentText's, common.js).
   const SAY = {
     allShot: (game) => `Game ${game}: every puck is shot`,
     last: "Last:",
+    live: "LIVE",
+    notLive: "NOT LIVE",
+    thisGame: "this game",
+    matchPoints: "match points",
+    toShootTag: "TO SHOOT",
+    toFlickTag: "TO FLICK",
+    twenties: (n) => (n === 1 ? "twenty" : "twenties"),
+    toConfirm: (n) => `${n} to confirm`,
+    penalty: (n) => `penalty −${n}`,
+    inHand: "in hand",
+    onBoard: "on board",
+    inDitch: "in ditch",
+    onTable: "on table",
+    off: "off",
+    matchTotal: (n) => `match ${n}`,
+    gamesWon: (n) => `${FB.plural(n, "game")} won`,
+    compteuse: (value, where) => (where === "won" ? `c${value} won` : where === "pending" ? `c${value} TO BURY` : `c${value}`),
+    noColour: "no colour yet",
+    pointsOf: (target) => `points of ${target}`,
+    damesLeft: "dames left",
+    compteuses: "compteuses",
+    noneYet: "none yet",
+    manchePoints: "manche points",
+    roundPoints: "round points",
+    jackPenalty: "jack penalty",
+    knocked: (n) => `${n} knocked off by the other side`,
+    jackWhere: { table: "on the table", off: "OFF", unplaced: "to place" },
+    jack: (n, where) => (n ? `jack ${n} ${where}` : `jack ${where}`),
+    gameOver: "GAME OVER",
+    matchOver: "MATCH OVER",
+    wins: (winner) => `${winner} wins`,
+    winsBy: (winner, totals) => `${winner} wins ${totals[0]}–${totals[1]}`,
+    toShoot: (player) => `${player} to shoot`,
+    toShootAgain: (player, again) => `${player} to shoot${again ? " again" : ""}`,
+    mancheBreak: (manche, breaker) => `manche ${manche}, break by ${breaker}`,
+    manche: (n) => `Manche ${n}`,
+    placesJack: (player) => `${player} places the jack`,
+    toFlick: (player, team) => `${player}${team} to flick`,
+    flickN: (n) => `flick ${n}`,
+    endOfRound: "END OF ROUND: measure",
+    measure: "the discs by distance to the jack",
+    quebecTop: (rules, target) => `Québec Pichenottes · ${rules} · partie to ${target}`,
+    flicochetTop: (variants, target) => `Flicochet · ${variants} · first to ${FB.plural(target, "point")}`,
+    shootout: (forGame) => `SHOOT-OUT (${forGame ? "this game" : "the match"})`,
+    declared: "a twenty is declared",
+    shooting: (player) => `${player} is shooting`,
+    baseGame: "base game",
+    pichenotteTop: (rules, match) => `Pichenotte · ${rules} · ${match}`,
+    gameShot: (game, shot, shots) => ` · game ${game} · shot ${shot}/${shots}`,
+    mancheShot: (manche, shot) => ` · manche ${manche} · shot ${shot}`,
+    round: (n) => ` · round ${n}`,
   };
   const $ = (id) => document.getElementById(id);
   // The big card: one at a time, the newest, for as long as its kind deserves or until a newer one replaces it;
@@ -28,12 +79,12 @@
     const games = (score.games || []).slice(-8);
     const banked = cur ? 20 * cur.twenties[i] - cur.penalties[i] : null;
     const big = cur
-      ? el("div", { class: "total", data: { what: "game" } }, el("span", { class: "n", text: banked }), el("span", { class: "l", text: `this game` }))
-      : el("div", { class: "total", data: { what: "match" } }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: "match points" }));
+      ? el("div", { class: "total", data: { what: "game" } }, el("span", { class: "n", text: banked }), el("span", { class: "l", text: SAY.thisGame }))
+      : el("div", { class: "total", data: { what: "match" } }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: SAY.matchPoints }));
     return el(
       "section",
       { class: `side s${i}` + (up ? " up" : ""), id: `side${i}` },
-      el("div", { class: "head" }, el("h2", { class: "name", text: name }), up ? el("span", { class: "tag", text: "TO SHOOT" }) : null),
+      el("div", { class: "head" }, el("h2", { class: "name", text: name }), up ? el("span", { class: "tag", text: SAY.toShootTag }) : null),
       players ? el("div", { class: "players", text: players }) : null,
       el(
         "div",
@@ -44,18 +95,18 @@
               "div",
               { class: "twenties" },
               el("span", { class: "n", text: cur.twenties[i] }),
-              el("span", { class: "l", text: cur.twenties[i] === 1 ? "twenty" : "twenties" }),
-              prov ? el("span", { class: "prov", text: `${prov} to confirm` }) : null,
-              cur.penalties[i] ? el("span", { class: "penalty", text: `penalty −${cur.penalties[i]}` }) : null
+              el("span", { class: "l", text: SAY.twenties(cur.twenties[i]) }),
+              prov ? el("span", { class: "prov", text: SAY.toConfirm(prov) }) : null,
+              cur.penalties[i] ? el("span", { class: "penalty", text: SAY.penalty(cur.penalties[i]) }) : null
             )
           : null
       ),
-      cur ? el("div", { class: "pucks" }, stat("in hand", cur.in_hand[i]), stat("on board", cur.on_board[i]), stat("in ditch", cur.in_ditch[i])) : null,
+      cur ? el("div", { class: "pucks" }, stat(SAY.inHand, cur.in_hand[i]), stat(SAY.onBoard, cur.on_board[i]), stat(SAY.inDitch, cur.in_ditch[i])) : null,
       el(
         "div",
         { class: "games" },
-        cur ? el("span", { class: "match-total", text: `match ${score.totals[i]}` }) : null,
-        el("span", { class: "l", text: `${won} ${won === 1 ? "game" : "games"} won` }),
+        cur ? el("span", { class: "match-total", text: SAY.matchTotal(score.totals[i]) }) : null,
+        el("span", { class: "l", text: SAY.gamesWon(won) }),
         ...games.map((g) => el("span", { class: g.winner === name ? "g won" : "g", text: g.points[i] }))
       )
     );
@@ -85,7 +136,7 @@
     const players = side.players.length > 1 && side.name !== side.players.join("+") ? side.players.join(" + ") : "";
     const mine = cur ? cur.compteuses.filter((c) => c.side === side.name) : [];
     const comp = mine.map((c) =>
-      el("span", { class: `comp ${c.where}`, text: c.where === "won" ? `c${c.value} won` : c.where === "pending" ? `c${c.value} TO BURY` : `c${c.value}` })
+      el("span", { class: `comp ${c.where}`, text: SAY.compteuse(c.value, c.where) })
     );
     return el(
       "section",
@@ -94,20 +145,20 @@
         "div",
         { class: "head" },
         el("h2", { class: "name", text: side.name }),
-        el("span", { class: `colour ${colour || "none"}`, text: colour ? colour.toUpperCase() : "no colour yet" }),
-        up ? el("span", { class: "tag", text: "TO SHOOT" }) : null
+        el("span", { class: `colour ${colour || "none"}`, text: colour ? colour.toUpperCase() : SAY.noColour }),
+        up ? el("span", { class: "tag", text: SAY.toShootTag }) : null
       ),
       players ? el("div", { class: "players", text: players }) : null,
       el(
         "div",
         { class: "row1" },
-        el("div", { class: "total" }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: `points of ${score.target}` })),
+        el("div", { class: "total" }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: SAY.pointsOf(score.target) })),
         cur && cur.dames_left[i] !== null
-          ? el("div", { class: "twenties dames" }, el("span", { class: "n", text: cur.dames_left[i] }), el("span", { class: "l", text: "dames left" }))
+          ? el("div", { class: "twenties dames" }, el("span", { class: "n", text: cur.dames_left[i] }), el("span", { class: "l", text: SAY.damesLeft }))
           : null
       ),
-      el("div", { class: "comps" }, el("span", { class: "l", text: "compteuses" }), ...(comp.length ? comp : [el("span", { class: "g", text: "none yet" })])),
-      roundChips(score, i, side.name, "manche points")
+      el("div", { class: "comps" }, el("span", { class: "l", text: SAY.compteuses }), ...(comp.length ? comp : [el("span", { class: "g", text: SAY.noneYet })])),
+      roundChips(score, i, side.name, SAY.manchePoints)
     );
   }
 
@@ -120,60 +171,60 @@
     return el(
       "section",
       { class: `side s${i} team-${side.name}` + (up ? " up" : ""), id: `side${i}`, data: { game: "flicochet" } },
-      el("div", { class: "head" }, el("h2", { class: "name", text: side.name.toUpperCase() }), up ? el("span", { class: "tag", text: "TO FLICK" }) : null),
+      el("div", { class: "head" }, el("h2", { class: "name", text: side.name.toUpperCase() }), up ? el("span", { class: "tag", text: SAY.toFlickTag }) : null),
       el("div", { class: "players", text: players }),
       el(
         "div",
         { class: "row1" },
-        el("div", { class: "total" }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: `points of ${score.target}` })),
-        pen ? el("div", { class: "twenties penalty-pts" }, el("span", { class: "n", text: `+${pen}` }), el("span", { class: "l", text: "jack penalty" })) : null
+        el("div", { class: "total" }, el("span", { class: "n", text: score.totals[i] }), el("span", { class: "l", text: SAY.pointsOf(score.target) })),
+        pen ? el("div", { class: "twenties penalty-pts" }, el("span", { class: "n", text: `+${pen}` }), el("span", { class: "l", text: SAY.jackPenalty })) : null
       ),
-      cur ? el("div", { class: "pucks" }, stat("in hand", cur.in_hand[i]), stat("on table", cur.on_table[i]), stat("off", cur.off_table[i])) : null,
-      knocked ? el("div", { class: "l", text: `${knocked} knocked off by the other side` }) : null,
-      roundChips(score, i, side.name, "round points")
+      cur ? el("div", { class: "pucks" }, stat(SAY.inHand, cur.in_hand[i]), stat(SAY.onTable, cur.on_table[i]), stat(SAY.off, cur.off_table[i])) : null,
+      knocked ? el("div", { class: "l", text: SAY.knocked(knocked) }) : null,
+      roundChips(score, i, side.name, SAY.roundPoints)
     );
   }
 
   function jacksText(cur) {
     const jacks = cur.jacks || [];
-    const where = { table: "on the table", off: "OFF", unplaced: "to place" };
-    if (jacks.length === 1) return `jack ${where[jacks[0]] || jacks[0]}`;
-    return jacks.map((j, k) => `jack ${k + 1} ${where[j] || j}`).join(" · ");
+    const where = SAY.jackWhere;
+    if (jacks.length === 1) return SAY.jack("", where[jacks[0]] || jacks[0]);
+    return jacks.map((j, k) => SAY.jack(k + 1, where[j] || j)).join(" · ");
   }
 
   function otherTurnLine(doc) {
     const score = doc.score;
     const cur = score.current;
     if (score.over) {
-      return el("div", { class: "over" }, el("b", { text: "GAME OVER" }), ` ${score.winner} wins ${score.totals[0]}–${score.totals[1]}`);
+      return el("div", { class: "over" }, el("b", { text: SAY.gameOver }), ` ${SAY.winsBy(score.winner, score.totals)}`);
     }
     if (!cur) return el("div", { text: "" });
     if (score.game === "pichenottes-quebec") {
       if (cur.to_play) {
-        const again = cur.turn_shots ? " again" : "";
-        return el("div", {}, el("b", { text: `${cur.to_play} to shoot${again}` }), ` · manche ${cur.manche}, break by ${cur.breaker}`);
+        const again = !!cur.turn_shots;
+        return el("div", {}, el("b", { text: SAY.toShootAgain(cur.to_play, again) }), ` · ${SAY.mancheBreak(cur.manche, cur.breaker)}`);
       }
-      return el("div", {}, el("b", { text: `Manche ${cur.manche}` }));
+      return el("div", {}, el("b", { text: SAY.manche(cur.manche) }));
     }
     const jacks = ` · ${jacksText(cur)}`;
-    if (cur.to_place_jack) return el("div", {}, el("b", { text: `${cur.to_place_jack} places the jack` }), jacks);
+    if (cur.to_place_jack) return el("div", {}, el("b", { text: SAY.placesJack(cur.to_place_jack) }), jacks);
     if (cur.to_flick) {
       const team = FB.sideOf(score, cur.to_flick);
       const name = team >= 0 ? ` (${score.sides[team].name})` : "";
-      return el("div", {}, el("b", { text: `${cur.to_flick}${name} to flick` }), ` · flick ${cur.flicks_played + 1}${jacks}`);
+      return el("div", {}, el("b", { text: SAY.toFlick(cur.to_flick, name) }), ` · ${SAY.flickN(cur.flicks_played + 1)}${jacks}`);
     }
-    return el("div", {}, el("b", { text: "END OF ROUND: measure" }), ` · the discs by distance to the jack${jacks}`);
+    return el("div", {}, el("b", { text: SAY.endOfRound }), ` · ${SAY.measure}${jacks}`);
   }
 
   function otherTop(score) {
     const cur = score.current;
     if (score.game === "pichenottes-quebec") {
-      const where = cur ? ` · manche ${cur.manche} · shot ${cur.shots + 1}` : "";
-      return `Québec Pichenottes · ${score.rules} · partie to ${score.target}${where}`;
+      const where = cur ? SAY.mancheShot(cur.manche, cur.shots + 1) : "";
+      return `${SAY.quebecTop(score.rules, score.target)}${where}`;
     }
-    const variants = (score.variants || []).join(", ") || "base game";
-    const where = cur ? ` · round ${cur.round}` : "";
-    return `Flicochet · ${variants} · first to ${FB.plural(score.target, "point")}${where}`;
+    const variants = (score.variants || []).join(", ") || SAY.baseGame;
+    const where = cur ? SAY.round(cur.round) : "";
+    return `${SAY.flicochetTop(variants, score.target)}${where}`;
   }
 
   function turnLine(doc) {
@@ -182,7 +233,7 @@
     const rs = FB.ruleSet(st.rules, score.rules);
     const freeZone = rs ? rs.free_shot_zone : null;
     if (score.over) {
-      return el("div", { class: "over" }, el("b", { text: "MATCH OVER" }), ` ${score.winner} wins`);
+      return el("div", { class: "over" }, el("b", { text: SAY.matchOver }), ` ${SAY.wins(score.winner)}`);
     }
     const so = score.shootout;
     if (so) {
@@ -191,18 +242,18 @@
       return el(
         "div",
         {},
-        el("b", { text: `SHOOT-OUT (${so.purpose === "game" ? "this game" : "the match"})` }),
-        ` ${tally}` + (so.to_shoot ? ` · ${so.to_shoot} to shoot` : "")
+        el("b", { text: SAY.shootout(so.purpose === "game") }),
+        ` ${tally}` + (so.to_shoot ? ` · ${SAY.toShoot(so.to_shoot)}` : "")
       );
     }
     if (!cur) return el("div", { text: "" });
     const shot = doc.open_shot;
-    const declared = doc.declared ? " · a twenty is declared" : "";
+    const declared = doc.declared ? ` · ${SAY.declared}` : "";
     if (shot) {
-      return el("div", {}, el("b", { text: `${shot.player} is shooting` }), ` · ${FB.kindText(shot.kind, freeZone, true)}${declared}`);
+      return el("div", {}, el("b", { text: SAY.shooting(shot.player) }), ` · ${FB.kindText(shot.kind, freeZone, true)}${declared}`);
     }
     if (cur.to_shoot) {
-      return el("div", {}, el("b", { text: `${cur.to_shoot} to shoot` }), ` · ${FB.kindText(cur.shot_kind, freeZone)}${declared}`);
+      return el("div", {}, el("b", { text: SAY.toShoot(cur.to_shoot) }), ` · ${FB.kindText(cur.shot_kind, freeZone)}${declared}`);
     }
     return el("div", {}, el("b", { text: SAY.allShot(cur.game) }));
   }
@@ -305,7 +356,7 @@
     document.body.dataset.state = alerts.length ? alerts[0].key : "live";
     document.body.dataset.entries = doc ? String(doc.entries) : "";
     fill($("alerts"), ...alerts.map((a) => el("div", { class: `alert ${a.key}`, text: a.text })));
-    $("live").textContent = alerts.length ? "NOT LIVE" : "LIVE";
+    $("live").textContent = alerts.length ? SAY.notLive : SAY.live;
     $("live").className = "pill " + (alerts.length ? "bad" : "ok");
     $("board").textContent = FB.board;
     if (doc && lastEntries !== null && doc.entries < lastEntries) {
@@ -342,8 +393,8 @@
     }
     const upName = cur && cur.to_shoot ? cur.to_shoot : score.shootout ? score.shootout.to_shoot : null;
     const up = upName ? FB.sideOf(score, upName) : -1;
-    const where = cur ? ` · game ${cur.game} · shot ${Math.min(cur.shots_played + 1, cur.shots_per_game)}/${cur.shots_per_game}` : "";
-    $("match").textContent = `Pichenotte · ${FB.rulesText(score.rules)} · ${FB.matchText(score.match)}${where}`;
+    const where = cur ? SAY.gameShot(cur.game, Math.min(cur.shots_played + 1, cur.shots_per_game), cur.shots_per_game) : "";
+    $("match").textContent = `${SAY.pichenotteTop(FB.rulesText(score.rules), FB.matchText(score.match))}${where}`;
     fill($("sides"), sidePanel(score, cur, 0, up === 0 && !score.over), sidePanel(score, cur, 1, up === 1 && !score.over));
     fill($("turn"), turnLine(doc));
     fill($("flags"), stateLine(doc));
