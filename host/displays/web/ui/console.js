@@ -10,9 +10,55 @@
   const EVERY_MS = 2000;
   const st = { boards: {}, docs: {}, bridges: {}, broker: null, error: null, key: true };
 
+  // Every word this page writes itself, in one place.
   const SAY = {
     keyFirst: "Type the scoring key above (the operator's terminal shows it): the boards and their bridges follow.",
     noBridge: "No bridge has reported on this broker yet: start flickboard bridge for the boards (docs/mqtt.md).",
+    online: (via) => `online${via ? ` via ${via}` : ""}`,
+    offlineLink: "OFFLINE",
+    byHand: "no board connected (scored by hand)",
+    tv: "TV",
+    enter: "Enter",
+    noScoreboard: "no scoreboard yet",
+    review: (entry, text) => `needs review (entry ${entry}): ${text}`,
+    waiting: (entry, text) => `waiting (entry ${entry}): ${text}`,
+    check: (text) => `check: ${text}`,
+    repeats: (since, count) => `only repeats since ${since}: ${count} messages already counted (a restarted board reusing its boot id?)`,
+    score: "score",
+    game: "game",
+    now: "now",
+    board: "board",
+    delivery: "delivery",
+    deliveryText: (link, missing) =>
+      `boot ${link.boot} · processed ${link.processed} of ${link.high_water}${link.in_sync === false ? " · BEHIND" : ""}${missing ? ` · missing ${missing}` : ""}`,
+    openShot: "open shot",
+    queued: "queued board events",
+    sensorEvents: "sensor events",
+    journal: "journal",
+    journalText: (path, entries) => `${path} (${entries} entries)`,
+    updated: "updated",
+    questions: "Questions, and the lines that answer them",
+    notes: "Latest notes",
+    running: "running",
+    offline: "OFFLINE",
+    notHeard: "status not heard",
+    bridge: (id, state) => `Bridge ${id}: ${state}`,
+    noHealth: "no health document from it yet",
+    link: (name, connected, reason) => `${name}: ${connected ? "connected" : `down (${reason || "?"})`}`,
+    keeps: "keeps",
+    noBoard: "no board yet",
+    started: "started",
+    messages: "board messages",
+    messagesText: (c) =>
+      `${c.messages || 0} (new ${c.new || 0}, repeats ${c.duplicates || 0}, gaps ${c.gaps || 0}, lost ${c.lost_seqs || 0})`,
+    entries: "entries",
+    entriesText: (n) => `${n.accepted || 0} taken, ${n.refused || 0} refused by the rules, ${n.invalid || 0} not understood`,
+    refusedLines: "Latest refused lines",
+    live: "LIVE",
+    notLive: "NOT LIVE",
+    brokerLost: "the display server lost the MQTT broker: reconnecting",
+    refused: (status) => `the console was refused (${status})`,
+    noServer: "no answer from the display server: trying again",
   };
 
   // A bridge's time (UTC, "2026-11-28T04:15:13.123456Z") as the operator's clock reads it: 05:15:13, with the date
@@ -29,9 +75,9 @@
   const ranges = (list) => (list || []).map((r) => (r[0] === r[1] ? `${r[0]}` : `${r[0]}–${r[1]}`)).join(", ");
 
   function linkText(link) {
-    if (link.online === true) return `online${link.via ? ` via ${link.via}` : ""}`;
-    if (link.online === false) return "OFFLINE";
-    return "no board connected (scored by hand)";
+    if (link.online === true) return SAY.online(link.via);
+    if (link.online === false) return SAY.offlineLink;
+    return SAY.byHand;
   }
 
   function boardCard(id) {
@@ -41,19 +87,19 @@
       "div",
       { class: "head" },
       el("h2", { text: id }),
-      el("a", { class: "btn", href: `/tv/${encodeURIComponent(id)}`, text: "TV" }),
-      el("a", { class: "btn", href: `/enter/${encodeURIComponent(id)}`, text: "Enter" })
+      el("a", { class: "btn", href: `/tv/${encodeURIComponent(id)}`, text: SAY.tv }),
+      el("a", { class: "btn", href: `/enter/${encodeURIComponent(id)}`, text: SAY.enter })
     );
-    if (!doc) return el("section", { class: "card board", data: { board: id } }, head, el("p", { class: "hint", text: "no scoreboard yet" }));
+    if (!doc) return el("section", { class: "card board", data: { board: id } }, head, el("p", { class: "hint", text: SAY.noScoreboard }));
     const link = doc.board_link || {};
     const score = doc.score || {};
     const names = (score.sides || []).map((s) => s.name);
     const dup = link.only_duplicates;
     const problems = [];
-    for (const r of doc.review || []) problems.push(el("li", { class: "review", text: `needs review (entry ${r.entry}): ${r.text}` }));
-    if (doc.waiting) problems.push(el("li", { class: "wait", text: `waiting (entry ${doc.waiting.entry}): ${doc.waiting.text}` }));
-    for (const c of doc.checks || []) problems.push(el("li", { class: "wait", text: `check: ${c}` }));
-    if (dup) problems.push(el("li", { class: "review", text: `only repeats since ${when(dup.since)}: ${dup.count} messages already counted (a restarted board reusing its boot id?)` }));
+    for (const r of doc.review || []) problems.push(el("li", { class: "review", text: SAY.review(r.entry, r.text) }));
+    if (doc.waiting) problems.push(el("li", { class: "wait", text: SAY.waiting(doc.waiting.entry, doc.waiting.text) }));
+    for (const c of doc.checks || []) problems.push(el("li", { class: "wait", text: SAY.check(c) }));
+    if (dup) problems.push(el("li", { class: "review", text: SAY.repeats(when(dup.since), dup.count) }));
     const asks = (doc.asks || []).map((a) =>
       el("li", {}, `${a.text} `, ...a.choices.map((c) => el("code", { text: c.line, title: c.label })), a.prefix ? el("code", { text: `${a.prefix} …` }) : null)
     );
@@ -66,31 +112,31 @@
       el(
         "table",
         { class: "facts" },
-        row("score", names.map((n, i) => `${n} ${score.totals ? score.totals[i] : "?"}`).join(" – ")),
-        row("game", `${score.game || "pichenotte"} · ${score.rules || ""}${score.match ? ` · ${score.match}` : ""}`),
-        row("now", doc.now),
-        row("board", linkText(link), link.online === false ? "bad" : null),
-        link.boot !== undefined ? row("delivery", `boot ${link.boot} · processed ${link.processed} of ${link.high_water}${link.in_sync === false ? " · BEHIND" : ""}${link.missing && link.missing.length ? ` · missing ${ranges(link.missing)}` : ""}`) : null,
-        row("open shot", shot ? `${shot.player} (${shot.kind})${shot.facts.length ? `: ${shot.facts.join(" ")}` : ""}` : null),
-        row("queued board events", doc.queued || null),
-        row("sensor events", doc.sensor_events),
-        row("journal", `${doc.journal} (${doc.entries} entries)`),
-        row("updated", when(doc.updated || seen.updated))
+        row(SAY.score, names.map((n, i) => `${n} ${score.totals ? score.totals[i] : "?"}`).join(" – ")),
+        row(SAY.game, `${score.game || "pichenotte"} · ${score.rules || ""}${score.match ? ` · ${score.match}` : ""}`),
+        row(SAY.now, doc.now),
+        row(SAY.board, linkText(link), link.online === false ? "bad" : null),
+        link.boot !== undefined ? row(SAY.delivery, SAY.deliveryText(link, ranges(link.missing))) : null,
+        row(SAY.openShot, shot ? `${shot.player} (${shot.kind})${shot.facts.length ? `: ${shot.facts.join(" ")}` : ""}` : null),
+        row(SAY.queued, doc.queued || null),
+        row(SAY.sensorEvents, doc.sensor_events),
+        row(SAY.journal, SAY.journalText(doc.journal, doc.entries)),
+        row(SAY.updated, when(doc.updated || seen.updated))
       ),
       problems.length ? el("ul", { class: "problems" }, ...problems) : null,
-      asks.length ? el("div", {}, el("h3", { text: "Questions, and the lines that answer them" }), el("ul", { class: "asks" }, ...asks)) : null,
-      notes.length ? el("div", {}, el("h3", { text: "Latest notes" }), el("ul", { class: "notes" }, ...notes)) : null
+      asks.length ? el("div", {}, el("h3", { text: SAY.questions }), el("ul", { class: "asks" }, ...asks)) : null,
+      notes.length ? el("div", {}, el("h3", { text: SAY.notes }), el("ul", { class: "notes" }, ...notes)) : null
     );
   }
 
   function bridgeCard(id, b) {
     const h = b.health;
-    const state = b.online === true ? "running" : b.online === false ? "OFFLINE" : "status not heard";
-    const head = el("h2", { text: `Bridge ${id}: ${state}` });
-    if (!h) return el("section", { class: "card bridge", data: { bridge: id } }, head, el("p", { class: "hint", text: "no health document from it yet" }));
+    const state = b.online === true ? SAY.running : b.online === false ? SAY.offline : SAY.notHeard;
+    const head = el("h2", { text: SAY.bridge(id, state) });
+    if (!h) return el("section", { class: "card bridge", data: { bridge: id } }, head, el("p", { class: "hint", text: SAY.noHealth }));
     const c = (h.protocol && h.protocol.counters) || {};
     const inputs = h.inputs || {};
-    const links = Object.entries(h.links || {}).map(([name, l]) => el("li", { text: `${name}: ${l.connected ? "connected" : `down (${l.reason || "?"})`}` }));
+    const links = Object.entries(h.links || {}).map(([name, l]) => el("li", { text: SAY.link(name, l.connected, l.reason) }));
     const errors = (h.recent_errors || []).slice(-5).map((e) => el("li", { text: `${when(e.at)} ${e.source} ${e.code}: ${e.reason}` }));
     const owned = Object.entries(st.docs).filter(([, d]) => d.bridge === id).map(([bid]) => bid);
     return el(
@@ -100,24 +146,24 @@
       el(
         "table",
         { class: "facts" },
-        row("keeps", owned.join(", ") || "no board yet"),
-        row("started", when(h.started)),
-        row("updated", when(h.updated)),
-        row("board messages", `${c.messages || 0} (new ${c.new || 0}, repeats ${c.duplicates || 0}, gaps ${c.gaps || 0}, lost ${c.lost_seqs || 0})`),
-        row("entries", `${inputs.accepted || 0} taken, ${inputs.refused || 0} refused by the rules, ${inputs.invalid || 0} not understood`)
+        row(SAY.keeps, owned.join(", ") || SAY.noBoard),
+        row(SAY.started, when(h.started)),
+        row(SAY.updated, when(h.updated)),
+        row(SAY.messages, SAY.messagesText(c)),
+        row(SAY.entries, SAY.entriesText(inputs))
       ),
       links.length ? el("ul", { class: "links" }, ...links) : null,
-      errors.length ? el("div", {}, el("h3", { text: "Latest refused lines" }), el("ul", { class: "errors" }, ...errors)) : null
+      errors.length ? el("div", {}, el("h3", { text: SAY.refusedLines }), el("ul", { class: "errors" }, ...errors)) : null
     );
   }
 
   function render() {
     const ok = !st.error && st.broker !== false;
     document.body.dataset.state = st.error ? "disconnected" : st.key ? "live" : "no-key";
-    $("live").textContent = ok ? "LIVE" : "NOT LIVE";
+    $("live").textContent = ok ? SAY.live : SAY.notLive;
     $("live").className = "pill " + (ok ? "ok" : "bad");
     $("keyform").hidden = st.key;
-    $("conn").textContent = st.error || (st.broker === false ? "the display server lost the MQTT broker: reconnecting" : "");
+    $("conn").textContent = st.error || (st.broker === false ? SAY.brokerLost : "");
     const bridges = Object.entries(st.bridges);
     const none = st.key ? (st.error ? null : SAY.noBridge) : SAY.keyFirst;
     fill($("bridges"), ...(bridges.length ? bridges.map(([id, b]) => bridgeCard(id, b)) : [none ? el("p", { class: "hint", data: { said: st.key ? "no-bridge" : "key-first" }, text: none }) : null]));
@@ -131,7 +177,7 @@
       const res = await r.json();
       if (!r.ok) {
         st.key = !["no scoring key", "wrong scoring key"].includes(res.refused);
-        st.error = st.key ? res.error || `the console was refused (${r.status})` : null;
+        st.error = st.key ? res.error || SAY.refused(r.status) : null;
       } else {
         st.key = true;
         st.error = null;
@@ -148,7 +194,7 @@
         st.docs = docs;
       }
     } catch (err) {
-      st.error = "no answer from the display server: trying again";
+      st.error = SAY.noServer;
     }
     render();
     setTimeout(poll, EVERY_MS);
