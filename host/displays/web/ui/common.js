@@ -5,6 +5,27 @@
 const FB = (() => {
   const board = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 
+  // Every word the shared parts write, in one place (the moments' words are momentText's, below). A plural is one
+  // function: plural(1, "game") is "1 game".
+  const plural = (n, word) => `${n} ${word}${Number(n) === 1 ? "" : "s"}`;
+  const SAY = {
+    connecting: "Connecting to the display server…",
+    noConnection: "NO CONNECTION to the display server: reconnecting…",
+    brokerLost: "NOT LIVE: the display server lost the MQTT broker: reconnecting…",
+    scorerOffline: "SCORER OFFLINE: the bridge is not running, scores are not live",
+    waiting: (b) => `Waiting for board ${b}'s scoreboard (is a bridge following it?)`,
+    repeats: (n) => `The board's last ${n} messages were all repeats of ones already counted: nothing new is scored`,
+    boardOffline: "BOARD OFFLINE: the sensors are not reporting; enter shots by hand",
+    behind: "The board is catching up: some of its events have not arrived yet",
+    shootoutMatch: "a twenties shoot-out, 12 pucks each",
+    games: (n) => plural(n, "game"),
+    firstToPoints: (n) => `first to ${plural(n, "point")}`,
+    firstToWins: (n, of) => `first to win ${plural(n, "game")}` + (of ? ` of ${of}` : ""),
+    kinds: { contact: "contact or call a twenty", call: "declared twenty", free: "free shot", shootout: "shoot-out" },
+    freeShot: (zone) => `free shot: rest in the ${zone} zone`,
+    contactShot: "contact shot",
+  };
+
   // el("div", {class: "x", text: "hi", data: {line: "undo"}}, child, ...)
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -66,32 +87,32 @@ const FB = (() => {
   function alerts(doc, status, linkUp) {
     const out = [];
     if (linkUp === null) {
-      out.push({ key: "connecting", text: "Connecting to the display server…" });
+      out.push({ key: "connecting", text: SAY.connecting });
       return out;
     }
     if (!linkUp) {
-      out.push({ key: "disconnected", text: "NO CONNECTION to the display server: reconnecting…" });
+      out.push({ key: "disconnected", text: SAY.noConnection });
       return out;
     }
     if (status && status.broker === false) {
-      out.push({ key: "disconnected", text: "NOT LIVE: the display server lost the MQTT broker: reconnecting…" });
+      out.push({ key: "disconnected", text: SAY.brokerLost });
     }
     if (status && status.bridge === "offline") {
-      out.push({ key: "scorer-offline", text: "SCORER OFFLINE: the bridge is not running, scores are not live" });
+      out.push({ key: "scorer-offline", text: SAY.scorerOffline });
     }
     if (!doc) {
-      out.push({ key: "waiting", text: `Waiting for board ${board}'s scoreboard (is a bridge following it?)` });
+      out.push({ key: "waiting", text: SAY.waiting(board) });
       return out;
     }
     const link = doc.board_link || {};
     if (link.only_duplicates) {
       const n = link.only_duplicates.count;
-      out.push({ key: "repeats", text: `The board's last ${n} messages were all repeats of ones already counted: nothing new is scored` });
+      out.push({ key: "repeats", text: SAY.repeats(n) });
     }
     if (link.online === false) {
-      out.push({ key: "board-offline", text: "BOARD OFFLINE: the sensors are not reporting; enter shots by hand" });
+      out.push({ key: "board-offline", text: SAY.boardOffline });
     } else if (link.online === true && link.in_sync === false) {
-      out.push({ key: "behind", text: "The board is catching up: some of its events have not arrived yet" });
+      out.push({ key: "behind", text: SAY.behind });
     }
     return out;
   }
@@ -105,27 +126,22 @@ const FB = (() => {
     return (score.sides || []).findIndex((s) => (s.players || []).includes(player));
   }
 
-  // "1 game", "2 games".
-  function plural(n, word) {
-    return `${n} ${word}${Number(n) === 1 ? "" : "s"}`;
-  }
-
   function matchText(match) {
-    if (match === "shootout") return "a twenties shoot-out, 12 pucks each";
+    if (match === "shootout") return SAY.shootoutMatch;
     const m = /^(games|wins|points):(\d+)(?:\/(\d+))?(:shootout)?$/.exec(match || "");
     if (!m) return match || "";
     const n = Number(m[2]);
-    if (m[1] === "games") return plural(n, "game");
-    if (m[1] === "points") return `first to ${plural(n, "point")}`;
-    return `first to win ${plural(n, "game")}` + (m[3] ? ` of ${m[3]}` : "");
+    if (m[1] === "games") return SAY.games(n);
+    if (m[1] === "points") return SAY.firstToPoints(n);
+    return SAY.firstToWins(n, m[3]);
   }
 
-  const KINDS = { contact: "contact or call a twenty", call: "declared twenty", free: "free shot", shootout: "shoot-out" };
+  const KINDS = SAY.kinds;
 
   // What a shot must be; `open`: the shot is being played (it is a contact shot, the call is no longer open).
   function kindText(kind, freeZone, open) {
-    if (kind === "free" && freeZone) return `free shot: rest in the ${freeZone} zone`;
-    if (kind === "contact" && open) return "contact shot";
+    if (kind === "free" && freeZone) return SAY.freeShot(freeZone);
+    if (kind === "contact" && open) return SAY.contactShot;
     return KINDS[kind] || kind || "";
   }
 
