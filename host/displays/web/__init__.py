@@ -16,6 +16,7 @@ pushes live data to them with Server-Sent Events (`streams.py`), so a browser ne
 | `responses.py` | every response with the server's headers, the error body, the pages' files |
 | `site.py` | the guard around every request, who may ask, and `Pages`: how a set of pages plugs in |
 | `board_pages.py` | the index, each board's TV and entry page, their JSON and the entry POST |
+| `plain.py` | a refused entry said for the scorer: one sentence, and the near lines that fix it |
 | `operator_pages.py` | the console and the scoring key's link and form |
 | `server.py` | `WebApp` and `start_web`: the hub, uvicorn, the listening socket, start and stop |
 | `command.py` | the `flickboard web` command (`python -m flickboard.displays.web` too) |
