@@ -13,6 +13,10 @@ from typing import Any
 from flickboard.rules import games
 from flickboard.rules.names import name_problem
 
+# The words of an entry that steer the session's sensor side rather than the game (core/session.py): `declare` only
+# where the game's sensors take it; `hold WHY` puts the sensor side on hold for a person, with WHY as the review
+# item (the bridge journals one when a board seems forged or the journal is damaged).
+HOST_WORDS = ("reviewed", "dismiss", "declare", "hold")
 MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
 NEW_KEYS = ("rules", "players", "match", "target")

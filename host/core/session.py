@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
 from flickboard.core import pockets
+from flickboard.core.entries import HOST_WORDS
 from flickboard.core.evidence import ShotEvidence, Step, react
 from flickboard.core.journal import Damage, HeaderDamaged, Journal
 from flickboard.rules import games
@@ -59,11 +60,6 @@ class Held(NamedTuple):
     n: int
     kind: str
     fields: dict[str, Any]
-
-
-# `declare`: only where the game's sensors take it (SENSORS). `hold WHY`: puts the sensor side on hold for a person,
-# with WHY as the review item; the bridge journals one when a board seems forged or the journal is damaged.
-HOST_WORDS = ("reviewed", "dismiss", "declare", "hold")
 
 
 class NeedsHistory(Exception):

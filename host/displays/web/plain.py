@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flickboard.core.session import HOST_WORDS
+from flickboard.core.entries import HOST_WORDS
 from flickboard.rules import games
 from flickboard.rules.base import NotationError, near_miss
 
