@@ -40,6 +40,8 @@ help:
 	@echo "make soak | make fuzz | make bench   fault-injection table, fuzzing, performance figures (docs/reliability.md, docs/performance.md)"
 	@echo "make ha     the Home Assistant integration against a real, pinned Home Assistant Core (docs/integrations.md);"
 	@echo "            SCREENSHOTS=docs/img also refreshes the docs' pictures of Home Assistant's pages"
+	@echo "make pcb    the strip segment's KiCad board: regenerate it, KiCad's design-rule check, Gerbers and drill files"
+	@echo "            into hardware/pcb/ (installs KiCad from the distribution; run it before every change to hardware/)"
 	@echo "make flash BOARD=pico_w PORT=/dev/ttyACM0   copy firmware, profile and config.json to a board (BOARD: pico_w | esp32_devkit | pico_w_pockets)"
 
 setup: $(STAMP)
@@ -285,3 +287,25 @@ $(RP2_STAMP): $(RP2_DIR)/package.json $(RP2_DIR)/package-lock.json | $(STAMP)
 	@cd $(RP2_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null || \
 	  { echo "npm could not install rp2040js into $(RP2_DIR)/node_modules (see the lines above); check your network or proxy and run make again."; exit 1; }
 	@touch $@
+
+# ---- the strip segment's printed circuit board (hardware/README.md, "The strip segment's board") ---------------------
+.PHONY: pcb
+
+# hardware/strip_pcb.py writes the KiCad 6 board from geometry.json; KiCad's own pcbnew (the distribution's KiCad, whose
+# Python module is in the system's Python) fills its ground planes, runs the design-rule check and plots the Gerbers and
+# drill files, zipped into hardware/pcb/ for a board house; then tests/kicad/ checks the DRC passes with every pad
+# connected, that KiCad reads every pad where the generator put it, and that the committed zip is what KiCad plots.
+# `make test` checks the committed board against the model without KiCad (tests/firmware/test_strip_pcb.py).
+KICAD_PYTHON ?= /usr/bin/python3
+PCB_BUILD    := build/pcb
+
+pcb: setup
+	@$(MAKE) --no-print-directory system SYSTEM_PACKAGES=kicad SYSTEM_COMMANDS=pcbnew
+	@$(KICAD_PYTHON) -c 'import pcbnew' 2>/dev/null || \
+	  { echo "$(KICAD_PYTHON) cannot import KiCad's pcbnew module: install the distribution's kicad package (Debian 12: 6.0), or set KICAD_PYTHON."; exit 1; }
+	@$(BIN)/python hardware/strip_pcb.py
+	@rm -rf $(PCB_BUILD) && mkdir -p $(PCB_BUILD)
+	@$(KICAD_PYTHON) hardware/kicad_outputs.py $(PCB_BUILD) > $(PCB_BUILD)/result.json
+	@cp $(PCB_BUILD)/strip_segment_gerbers.zip hardware/pcb/
+	@echo "==> pytest tests/kicad (KiCad $$($(KICAD_PYTHON) -c 'import pcbnew; print(pcbnew.Version())'))"
+	@FLICKBOARD_KICAD=1 KICAD_PYTHON=$(KICAD_PYTHON) $(BIN)/python -m pytest -q -p no:cacheprovider tests/kicad tests/firmware/test_strip_pcb.py
