@@ -40,6 +40,7 @@ help:
 	@echo "make soak | make fuzz | make bench   fault-injection table, fuzzing, performance figures (docs/reliability.md, docs/performance.md)"
 	@echo "make ha     the Home Assistant integration against a real, pinned Home Assistant Core (docs/integrations.md);"
 	@echo "            SCREENSHOTS=docs/img also refreshes the docs' pictures of Home Assistant's pages"
+	@echo "make montecarlo   the baseline strip's tolerance analysis over many simulated boards (hardware/README.md)"
 	@echo "make pcb    the strip segment's KiCad board: regenerate it, KiCad's design-rule check, Gerbers and drill files"
 	@echo "            into hardware/pcb/ (installs KiCad from the distribution; run it before every change to hardware/)"
 	@echo "make flash BOARD=pico_w PORT=/dev/ttyACM0   copy firmware, profile and config.json to a board (BOARD: pico_w | esp32_devkit | pico_w_pockets)"
@@ -287,6 +288,16 @@ $(RP2_STAMP): $(RP2_DIR)/package.json $(RP2_DIR)/package-lock.json | $(STAMP)
 	@cd $(RP2_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null || \
 	  { echo "npm could not install rp2040js into $(RP2_DIR)/node_modules (see the lines above); check your network or proxy and run make again."; exit 1; }
 	@touch $@
+
+# ---- the baseline strip built for real: the tolerance analysis (hardware/README.md, "A margin that survives a build") --
+.PHONY: montecarlo
+
+# Every scenario of hall_field.SCENARIOS over MC_BOARDS simulated boards (a fixed seed): the table in hardware/README.md.
+# About 20 minutes on one free core; make test runs a small sample of it (tests/firmware/test_strip_tolerance.py).
+MC_BOARDS ?= 400
+
+montecarlo: setup
+	@$(BIN)/python hardware/hall_field.py --monte-carlo $(MC_BOARDS)
 
 # ---- the strip segment's printed circuit board (hardware/README.md, "The strip segment's board") ---------------------
 .PHONY: pcb

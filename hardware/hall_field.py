@@ -33,10 +33,11 @@ Every figure from a datasheet carries its source in `SWITCHES` and `MAGNETS`.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,16 @@ MAGNETS = {
         1.32,
         7.5,
         "N42 grade: Br 1.28-1.32 T (the grade's remanence range in magnet makers' grade tables); NdFeB 7.5 g/cm³",
+    ),
+    "6x2-N52": Magnet(
+        "6 x 2 mm N52 NdFeB disc, axially magnetised",
+        6.0,
+        2.0,
+        1.42,
+        1.445,
+        1.47,
+        7.5,
+        "N52 grade: Br 1.42-1.47 T (the same grade tables); what the bill of materials buys",
     ),
 }
 
@@ -261,11 +272,37 @@ def reach(magnet: Magnet, switch: Switch, depth: float, threshold: float | None 
     return float(rho[np.argmin(ok)] if not ok.all() else rho[-1])
 
 
-def puck_force(magnet: Magnet, distance_mm: float) -> float:
+def puck_force(magnet: Magnet, distance_mm: float, br: float | None = None) -> float:
     """Force (N) between two pucks' magnets side by side, axes parallel, centres `distance_mm` apart:
-    3 µ0 m² / (4π d⁴) (dipoles, repulsive for like poles down, attractive for unlike)."""
-    m = magnet.moment()
+    3 µ0 m² / (4π d⁴) (dipoles, repulsive for like poles down, attractive for unlike). At one puck's diameter the
+    dipole is good to about 1 %: the disc's next term falls as (its radius / d)²."""
+    m = magnet.moment(br)
     return 3 * 1e-7 * m * m / (distance_mm * 1e-3) ** 4
+
+
+def near_miss_offset(magnet: Magnet, miss_mm: float, mu: float, puck_g: float, br: float | None = None) -> float:
+    """How far (mm) a sliding puck ends up off its line after passing a resting puck, their centres `miss_mm` apart
+    at the closest, on a board of sliding friction `mu`.
+
+    Passing, it takes a sideways impulse ∫F_y dt = (1/v) ∫F_y dx, with F_y = 3k b / r⁵ (k = µ0 m² / 4π, b the
+    miss distance, r the distance between the centres), whose integral along the straight path is 4k / b³. That turns
+    its velocity by θ = ∫F_y dx / (M v²). Friction then slows it along its new heading over the rest of its slide,
+    v² / (2 µ g): the end point moves sideways by θ v² / (2 µ g) = ∫F_y dx / (2 µ M g), the same at any speed.
+    Attractive (a light puck, north face down, passing a dark one, south down) it bends towards the resting puck,
+    repulsive (the same colour) away. Assumes the pass is short beside the rest of the slide, and the resting puck
+    stays put (its peak pull, `puck_force` at b, is under its own static friction)."""
+    m = magnet.moment(br)
+    k = 1e-7 * m * m
+    b = miss_mm * 1e-3
+    impulse_x_v = 4 * k / b**3  # ∫F_y dx, N·m
+    return impulse_x_v / (2 * mu * puck_g * 1e-3 * 9.81) * 1e3
+
+
+def puck_mass_g(geo: dict[str, Any], magnet: Magnet) -> float:
+    """A wooden puck with the magnet in its pocket (the magnet replaces its own volume of wood)."""
+    puck = geo["puck"]
+    wood = math.pi * (puck["diameter"] / 2) ** 2 * puck["thickness"] * 1e-3 * puck["wood_density"]
+    return wood + magnet.mass_g - magnet.volume_mm3 * 1e-3 * puck["wood_density"]
 
 
 # ---- the strip ---------------------------------------------------------------------------------------------------
@@ -526,6 +563,350 @@ def blind_along_line(geo: dict[str, Any], strip: Strip, step: float = 0.1) -> fl
     return float((f < strip.switch.bop_typ).mean())
 
 
+# ---- a real build: tolerances, Monte Carlo over many simulated boards ----------------------------------------------
+
+# Remanence ranges of the sintered NdFeB grades (the common grade tables of magnet makers, e.g. Arnold Magnetic
+# Technologies' "Sintered Neodymium-Iron-Boron Magnets" catalogue: N35 11.7-12.1 kG ... N52 14.2-14.7 kG). A magnet
+# sold as N42 may be of a lower grade: the Monte Carlo draws the grade from a list.
+GRADES_BR = {
+    "N35": (1.17, 1.21),
+    "N38": (1.22, 1.26),
+    "N42": (1.28, 1.32),
+    "N45": (1.32, 1.38),
+    "N48": (1.37, 1.42),
+    "N50": (1.40, 1.45),
+    "N52": (1.42, 1.47),
+}
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """What a real build gets wrong, and how the Monte Carlo draws it for each simulated board.
+
+    rotation_sd: each switch's package turned off its footprint's angle, normal, σ in degrees (reflowed SOT-23 on a
+    hobby assembly: 2-3°, the pads pull the part square; hand-soldered: about 5°). rotation_bias: every switch turned by
+    the same angle (a footprint drawn at the wrong angle, a die sensing a slightly different axis). placement_sd:
+    each switch off its place, normal, σ in mm on each axis (the pick-and-place and the die's place in its package).
+    segment_shift: each segment's board off its place along and across the arc, uniform ± mm (routing and screwing a
+    segment into its channel). depth: each segment's sensing depth off nominal, uniform ± mm (the channel's depth).
+    bop: "spread" draws each switch's operate point uniformly over the datasheet's min..max window (no distribution is
+    published, so the flat one over the whole window, more pessimistic than one crowded round the typical value);
+    "max": every switch at its maximum (a lot at the edge of its specification). grades: the magnet grades a set of
+    pucks may be; each board draws one grade and a remanence uniformly within it (all its pucks alike).
+    saturation_deg: None reads the switch as linear in its sensitive component (the model of `sensed`); an angle
+    reads it as a saturated magnetoresistive film, which sees the field's direction: on only where the field also
+    makes at least this angle with the film's easy axis (see `response_ratio`)."""
+
+    rotation_sd: float = 2.5
+    rotation_bias: float = 0.0
+    placement_sd: float = 0.2
+    segment_shift: float = 1.0
+    depth: float = 1.0
+    bop: str = "spread"
+    grades: tuple[str, ...] = ("N35", "N38", "N42", "N45", "N48", "N52")
+    saturation_deg: float | None = None
+
+
+@dataclass
+class MonteCarlo:
+    boards: int
+    with_gap: int  # boards with a gap in any quadrant
+    quadrant_margins: np.ndarray  # per quadrant simulated: the weakest (field / switch-on field) over its band
+
+    @property
+    def gap_share(self) -> float:
+        return self.with_gap / self.boards
+
+    def upper95(self) -> float:
+        """One-sided 95 % upper bound of the share of boards with a gap (Clopper-Pearson; for 0 gaps, 3/n)."""
+        n, k = self.boards, self.with_gap
+        if k == 0:
+            return 1 - 0.05 ** (1 / n)
+        lo, hi = k / n, 1.0
+        for _ in range(60):  # binomial tail P(X <= k | p) = 0.05, by bisection
+            mid = (lo + hi) / 2
+            tail = sum(math.comb(n, i) * mid**i * (1 - mid) ** (n - i) for i in range(k + 1))
+            lo, hi = (mid, hi) if tail > 0.05 else (lo, mid)
+        return hi
+
+
+def response_ratio(b_axis: np.ndarray, b_h: np.ndarray, bop: np.ndarray, saturation_deg: float | None) -> np.ndarray:
+    """Switch-on ratio (>= 1: on) of in-plane switches for the field component along each one's sensitive axis
+    `b_axis` and the whole horizontal field `b_h` (mT).
+
+    Linear (saturation_deg None): |b_axis| / B_OP. Saturated: an anisotropic-magnetoresistive film is magnetised
+    along its easy axis; a field across it turns the magnetisation, and the bridge's output grows as the square of
+    the turn's sine (hence omnipolar). Weak fields turn it by b_axis / H_k; a field well over the film's anisotropy
+    field H_k (a few gauss) drags the magnetisation along with it, and then only its direction counts: the output is
+    sin² of the field's angle to the easy axis, whatever its strength. So in the strong, steep field over the strip a
+    switch may stay off where its component across the easy axis is large but the field lies mostly along that axis.
+    This model asks both: the component reaches B_OP, and the field makes at least `saturation_deg` with the easy
+    axis (|b_axis| / |b_h| >= sin of it)."""
+    ratio = np.abs(b_axis) / bop
+    if saturation_deg is None:
+        return ratio
+    direction = np.abs(b_axis) / np.maximum(b_h, 1e-12) / math.sin(math.radians(saturation_deg))
+    return np.minimum(ratio, np.where(ratio >= 1.0, direction, ratio))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Quadrant 1's sensors as arrays, and for each sample point of the band the few sensors near enough to matter."""
+
+    x: np.ndarray
+    y: np.ndarray
+    angle: np.ndarray  # radians
+    axis: np.ndarray  # radians, the model's sensitive axis
+    seg: np.ndarray  # each sensor's segment (one board, one multiplexer)
+    px: np.ndarray
+    py: np.ndarray
+    near: np.ndarray  # [points, K] indices of the K sensors nearest each point, as drawn
+
+
+def _layout(geo: dict[str, Any], strip: Strip, step: float, k: int = 6) -> _Layout:
+    own = [s for s in sensors(geo, strip) if s.quadrant == 1]
+    x = np.array([s.x for s in own])
+    y = np.array([s.y for s in own])
+    px, py = legal_band(geo, 1, step=step)
+    dist = np.hypot(x[None, :] - px[:, None], y[None, :] - py[:, None])
+    near = np.argsort(dist, axis=1)[:, : min(k, len(own))]
+    per_seg = geo["hall"].get("per_multiplexer", 16)
+    return _Layout(
+        x,
+        y,
+        np.radians([s.angle for s in own]),
+        np.array([math.atan2(s.axis[1], s.axis[0]) if s.axis else 0.0 for s in own]),
+        np.arange(len(own)) // per_seg,
+        px,
+        py,
+        near,
+    )
+
+
+def _quadrant_margin(
+    strip: Strip,
+    tol: Tolerances,
+    rng: np.random.Generator,
+    lay: _Layout,
+    tables: dict[float, tuple[np.ndarray, np.ndarray]],
+    br: float,
+    fine: _Layout | None = None,
+) -> float:
+    """One simulated quadrant: the weakest, over its band's sample points, of the best sensor's switch-on ratio.
+    Where that is under x1.15 on `lay`'s samples and a `fine` sampling is given, the same quadrant is looked at again
+    on it: a narrow gap can hide between coarse samples."""
+    n = len(lay.x)
+    nseg = int(lay.seg.max()) + 1
+    sw = strip.switch
+    # each segment: its depth, and a shift along (tangential) and across (radial) the arc
+    depths = strip.depth + rng.uniform(-tol.depth, tol.depth, nseg)
+    depths = np.round(depths / 0.25) * 0.25  # the field tables are kept per 0.25 mm of depth
+    d_t = rng.uniform(-tol.segment_shift, tol.segment_shift, nseg)[lay.seg]
+    d_r = rng.uniform(-tol.segment_shift, tol.segment_shift, nseg)[lay.seg]
+    tx, ty = -np.sin(lay.angle), np.cos(lay.angle)  # clockwise tangent on the drawing (y down)
+    rx, ry = np.cos(lay.angle), np.sin(lay.angle)
+    sx = lay.x + d_t * tx + d_r * rx + rng.normal(0.0, tol.placement_sd, n)
+    sy = lay.y + d_t * ty + d_r * ry + rng.normal(0.0, tol.placement_sd, n)
+    axis = lay.axis + np.radians(tol.rotation_bias + rng.normal(0.0, tol.rotation_sd, n))
+    if tol.bop == "max":
+        bop = np.full(n, sw.bop_max)
+    else:
+        bop = rng.uniform(sw.bop_min if sw.bop_min is not None else sw.bop_typ, sw.bop_max, n)
+    bop = bop + STRAY_MT[sw.axis]  # Earth's field against every switch
+    worst = _weakest(strip, tol, lay, tables, br, depths, sx, sy, axis, bop)
+    if fine is not None and worst < 1.15:
+        worst = min(worst, _weakest(strip, tol, fine, tables, br, depths, sx, sy, axis, bop))
+    return worst
+
+
+def _weakest(
+    strip: Strip,
+    tol: Tolerances,
+    lay: _Layout,
+    tables: dict[float, tuple[np.ndarray, np.ndarray]],
+    br: float,
+    depths: np.ndarray,
+    sx: np.ndarray,
+    sy: np.ndarray,
+    axis: np.ndarray,
+    bop: np.ndarray,
+) -> float:
+    nseg = len(depths)
+    near = lay.near
+    dx = sx[near] - lay.px[:, None]
+    dy = sy[near] - lay.py[:, None]
+    rho = np.hypot(dx, dy)
+    b_h = np.empty_like(rho)
+    seg = lay.seg[near]
+    for k in range(nseg):
+        d = float(depths[k])
+        if d not in tables:
+            rt = np.arange(0.0, 60.0, 0.02)
+            tables[d] = (rt, cylinder_field(strip.magnet, rt, -(d + strip.magnet.thickness / 2), br=1.0)[0])
+        rt, bt = tables[d]
+        cells = seg == k
+        b_h[cells] = np.abs(np.interp(rho[cells], rt, bt, right=0.0)) * br
+    safe = np.where(rho > 1e-9, rho, 1.0)
+    cos = (dx * np.cos(axis)[near] + dy * np.sin(axis)[near]) / safe
+    ratio = response_ratio(b_h * cos, b_h, bop[near], tol.saturation_deg)
+    return float(ratio.max(axis=1).min())
+
+
+def monte_carlo(
+    geo: dict[str, Any], strip: Strip, tol: Tolerances, boards: int, seed: int = 1, step: float = 0.5
+) -> MonteCarlo:
+    """Build `boards` boards with `tol`, each with its four quadrants drawn independently (quadrant 1's layout; the
+    others are the same turned), and count those with a gap: a point of some quadrant's legal band (sampled every
+    `step` mm; where a quadrant comes within x1.15 of a gap, every `step` / 2 mm) where no sensor of the quadrant
+    switches on for a puck of the board's set."""
+    rng = np.random.default_rng(seed)
+    quadrants = len(geo["quadrant_centres"])
+    lay = _layout(geo, strip, step)
+    fine = _layout(geo, strip, step / 2)
+    tables: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+    margins = np.empty((boards, quadrants))
+    for b in range(boards):
+        lo, hi = GRADES_BR[tol.grades[int(rng.integers(len(tol.grades)))]]  # this board's set of pucks
+        br = float(rng.uniform(lo, hi))
+        for q in range(quadrants):
+            margins[b, q] = _quadrant_margin(strip, tol, rng, lay, tables, br, fine)
+    return MonteCarlo(boards, int((margins.min(axis=1) < 1.0).sum()), margins.ravel())
+
+
+# The tolerances the design is specified for: a hobby assembly house's reflowed SOT-23 (the pads pull each package
+# square: σ 3°, σ 0.2 mm), each segment screwed through its own holes into a channel routed with a depth stop
+# (±0.5 mm along, across and in depth), switches anywhere in the datasheet's window, magnets bought as N52 and
+# accepted by the per-puck go/no-go test (hardware/README.md) only if at least as strong as the weakest N42.
+DESIGN = Tolerances(
+    rotation_sd=3.0,
+    placement_sd=0.2,
+    segment_shift=0.5,
+    depth=0.5,
+    bop="spread",
+    grades=("N42", "N45", "N48", "N50", "N52"),
+)
+
+# What the figure in hardware/README.md is made of: the design, then each assumption made worse on its own.
+SCENARIOS: tuple[tuple[str, Tolerances], ...] = (
+    ("the design's tolerances (above)", DESIGN),
+    ("every switch at its datasheet maximum B_OP", replace(DESIGN, bop="max")),
+    ("the switch read as a saturated film (30°)", replace(DESIGN, saturation_deg=30.0)),
+    ("magnets not screened: N35 to N52", replace(DESIGN, grades=tuple(GRADES_BR))),
+    ("hand-soldered switches: rotation σ 5°", replace(DESIGN, rotation_sd=5.0)),
+    ("rotation σ 10°", replace(DESIGN, rotation_sd=10.0)),
+    ("every switch turned 10° (55° instead of 45°)", replace(DESIGN, rotation_bias=10.0)),
+    (
+        "channel and segments ±1 mm, magnets N35 to N52",
+        replace(DESIGN, depth=1.0, segment_shift=1.0, grades=tuple(GRADES_BR)),
+    ),
+    (
+        "the issue's case: all at B_OP max, N42, rotation σ 5°",
+        replace(DESIGN, bop="max", grades=("N42",), rotation_sd=5.0, depth=1.0, segment_shift=1.0),
+    ),
+)
+
+
+def monte_carlo_table(geo: dict[str, Any], strip: Strip, boards: int, seed: int, step: float) -> list[str]:
+    """The Markdown table of hardware/README.md: each scenario's share of boards with a gap and its margins."""
+    rows = [
+        f"| build ({boards} simulated boards each, seed {seed}, band sampled every {step} mm) | boards with a gap "
+        "| 95 % upper bound | weakest quadrant margin: 1st percentile, median |",
+        "|---|---|---|---|",
+    ]
+    for name, tol in SCENARIOS:
+        mc = monte_carlo(geo, strip, tol, boards, seed=seed, step=step)
+        p1, med = np.percentile(mc.quadrant_margins, [1, 50])
+        rows.append(f"| {name} | {mc.with_gap} ({mc.gap_share:.1%}) | {mc.upper95():.1%} | x{p1:.2f}, x{med:.2f} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
+# ---- the bench: a switch in a uniform field, one segment on a grid, each puck's magnet ------------------------------
+
+
+def solenoid_mt_per_a(turns: int, length_mm: float, diameter_mm: float) -> float:
+    """Field (mT per ampere) at the middle of a solenoid: µ0 N I / sqrt(L² + D²). A switch at its middle sits in the
+    uniform field its datasheet specifies its thresholds in."""
+    return MU0 * turns / math.hypot(length_mm * 1e-3, diameter_mm * 1e-3) * 1e3
+
+
+def axis_reach(magnet: Magnet, br: float, depth: float, bop: float) -> float:
+    """How far (mm) from a flat in-plane switch `depth` mm under the surface a puck's centre may be, along the
+    switch's sensitive axis, and still switch it on (B_rho = bop): the outer edge of its lobe."""
+    z = -(depth + magnet.thickness / 2)
+    rho = np.arange(0.05, 60.0, 0.01)
+    b = np.abs(cylinder_field(magnet, rho, z, br=br)[0])
+    peak = int(np.argmax(b))
+    if b[peak] < bop:
+        return 0.0
+    outer = np.nonzero(b[peak:] < bop)[0]
+    return float(rho[peak + outer[0]]) if len(outer) else float(rho[-1])
+
+
+def go_no_go(magnet: Magnet, bop: float, depth: float, br_min: float) -> tuple[float, float]:
+    """The per-puck test point: the distance (mm) along a switch's axis at which a magnet of remanence `br_min`
+    just switches on that switch, whose operate point `bop` (mT) was measured in the solenoid; and how much nearer
+    (mm) the point of a magnet 5 % weaker lies, the test's resolution."""
+    d = axis_reach(magnet, br_min, depth, bop)
+    return d, d - axis_reach(magnet, br_min * 0.95, depth, bop)
+
+
+def bench_map(
+    geo: dict[str, Any],
+    strip: Strip,
+    bops: list[float],
+    br: float,
+    depth: float,
+    s_range: tuple[float, float] = (-30.0, 30.0),
+    u_range: tuple[float, float] = (-10.0, 10.0),
+    step: float = 2.0,
+    saturation_deg: float | None = None,
+) -> list[tuple[float, float, tuple[int, ...]]]:
+    """What the prototype's grid test should read: for a puck centred at each grid point (s mm along the row from
+    the segment's middle, clockwise; u mm outward from the row), the channels of the first segment whose switches
+    are on, given each switch's operate point measured in the solenoid (`bops`, mT, 16 of them), the magnet's
+    remanence and the depth the segment sits at."""
+    ss = [x for x in sensors(geo, strip) if x.quadrant == 1][:16]
+    row = strip.rows[0].radius
+    mid = math.radians((ss[0].angle + ss[-1].angle) / 2)
+    grid = [
+        (round(float(s), 3), round(float(u), 3))
+        for s in np.arange(s_range[0], s_range[1] + 1e-9, step)
+        for u in np.arange(u_range[1], u_range[0] - 1e-9, -step)
+    ]
+    a = mid + np.array([g[0] for g in grid]) / row
+    r = row + np.array([g[1] for g in grid])
+    px, py = r * np.cos(a), r * np.sin(a)
+    comp = sensed(strip, ss, px, py, depth, br)  # |field along each switch's axis|, [points, switches]
+    rho_t, brho_t, _ = _response_table(strip, depth, br)
+    rho = np.hypot(
+        np.array([x.x for x in ss])[None, :] - px[:, None], np.array([x.y for x in ss])[None, :] - py[:, None]
+    )
+    b_h = np.abs(np.interp(rho, rho_t, brho_t, right=0.0))
+    on = response_ratio(comp, b_h, np.asarray(bops)[None, :], saturation_deg) >= 1.0
+    out = [(s, u, tuple(int(k) for k in np.nonzero(on[i])[0])) for i, (s, u) in enumerate(grid)]
+    return out
+
+
+def bench_disagreements(
+    predicted: list[tuple[float, float, tuple[int, ...]]], measured: dict[tuple[float, float], tuple[int, ...]]
+) -> list[tuple[float, float]]:
+    """Grid points where the measured switches differ from the prediction, other than at a lobe's edge (where a
+    neighbouring grid point of the prediction reads what was measured): the readings that disprove the model."""
+    pred = {(s, u): on for s, u, on in predicted}
+    steps = sorted({s for s, _ in pred})
+    step = min(b - a for a, b in itertools.pairwise(steps)) if len(steps) > 1 else 1.0
+    bad = []
+    for (s, u), on in pred.items():
+        got = measured.get((s, u))
+        if got is None or set(got) == set(on):
+            continue
+        around = [pred.get((s + ds * step, u + du * step)) for ds in (-1, 0, 1) for du in (-1, 0, 1)]
+        if not any(a is not None and set(a) == set(got) for a in around):
+            bad.append((s, u))
+    return bad
+
+
 # ---- designs -----------------------------------------------------------------------------------------------------
 
 
@@ -624,7 +1005,14 @@ def summary(rep: Report) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--compare", action="store_true", help="search the smallest gap-free strip for every switch")
+    ap.add_argument("--monte-carlo", type=int, metavar="BOARDS", help="the tolerance analysis over BOARDS boards")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--step", type=float, default=1.0, help="sampling of the band for the Monte Carlo, mm")
     args = ap.parse_args(argv)
+    if args.monte_carlo:
+        geo = load_geometry()
+        monte_carlo_table(geo, strip_from_geometry(geo), args.monte_carlo, args.seed, args.step)
+        return 0
     geo = load_geometry()
     strip = strip_from_geometry(geo)
     mag = strip.magnet
