@@ -1008,7 +1008,66 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--monte-carlo", type=int, metavar="BOARDS", help="the tolerance analysis over BOARDS boards")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--step", type=float, default=1.0, help="sampling of the band for the Monte Carlo, mm")
+    ap.add_argument(
+        "--go-no-go", type=float, metavar="BOP_MT", help="the per-puck test point for a switch of this B_OP"
+    )
+    ap.add_argument("--bench-map", metavar="BOPS", help="the grid test's expected readings (CSV) for the 16 switches' "
+                    "B_OP measured in the solenoid, mT, comma-separated (one value: all alike)")  # fmt: skip
+    ap.add_argument("--br", type=float, default=1.30, help="the magnet's remanence for --bench-map, T")
+    ap.add_argument("--across", action="store_true", help="--bench-map: the die senses across the package's long side")
+    ap.add_argument("--measured", metavar="CSV", help="--bench-map: compare with the readings of the grid test")
+    ap.add_argument("--near-miss", action="store_true", help="how far a passing puck's magnet pulls a near miss")
     args = ap.parse_args(argv)
+    if args.go_no_go:
+        geo = load_geometry()
+        mag = MAGNETS[geo["hall"]["magnet"]]
+        depth = geo["hall"]["depth_below_surface"]
+        d, res = go_no_go(mag, args.go_no_go, depth, mag.br_min)
+        grade = geo["hall"]["magnet"].split("-")[1]
+        print(
+            f"go/no-go point: the puck's centre {d:.2f} mm from the switch along its axis, {depth:g} mm above it: a "
+            f"magnet of Br {mag.br_min:.2f} T (the weakest {grade}) just switches it on; a magnet 5 % weaker would "
+            f"need to be {res:.2f} mm nearer"
+        )
+        return 0
+    if args.bench_map:
+        geo = load_geometry()
+        strip = strip_from_geometry(geo)
+        if args.across:  # the other in-plane axis of the package: the mirror image about the tangent
+            strip = replace(strip, rows=tuple(replace(r, axis_deg=r.axis_deg - 90.0) for r in strip.rows))
+        vals = [float(v) for v in args.bench_map.split(",")]
+        bops = vals * 16 if len(vals) == 1 else vals
+        pred = bench_map(geo, strip, bops, args.br, strip.depth)
+        if args.measured:
+            rows = Path(args.measured).read_text(encoding="utf-8").splitlines()[1:]
+            measured = {}
+            for line in rows:
+                s_, u_, on = [*line.split(","), ""][:3]
+                measured[(round(float(s_), 3), round(float(u_), 3))] = tuple(int(k) for k in on.split())
+            bad = bench_disagreements(pred, measured)
+            expected = {(a, b): o for a, b, o in pred}
+            for s_, u_ in bad:
+                print(
+                    f"disagrees at s {s_:g} mm, u {u_:g} mm: predicted {expected[(s_, u_)]}, read {measured[(s_, u_)]}"
+                )
+            print(f"{len(measured)} points read, {len(bad)} disagree beyond a lobe's edge")
+            return 1 if bad else 0
+        print("s_mm,u_mm,switches_on")
+        for s_, u_, on in pred:
+            print(f"{s_:g},{u_:g},{' '.join(str(k) for k in on)}")
+        return 0
+    if args.near_miss:
+        geo = load_geometry()
+        print("| magnet | centres at the closest (gap between the pucks) | friction 0.05 | 0.07 | 0.1 |")
+        print("|---|---|---|---|---|")
+        for name in ("6x2-N42", "6x2-N52"):
+            m = MAGNETS[name]
+            mass = puck_mass_g(geo, m)
+            for b in (32.0, 36.0, 40.0, 48.0):
+                offs = " | ".join(f"{near_miss_offset(m, b, mu, mass):.1f} mm" for mu in (0.05, 0.07, 0.1))
+                print(f"| {name} ({mass:.2f} g puck) | {b:g} mm ({b - 32:g} mm) | {offs} |")
+            print(f"peak pull between touching pucks, {name}: {puck_force(m, 32.0) * 1e3:.2f} mN")
+        return 0
     if args.monte_carlo:
         geo = load_geometry()
         monte_carlo_table(geo, strip_from_geometry(geo), args.monte_carlo, args.seed, args.step)

@@ -15,12 +15,13 @@ drawn with the segment's middle at the top, (150, 100) on KiCad's page, the hole
 Sides. The switches and their capacitors face up, towards the underside of the playing surface (the sensing depth is
 measured to them); so does everything else except the ribbon's 2 x 5 pin header, which is fitted from below and
 soldered on top, so that the ribbon plugs in from under the board. The multiplexer (2.65 mm tall against the
-switches' 1.1 mm) and the header's soldered pins need a pocket 3 mm deeper in the channel, 30 mm wide at the
+switches' 1.1 mm) and the header's soldered pins need a pocket 2 mm deeper in the channel, 30 x 30 mm over the
 segment's middle.
 
 Pins (top view, from the parts' datasheets):
-- SM351RT, SOT-23: 1 VDD, 2 OUT, 3 GND. Honeywell 32304118, mounting dimensions. Check it against the datasheet of
-  the parts you buy before ordering boards: a wrong pin order here cannot be mended on the board.
+- SM351RT, SOT-23: taken as 1 VDD, 2 OUT, 3 GND, the order of Honeywell's other SOT-23 magnetic sensor ICs; it was
+  not checked against Honeywell 32304118's package drawing when this board was drawn. Check it against the datasheet
+  of the parts you buy before ordering boards: a wrong pin order here cannot be mended on the board.
 - 74HC4067, SOIC-24 wide (TI CD74HC4067M96, SCHS209): 1 COM (SIG), 2-9 I7..I0, 10 S0, 11 S1, 12 GND, 13 S3, 14 S2,
   15 E (active low), 16-23 I15..I8, 24 VCC.
 - MCP1700-3302E, SOT-23 (Microchip DS20001826): 1 GND, 2 VOUT, 3 VIN.
