@@ -1,9 +1,10 @@
 """KiCad's own tools on the generated strip segment: fill the ground planes, run the design-rule check, plot the
 Gerbers and the Excellon drill file, and zip them for a board house.
 
-    /usr/bin/python3 hardware/kicad_outputs.py OUT_DIR     # (the Python that has KiCad 6's pcbnew module)
+    /usr/bin/python3 hardware/kicad_outputs.py OUT_DIR [ZIP]   # (the Python that has KiCad 6's pcbnew module)
 
-Prints one JSON line: the DRC's violation and unconnected counts, the files written. `make pcb` runs it.
+Prints one JSON line: the DRC's violation and unconnected counts, the files written. With ZIP (the committed one),
+replaces it when what KiCad plots differs from it in more than the dates it stamps. `make pcb` runs it.
 """
 
 from __future__ import annotations
@@ -14,24 +15,28 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pcbnew  # type: ignore[import-not-found]
-
 HERE = Path(__file__).resolve().parent
 BOARD = HERE / "pcb" / "strip_segment.kicad_pcb"
 
-LAYERS = [
-    ("F.Cu", pcbnew.F_Cu),
-    ("B.Cu", pcbnew.B_Cu),
-    ("F.Mask", pcbnew.F_Mask),
-    ("B.Mask", pcbnew.B_Mask),
-    ("F.Paste", pcbnew.F_Paste),
-    ("F.SilkS", pcbnew.F_SilkS),
-    ("B.SilkS", pcbnew.B_SilkS),
-    ("Edge.Cuts", pcbnew.Edge_Cuts),
-]
+LAYERS = ["F.Cu", "B.Cu", "F.Mask", "B.Mask", "F.Paste", "F.SilkS", "B.SilkS", "Edge.Cuts"]
 
 
-def main(out: Path) -> int:
+def content(data: bytes) -> list[str]:
+    """A plot file's lines, without the ones that carry the date it was made."""
+    lines = data.decode("ascii", "replace").splitlines()
+    return [ln for ln in lines if "CreationDate" not in ln and "date" not in ln.lower()]
+
+
+def same_plots(a: Path, b: Path) -> bool:
+    with zipfile.ZipFile(a) as za, zipfile.ZipFile(b) as zb:
+        if sorted(za.namelist()) != sorted(zb.namelist()):
+            return False
+        return all(content(za.read(n)) == content(zb.read(n)) for n in za.namelist())
+
+
+def main(out: Path, committed: Path | None = None) -> int:
+    import pcbnew  # type: ignore[import-not-found]  # KiCad's, in the system's Python only
+
     out.mkdir(parents=True, exist_ok=True)
     board = pcbnew.LoadBoard(str(BOARD))
     pcbnew.ZONE_FILLER(board).Fill(board.Zones())
@@ -50,8 +55,8 @@ def main(out: Path) -> int:
     po.SetSubtractMaskFromSilk(True)
     po.SetUseAuxOrigin(False)
     written = []
-    for name, layer in LAYERS:
-        pc.SetLayer(layer)
+    for name in LAYERS:
+        pc.SetLayer(getattr(pcbnew, name.replace(".", "_")))
         pc.OpenPlotfile(name.replace(".", "_"), pcbnew.PLOT_FORMAT_GERBER, name)
         pc.PlotLayer()
         written.append(Path(pc.GetPlotFileName()))
@@ -98,8 +103,10 @@ def main(out: Path) -> int:
             }
         )
     )
+    if committed is not None and not (committed.exists() and same_plots(archive, committed)):
+        committed.write_bytes(archive.read_bytes())
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else None))

@@ -1,7 +1,8 @@
 """The strip segment's KiCad board (hardware/strip_pcb.py) against the coverage model, without KiCad: the committed
 board is what the generator writes, every switch sits where `hall_field.sensors` puts it and is turned to its
 axis, one board fits all eight segments, and the board house's zip holds every layer and the drill files.
-KiCad's own checks (design rules, its reading of the file, the Gerbers) run under `make pcb` (tests/kicad/)."""
+KiCad's own checks (design rules, its reading of the file, the Gerbers) run under `make pcb`
+(tests/firmware/test_kicad_pcb.py)."""
 
 from __future__ import annotations
 
