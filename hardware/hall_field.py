@@ -800,7 +800,7 @@ SCENARIOS: tuple[tuple[str, Tolerances], ...] = (
         replace(DESIGN, depth=1.0, segment_shift=1.0, grades=tuple(GRADES_BR)),
     ),
     (
-        "the issue's case: all at B_OP max, N42, rotation σ 5°",
+        "worst-case parts, hand-placed: all at B_OP max, N42, σ 5°, ±1 mm",
         replace(DESIGN, bop="max", grades=("N42",), rotation_sd=5.0, depth=1.0, segment_shift=1.0),
     ),
 )
