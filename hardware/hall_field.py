@@ -1016,6 +1016,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--br", type=float, default=1.30, help="the magnet's remanence for --bench-map, T")
     ap.add_argument("--across", action="store_true", help="--bench-map: the die senses across the package's long side")
     ap.add_argument("--measured", metavar="CSV", help="--bench-map: compare with the readings of the grid test")
+    ap.add_argument("--saturation", type=float, metavar="DEG", help="--bench-map: read the switch as a saturated film")
     ap.add_argument("--near-miss", action="store_true", help="how far a passing puck's magnet pulls a near miss")
     args = ap.parse_args(argv)
     if args.go_no_go:
@@ -1037,7 +1038,7 @@ def main(argv: list[str] | None = None) -> int:
             strip = replace(strip, rows=tuple(replace(r, axis_deg=r.axis_deg - 90.0) for r in strip.rows))
         vals = [float(v) for v in args.bench_map.split(",")]
         bops = vals * 16 if len(vals) == 1 else vals
-        pred = bench_map(geo, strip, bops, args.br, strip.depth)
+        pred = bench_map(geo, strip, bops, args.br, strip.depth, saturation_deg=args.saturation)
         if args.measured:
             rows = Path(args.measured).read_text(encoding="utf-8").splitlines()[1:]
             measured = {}

@@ -100,6 +100,15 @@ def test_the_grid_test_reads_one_to_three_switches_and_flags_only_real_disagreem
     assert counts <= {1, 2, 3} and 1 in counts
     measured = {(s, u): on for s, u, on in pred}
     assert hf.bench_disagreements(pred, measured) == []
+    # what the grid test tells apart: a switch turned 10°, a film that saturates at 30° (the design holds), the axis
+    for wrong, at_least in (
+        (hf.bench_map(geo, dataclasses.replace(strip, rows=(dataclasses.replace(strip.rows[0], axis_deg=55.0),)),
+                      [0.7] * 16, 1.30, 6.0), 5),
+        (hf.bench_map(geo, strip, [0.7] * 16, 1.30, 6.0, saturation_deg=30.0), 40),
+        (hf.bench_map(geo, dataclasses.replace(strip, rows=(dataclasses.replace(strip.rows[0], axis_deg=-45.0),)),
+                      [0.7] * 16, 1.30, 6.0), 100),
+    ):  # fmt: skip
+        assert len(hf.bench_disagreements(pred, {(s, u): on for s, u, on in wrong})) >= at_least
     s0, u0, _on0 = pred[len(pred) // 2]
     measured[(s0, u0)] = ()  # a switch that stays off in the middle of its lobe
     assert hf.bench_disagreements(pred, measured) == [(s0, u0)]
