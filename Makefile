@@ -293,7 +293,7 @@ $(RP2_STAMP): $(RP2_DIR)/package.json $(RP2_DIR)/package-lock.json | $(STAMP)
 .PHONY: montecarlo
 
 # Every scenario of hall_field.SCENARIOS over MC_BOARDS simulated boards (a fixed seed): the table in hardware/README.md.
-# About 20 minutes on one free core; make test runs a small sample of it (tests/firmware/test_strip_tolerance.py).
+# About 15 minutes on one core; make test runs a small sample of it (tests/firmware/test_strip_tolerance.py).
 MC_BOARDS ?= 400
 
 montecarlo: setup

@@ -2,6 +2,10 @@
 
     python hardware/hall_field.py              # the chosen strip (geometry.json "hall") and the old one, checked
     python hardware/hall_field.py --compare    # the smallest gap-free strip for each switch in SWITCHES
+    python hardware/hall_field.py --monte-carlo 400     # the tolerance analysis (make montecarlo)
+    python hardware/hall_field.py --go-no-go 0.7        # the per-puck test point for a switch of B_OP 0.7 mT
+    python hardware/hall_field.py --bench-map 0.7 [--measured grid.csv]   # the prototype's grid test
+    python hardware/hall_field.py --near-miss           # how far a passing puck's magnet pulls a near miss
 
 Magnet. A puck carries an axially magnetised disc at the centre of its underside, flush with it, so the magnet's
 lower face lies on the playing surface. A uniformly magnetised cylinder is exactly a thin solenoid: a surface
@@ -26,6 +30,11 @@ sensitive switch, the weakest magnet, the sensor at either end of its depth tole
 it, the band widened by the placement tolerance), whether some sensor of the quadrant turns on; and, in the
 opposite case (the most sensitive switch, the strongest magnet), whether a sensor ever turns on for a puck of a
 neighbouring quadrant (a shot would be credited to the wrong seat).
+
+A real build. `monte_carlo` builds many boards with random tolerances (`Tolerances`: each switch's rotation, place
+and operate point, each segment's depth and shift, each set's magnet grade) and counts those with a gap;
+`response_ratio` can read the switch as a saturated magnetoresistive film instead of a linear one. The bench section
+has the arithmetic of the prototype test (hardware/README.md): a solenoid's field, the go/no-go point, the grid map.
 
 Every figure from a datasheet carries its source in `SWITCHES` and `MAGNETS`.
 """
