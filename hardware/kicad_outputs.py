@@ -35,6 +35,7 @@ def same_plots(a: Path, b: Path) -> bool:
 
 
 def main(out: Path, committed: Path | None = None) -> int:
+    out = out.resolve()  # KiCad takes a relative plot folder as relative to the board's own
     import pcbnew  # type: ignore[import-not-found]  # KiCad's, in the system's Python only
 
     out.mkdir(parents=True, exist_ok=True)
