@@ -554,8 +554,43 @@ def kicad_pro() -> str:
     return json.dumps(pro, indent=2) + "\n"
 
 
+PARTS = {
+    "SM351RT": "Honeywell SM351RT, magnetoresistive switch, SOT-23",
+    "74HC4067": "TI CD74HC4067M96, 16-channel multiplexer, SOIC-24",
+    "MCP1700-3302E": "Microchip MCP1700T-3302E/TT, 3.3 V LDO, SOT-23",
+    "100n": "100 nF 16 V X7R, 0603",
+    "1u": "1 uF 10 V X5R, 0603",
+    "2x5 2.54 mm": "2 x 5 pin header, 2.54 mm, straight (fitted from below, hand-soldered)",
+}
+
+
+def assembly(b: Board) -> tuple[str, str]:
+    """The bill of materials and the placement file (centroid, mm, degrees counter-clockwise, seen from the top) an
+    assembly house asks for beside the Gerbers. Houses turn some packages by their own offsets: check the rotations
+    in their preview, the switches above all (the coverage depends on their 45°)."""
+    parts = [f for f in b.footprints if f.value in PARTS]
+    groups: dict[str, list[str]] = {}
+    for f in parts:
+        groups.setdefault(f.value, []).append(f.ref)
+    bom = ["Comment,Designator,Footprint,Quantity"]
+    for value, refs in groups.items():
+        fp = next(f.name for f in parts if f.value == value)
+        bom.append(f'"{PARTS[value]}","{" ".join(refs)}",{fp},{len(refs)}')
+    cpl = ["Designator,Mid X,Mid Y,Layer,Rotation"]
+    for f in parts:
+        cpl.append(f"{f.ref},{_n(f.at[0])},{_n(-f.at[1])},{'Bottom' if f.back else 'Top'},{_n(f.rot % 360.0)}")
+    return "\n".join(bom) + "\n", "\n".join(cpl) + "\n"
+
+
 def files() -> dict[Path, str]:
-    return {OUT_DIR / f"{NAME}.kicad_pcb": kicad_pcb(build()), OUT_DIR / f"{NAME}.kicad_pro": kicad_pro()}
+    board = build()
+    bom, cpl = assembly(board)
+    return {
+        OUT_DIR / f"{NAME}.kicad_pcb": kicad_pcb(board),
+        OUT_DIR / f"{NAME}.kicad_pro": kicad_pro(),
+        OUT_DIR / f"{NAME}_bom.csv": bom,
+        OUT_DIR / f"{NAME}_positions.csv": cpl,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

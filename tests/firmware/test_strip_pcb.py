@@ -81,3 +81,18 @@ def test_the_board_house_zip_has_every_layer_and_the_drill_files() -> None:
         names = set(z.namelist())
     layers = ["F_Cu", "B_Cu", "F_Mask", "B_Mask", "F_Paste", "F_SilkS", "B_SilkS", "Edge_Cuts"]
     assert {f"strip_segment-{n}.gbr" for n in layers} | {"strip_segment-PTH.drl", "strip_segment-NPTH.drl"} == names
+
+
+def test_the_assembly_files_place_every_part_as_the_board_does() -> None:
+    board = strip_pcb.build()
+    rows = (strip_pcb.OUT_DIR / "strip_segment_positions.csv").read_text(encoding="utf-8").splitlines()[1:]
+    placed = {r.split(",")[0]: r.split(",")[1:] for r in rows}
+    parts = [f for f in board.footprints if not f.ref.startswith(("H", "JP"))]  # holes and the jumper are no parts
+    assert set(placed) == {f.ref for f in parts}
+    for f in parts:
+        x, y, side, rot = placed[f.ref]
+        assert (float(x), -float(y)) == pytest.approx(f.at, abs=1e-4)
+        assert side == ("Bottom" if f.back else "Top")
+        assert float(rot) == pytest.approx(f.rot % 360.0, abs=1e-4)
+    bom = (strip_pcb.OUT_DIR / "strip_segment_bom.csv").read_text(encoding="utf-8")
+    assert '"Honeywell SM351RT, magnetoresistive switch, SOT-23","U3 U4' in bom and ",SOT-23,16" in bom
