@@ -1,7 +1,8 @@
 """KiCad's own tools on the strip segment (`make pcb`): its design-rule check passes with every pad connected, it
 reads every pad where hardware/strip_pcb.py means it, and the committed zip of Gerbers and drill files is what
 KiCad plots from the committed board today. `make pcb` installs KiCad and sets FLICKBOARD_KICAD=1; `make test` does
-not install KiCad and skips them (tests/firmware/test_strip_pcb.py checks the board against the model there)."""
+not install KiCad and does not collect this file (tests/firmware/conftest.py); tests/firmware/test_strip_pcb.py checks
+the board against the model there."""
 
 from __future__ import annotations
 
@@ -16,8 +17,6 @@ from typing import Any
 import kicad_outputs
 import pytest
 import strip_pcb
-
-pytestmark = pytest.mark.skipif(not os.environ.get("FLICKBOARD_KICAD"), reason="make pcb runs these, with KiCad")
 
 ROOT = Path(__file__).resolve().parents[2]
 KICAD_PYTHON = os.environ.get("KICAD_PYTHON", "/usr/bin/python3")
