@@ -649,6 +649,20 @@ class Tracker:
         c.new += 1
         return Verdict("new", msg.board, msg.boot, msg.seq, missing=missing, conflict=conflict, notes=(note,))
 
+    def reinstate(self, board: str, boot: int) -> bool:
+        """Make a retired `boot` the board's current boot again, and retire the current one (no reboot: nothing is
+        declared lost). For a person's review of two boots alive: the boot the board still sends from is its boot.
+        False when `boot` is not a retired boot of the board."""
+        old = self._old.get(board, {})
+        st = old.pop(boot, None)
+        if st is None:
+            return False
+        cur = self._current.get(board)
+        if cur is not None:
+            old[cur.boot] = cur
+        self._current[board] = st
+        return True
+
     def _boot(self, board: str, boot: int | None) -> _Boot | None:
         """The state of `boot` of `board` (None: the current one), current or retired."""
         st = self._current.get(board)

@@ -13,6 +13,9 @@ from flickboard.core.session import Session
 from flickboard.rules import games
 from flickboard.rules.games import AnyGame
 
+MAX_REMEMBERED_IDS = 20_000  # request ids of a board's earlier matches kept (the oldest forgotten first)
+MAX_REMEMBERED_GAPS = 4_096  # gaps journaled, kept to know a copy of one (the oldest forgotten first)
+
 
 class BridgeError(Exception):
     """One line for the user (a bad game set-up, a journal that cannot be opened)."""
@@ -56,6 +59,13 @@ class BoardGame:
         self.requests: dict[str, tuple[int, bool]] = {}  # input request id -> (entry, accepted), from the journal
         self.digests: dict[int, Digests] = {}  # boot -> the content checks of its journaled events
         self.two_boots: set[tuple[int, int]] = set()  # (retired boot, current boot) already held in this journal
+        self.last_boot: int | None = None  # the boot of its latest journaled event (the boot that still sends)
+        self.two_boots_at: set[int] = set()  # the entries of those holds (a review item while not yet reviewed)
+        # Request ids of the board's earlier matches (REMEMBER_MATCHES journals, at most MAX_REMEMBERED_IDS):
+        # id -> (journal file name, entry, accepted); entry 0: the `new` request that opened that match.
+        self.earlier: dict[str, tuple[str, int, bool]] = {}
+        # Gaps journaled (boot, seq, content): a copy of one handed over again is not news (docs/reliability.md).
+        self.gaps: dict[tuple[int, int, int], None] = {}
         self.other_content: set[tuple[int, int, int]] = set()  # (boot, seq, digest) already held in this journal
         # Duplicates since the last new event: when the first came (bridge clock, and UTC for people), how many.
         self.dups_at = 0.0
@@ -68,3 +78,15 @@ class BoardGame:
         # What its last published scoreboard showed: the link view and when (bridge clock), for HEARTBEAT_EVERY.
         self.shown_link: dict[str, Any] | None = None
         self.shown_at = 0.0
+
+    def remember_request(self, rid: str, journal: str, n: int, accepted: bool) -> None:
+        """A request id of an earlier match of this board (the oldest forgotten beyond MAX_REMEMBERED_IDS)."""
+        self.earlier.pop(rid, None)
+        self.earlier[rid] = (journal, n, accepted)
+        while len(self.earlier) > MAX_REMEMBERED_IDS:
+            del self.earlier[next(iter(self.earlier))]
+
+    def remember_gap(self, boot: int, seq: int, digest: int) -> None:
+        self.gaps[(boot, seq, digest)] = None
+        while len(self.gaps) > MAX_REMEMBERED_GAPS:
+            del self.gaps[next(iter(self.gaps))]

@@ -61,9 +61,16 @@ class Entries(Holds):
             ack = self.tracker.ack_for(board)
             baseline = {"bt": ack[0], "s": ack[1]} if ack else None
             session = self._create(board, game, baseline, rid)
+            before = Path(old.session.journal.path).name
+            opened = old.session.journal.header.get("rid")
+            if isinstance(opened, str):
+                old.remember_request(opened, before, 0, True)
+            for key, (n, ok) in old.requests.items():  # a copy that comes in the new match is still known
+                old.remember_request(key, before, n, ok)
             old.session.close()
             old.session = session
             old.requests = {}
+            old.two_boots_at = set()
             self._health_dirty = True
             self._publish_board(old)
             return old
@@ -77,7 +84,12 @@ class Entries(Holds):
             if rid is not None and rid in bg.requests:
                 n, ok = bg.requests[rid]
                 return Outcome(n, ok, f"already entered as entry {n} (request {rid!r} was sent again)")
+            if rid is not None and rid in bg.earlier:
+                return self._entered_before(bg, rid)
+            pending = self._two_boots_pending(bg)
             out = self._durable(bg.session.submit, text, "sensor" if source == "sensor" else "manual", rid)
+            if pending and out.accepted:
+                self._reinstate_after_review(bg, bg.last_boot)
             if rid is not None and out.n:
                 bg.requests[rid] = (out.n, out.accepted)
             if out.n:
@@ -85,6 +97,23 @@ class Entries(Holds):
                 self._health_dirty = True
             self._publish_board(bg, out)
             return out
+
+    def _entered_before(self, bg: BoardGame, rid: str) -> Outcome:
+        """A request whose id an earlier match of the board holds: a copy (a client's resend across a `new`, or the
+        broker handing over again what it had delivered). Answered as the first time, never applied to this match;
+        counted and said in one line."""
+        name, n, ok = bg.earlier[rid]
+        previous = self._journals_of(bg.board)
+        newest = Path(bg.session.journal.path).name
+        names = [p.name for p in previous if p.name != newest]
+        where = "the previous match" if names and names[-1] == name else f"an earlier match ({name})"
+        what = f"opened {where}" if n == 0 else f"already entered in {where} as entry {n}"
+        said = f"{what} (request {rid.split(':', 1)[-1]!r} came again): not entered in this match"
+        self.redelivered["entries"] += 1
+        self._health_dirty = True
+        log.info("board %s: %s", bg.board, said)
+        self._note(f"board {bg.board}", "redelivered", said)
+        return Outcome(n, ok, said)
 
     def mqtt_input(self, board: str, payload: bytes) -> dict[str, Any]:
         """A request on flickboard/<board>/input (docs/mqtt.md); the answer goes to flickboard/<board>/result."""
@@ -144,6 +173,9 @@ class Entries(Holds):
                 # already: answer as the first time, open nothing more.
                 current = self.game(board)  # the board's latest journal, read again after a restart
                 again = key is not None and current.session.journal.header.get("rid") == key
+                if key is not None and key in current.earlier:  # it opened an earlier match: nothing more opens
+                    out = self._entered_before(current, key)
+                    return {"id": rid, "ok": out.accepted, "entry": 0, "message": out.message}
                 bg = current if again else self.new_game(board, rules, players, match, target, key)
         except BridgeError as e:
             return invalid(str(e), rid)

@@ -28,7 +28,7 @@ MAX_TWO_BOOTS = 64  # two-boots holds per match (a forger may change its boot id
 class Holds(Output):
     """The bridge's journals and output (output.py), with the holds for a person."""
 
-    def _hold(self, bg: BoardGame, kind: str, why: str, details: dict[str, Any]) -> None:
+    def _hold(self, bg: BoardGame, kind: str, why: str, details: dict[str, Any]) -> int:
         """Put the board's game on hold for a person: journaled (in a batch, durable with it), folded as a review
         item, logged, listed in the health document and published."""
         b = self._batch
@@ -39,6 +39,7 @@ class Holds(Output):
         self._note(f"board {bg.board}", kind, why)
         self._health_dirty = True
         self._publish_board(bg, out)
+        return out.n
 
     def _check_boots(self, bg: BoardGame, msg: BoardMessage, conflict: tuple[int, int] | None) -> None:
         """The tracker found two boots of the board alive (`conflict`: retired, current): held once per pair of
@@ -60,9 +61,50 @@ class Holds(Output):
             "using this board's id. The events of both are kept in the journal; those still to come wait here. "
             "Check the board and the score, then type 'reviewed'"
         )
-        self._hold(bg, "two-boots", why, {"boots": [retired, current], "bt": msg.boot, "s": msg.seq, "m": msg.kind})
+        n = self._hold(bg, "two-boots", why, {"boots": [retired, current], "bt": msg.boot, "s": msg.seq, "m": msg.kind})
         bg.two_boots.add(pair)
+        bg.two_boots_at.add(n)
         self.holds["two_boots"] += 1
+
+    def _redelivered(self, bg: BoardGame, msg: BoardMessage) -> bool:
+        """A copy of an event of an earlier boot that the journal already holds, with the same content: the broker
+        handing over again what it had delivered (a restart from its last autosave, a QoS 1 resend). Dropped and
+        counted (`redelivered`), said once per boot in one line; it raises no hold, since it says nothing about a
+        boot being alive. The current boot's copies are the tracker's plain duplicates (acked again); a copy with
+        other content, or an event the journal does not hold, goes on to the checks that hold the game."""
+        if msg.boot == self.tracker.boot_of(bg.board):
+            return False
+        now = digest(msg.kind, msg.fields, msg.t_us)
+        if msg.reliable:
+            known = bg.digests.get(msg.boot)
+            if known is None or known.get(msg.seq) != now:
+                return False
+        elif msg.kind != "gap" or (msg.boot, msg.seq, now) not in bg.gaps:
+            return False
+        self.redelivered["events"] += 1
+        self._health_dirty = True
+        if (bg.board, msg.boot) not in self._said_redelivered and len(self._said_redelivered) < 4096:
+            self._said_redelivered.add((bg.board, msg.boot))
+            said = (
+                f"board {bg.board}: {msg.kind} seq {msg.seq} of boot {msg.boot}, an earlier boot, came again with the "
+                "content already journaled (the broker handed it over again): dropped, counted as redelivered"
+            )
+            log.info("%s", said)
+            self._note(f"board {bg.board}", "redelivered", said)
+        if msg.reliable and self.tracker.ack_for(bg.board, msg.boot) is not None:
+            self._ack(bg, force=True, boot=msg.boot)  # a board still on that boot resends because an ack was lost
+        return True
+
+    def _reinstate_after_review(self, bg: BoardGame, boot: int | None) -> None:
+        """Two boots alive, reviewed by a person: the boot that sent the board's latest event is the board's boot
+        again (shown on the scoreboard, pinged for its missing events), the other one retired. A forger that speaks
+        again is a new pair of boots alive, held again."""
+        if boot is None or boot == self.tracker.boot_of(bg.board) or self._two_boots_pending(bg):
+            return
+        if self.tracker.reinstate(bg.board, boot):
+            log.info("board %s: two boots reviewed: boot %d, which still sends, is the board's boot", bg.board, boot)
+            self._health_dirty = True
+            self._publish_board(bg)
 
     def _same_content(self, bg: BoardGame, msg: BoardMessage) -> bool:
         """A resend of a journaled event: compare its content with the journaled one. Other content under the same

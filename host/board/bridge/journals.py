@@ -26,7 +26,8 @@ from flickboard.board.bridge.digests import Digests, digest
 from flickboard.board.protocol import BoardMessage, ProtocolError, Tracker
 from flickboard.config import board_problem
 from flickboard.core.journal import HeaderDamaged, JournalError, salvage
-from flickboard.core.session import Outcome, Session, now_stamp
+from flickboard.core.journal import read as journal_read
+from flickboard.core.session import Outcome, Session, fold_records, game_of, now_stamp
 from flickboard.rules import games
 from flickboard.rules.games import AnyGame
 
@@ -35,6 +36,10 @@ log = logging.getLogger("flickboard.bridge")
 MAX_HEARD = 1024  # boards whose status was heard before their journal was opened (the oldest forgotten first)
 MAX_OPEN = 128  # boards' journals open at once (two files each): the least recently used idle one is closed first
 IDLE_CLOSE = 900.0  # s: a journal with no message and no entry this long is closed (boards not on the list)
+# Exactly once across matches (docs/reliability.md, "What the broker may hand over again"): when a board's game is
+# opened, its REMEMBER_MATCHES journals before the newest are read back too, so a request id or a board event they
+# hold is known as already entered, whatever match is being played now and however often the bridge restarted.
+REMEMBER_MATCHES = 8
 
 _now = now_stamp
 
@@ -84,6 +89,10 @@ class Journals:
         # A board's latest retained status heard before its game was opened here (its status opens nothing): taken
         # as the board's link state when its first message or entry opens the game (messages.py, board_state).
         self.heard: dict[str, bool] = {}
+        # Copies of what is already in a journal, dropped (docs/reliability.md): `events`, board events of an earlier
+        # boot with the same content; `entries`, requests whose id an earlier match of the board holds.
+        self.redelivered = {"events": 0, "entries": 0}
+        self._said_redelivered: set[tuple[str, int]] = set()  # (board, boot) whose copies were said once
         self._health_dirty = True
         self._batch: Batch | None = None
 
@@ -224,6 +233,8 @@ class Journals:
         saved = self.tracker.counters
         self.tracker.counters = protocol.Counters()
         journal = bg.session.journal
+        for path in self._earlier(bg.board, journal.path):
+            self._read_earlier(bg, path)
         base = journal.header.get("delivery")
         if isinstance(base, dict) and base.get("s", 0) > 0:
             self.tracker.restore(bg.board, int(base["bt"]), int(base["s"]))
@@ -232,6 +243,7 @@ class Journals:
             seen = [(d.seen, True) for d in journal.damaged if d.seen is not None and board_record(d.seen, bg.board)]
             records = sorted([*records, *seen], key=lambda x: x[0]["n"] if type(x[0].get("n")) is int else 0)
         refused = {n for n, _, _ in bg.session.fold.rejected}
+        last_boot: int | None = None  # the boot of the newest board event: the one that still sends
         for r, damaged in records:
             if isinstance(r.get("rid"), str) and not damaged:  # the requests already entered (one pass over the file)
                 bg.requests[r["rid"]] = (r["n"], r["n"] not in refused)
@@ -240,6 +252,8 @@ class Journals:
                 continue
             if not board_record(r, bg.board) or r["f"].get("reboot_lost"):
                 continue
+            if r["m"] != "gap" and not damaged:
+                last_boot = r["bt"]
             seq = r["s"]
             if damaged:
                 # Its place says more than its digits: the bridge journals a boot's events in order, so an event of
@@ -253,9 +267,52 @@ class Journals:
             self.tracker.processed(msg)
             if msg.reliable and not damaged:
                 bg.digests.setdefault(msg.boot, Digests()).put(msg.seq, digest(msg.kind, msg.fields, msg.t_us))
+            elif not damaged:
+                bg.remember_gap(msg.boot, msg.seq, digest(msg.kind, msg.fields, msg.t_us))
         self.tracker.settle(bg.board)
         self.tracker.counters = saved
+        bg.last_boot = last_boot
+        if last_boot is not None and not self._two_boots_pending(bg):
+            self.tracker.reinstate(bg.board, last_boot)  # two boots reviewed: the one that still sends is the board's
         bg.acked = None  # the first message after a restart is answered with the ack of everything on disk
+
+    def _earlier(self, board: str, newest: str) -> list[Path]:
+        """The board's journals before `newest` that are read back (REMEMBER_MATCHES), oldest first."""
+        return [p for p in self._journals_of(board) if str(p) != newest][-REMEMBER_MATCHES:]
+
+    def _read_earlier(self, bg: BoardGame, path: Path) -> None:
+        """What an earlier match of the board holds: its board events (their boots, seqs and content, as if this
+        bridge had never stopped) and its request ids (with the entry each made and whether it was accepted)."""
+        try:
+            snap = journal_read(str(path), damaged_ok=True)
+        except (JournalError, OSError, ValueError) as e:
+            log.warning("board %s: an earlier journal could not be read back (%s): its ids are not known", bg.board, e)
+            return
+        rids = [(r["rid"], r["n"]) for r in snap.records if isinstance(r.get("rid"), str) and type(r.get("n")) is int]
+        refused: set[int] = set()
+        if rids:
+            try:
+                refused = {n for n, _, _ in fold_records(game_of(snap.header, str(path)), snap.records).rejected}
+            except Exception as e:  # a match this bridge cannot fold any more: the ids are still known
+                log.warning("board %s: %s could not be folded again (%s)", bg.board, path.name, e)
+        if isinstance(snap.header.get("rid"), str):
+            bg.remember_request(snap.header["rid"], path.name, 0, True)
+        for rid, n in rids:
+            bg.remember_request(rid, path.name, n, n not in refused)
+        for r in snap.records:
+            if not board_record(r, bg.board) or r["f"].get("reboot_lost"):
+                continue
+            msg = BoardMessage(bg.board, r["bt"], r["s"], r.get("t", 0), r["m"], r["f"], r["m"] != "gap", "")
+            self.tracker.accept(msg)
+            self.tracker.processed(msg)
+            if msg.reliable:
+                bg.digests.setdefault(msg.boot, Digests()).put(msg.seq, digest(msg.kind, msg.fields, msg.t_us))
+            else:
+                bg.remember_gap(msg.boot, msg.seq, digest(msg.kind, msg.fields, msg.t_us))
+
+    def _two_boots_pending(self, bg: BoardGame) -> bool:
+        """Whether a two-boots hold still waits for a person in the board's game."""
+        return any(n in bg.two_boots_at for n, _ in bg.session.fold.review)
 
     def _next_seq(self, bg: BoardGame, boot: int) -> int:
         ack = self.tracker.ack_for(bg.board, boot)
@@ -301,6 +358,8 @@ def _restore_hold(bg: BoardGame, r: dict[str, Any]) -> None:
     """A hold journaled by the bridge (holds.py): the pair of boots or the content already held is not held again."""
     if r.get("hold") == "two-boots" and isinstance(r.get("boots"), list) and len(r["boots"]) == 2:
         bg.two_boots.add((r["boots"][0], r["boots"][1]))
+        if type(r.get("n")) is int:
+            bg.two_boots_at.add(r["n"])
     elif r.get("hold") == "other-content" and board_record({**r, "src": "board"}, bg.board):
         bg.other_content.add((r["bt"], r["s"], digest(r["m"], r["f"], r.get("t", 0))))
 

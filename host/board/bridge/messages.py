@@ -91,6 +91,8 @@ class Bridge(Entries):
         self.mqtt_send: Callable[[str, bytes], object] | None = None
         self.started = _now()
         self.only_duplicates = 0  # times a board was found sending only duplicates (ONLY_DUPLICATES_AFTER)
+        self.mqtt_up: bool | None = None  # the bridge's link to the broker (None: no MQTT link, or not yet said)
+        self.late_after_lost = 0  # events that came after the hole they were in was journaled as lost
         for b in self.boards or ():
             self.game(b)
 
@@ -176,9 +178,20 @@ class Bridge(Entries):
                 bg.via = via
                 if via != "mqtt":
                     bg.online = True  # on MQTT, the board's own retained status says it
+            if self._redelivered(bg, msg):
+                return
+            was_lost = msg.reliable and self._declared_lost(bg.board, msg.boot, msg.seq)
             verdict = self.tracker.accept(msg)
             for note in verdict.notes:
                 log.info("%s", note)
+            if was_lost and verdict.new:
+                self.late_after_lost += 1
+                said = (
+                    f"board {bg.board}: event {msg.seq} of boot {msg.boot} ({msg.kind}) came after it was declared "
+                    "lost: it is journaled now, after the gap; check the shots since the gap"
+                )
+                log.warning("%s", said)
+                self._note(f"board {bg.board}", "late", said)
             self._health_dirty = True
             self._check_boots(bg, msg, verdict.conflict)
             if msg.kind == "heartbeat":
@@ -212,6 +225,11 @@ class Bridge(Entries):
             if verdict.should_ping and self.clock() - bg.pinged >= PING_EVERY:
                 bg.pinged = self.clock()
                 send({"c": "ping"})
+
+    def _declared_lost(self, board: str, boot: int, seq: int) -> bool:
+        """Whether `seq` of the board's current boot is inside a range already journaled as lost (a gap)."""
+        st = self.tracker.board_status(board)
+        return st is not None and st["boot"] == boot and any(a <= seq <= b for a, b in st["lost"])
 
     def _heartbeat_news(self, bg: BoardGame) -> bool:
         """Whether the board's new heartbeat is worth a scoreboard (HEARTBEAT_EVERY, HEARTBEAT_RSSI_STEP)."""
@@ -263,7 +281,10 @@ class Bridge(Entries):
         """Journal, fold, ack, publish one board message, in the board's order."""
         out = self._record(bg, msg.boot, msg.seq, msg.kind, msg.fields, msg.t_us)
         self.tracker.processed(msg)
+        if msg.kind == "gap":
+            bg.remember_gap(msg.boot, msg.seq, digest(msg.kind, msg.fields, msg.t_us))
         if msg.reliable:
+            bg.last_boot = msg.boot
             digests = bg.digests.get(msg.boot)
             if digests is None:
                 digests = bg.digests[msg.boot] = Digests()
@@ -331,6 +352,11 @@ class Bridge(Entries):
         self._process_early(bg)
         bg.early_since = self.clock()
 
+    def _broker_handing_over(self, bg: BoardGame) -> bool:
+        """A board on MQTT while the bridge's link to the broker is down: its missing events may still be on the
+        broker, so the hole is not declared lost yet (the wait starts again at the reconnect: link_state)."""
+        return bg.via == "mqtt" and self.mqtt_up is False
+
     def board_state(self, board: str, online: bool) -> None:
         """The board's retained MQTT status, or its serial port going up or down."""
         with self.lock:
@@ -370,9 +396,14 @@ class Bridge(Entries):
                     if bg.via == f"serial {name}" and bg.online != connected:
                         bg.online = connected
                         self._publish_board(bg)
-            elif kind == "mqtt" and connected:
-                for bg in self.games.values():  # a broker that restarted without persistence lost the retained docs
-                    self._publish_board(bg)
+            elif kind == "mqtt":
+                self.mqtt_up = connected
+                for bg in self.games.values():
+                    if connected:
+                        # The broker may still be handing over what it kept (its queue, the board's resends): a hole
+                        # gets EARLY_WAIT from now before it is declared lost, not from before the link went down.
+                        bg.early_since = max(bg.early_since, self.clock())
+                        self._publish_board(bg)  # a broker that restarted without persistence lost the retained docs
 
     # ---------------------------------------------------------------- health
 
@@ -393,6 +424,8 @@ class Bridge(Entries):
                 "unlisted_boards": dict(sorted(self.admission.unlisted.items())),
                 "links": links,
                 "holds": dict(self.holds),
+                "redelivered": dict(self.redelivered),
+                "late_after_lost": self.late_after_lost,
                 "admission": dict(self.admission.counts),
                 "only_duplicates": {
                     "boards": sorted(b for b, bg in self.games.items() if bg.only_duplicates),
@@ -430,7 +463,7 @@ class Bridge(Entries):
                     self._health_dirty = True
                     log.warning("board %s: nothing heard for %.0f s on %s", b, silence, bg.via)
                     self._publish_board(bg)
-                if bg.early and self.clock() - bg.early_since > EARLY_WAIT:
+                if bg.early and self.clock() - bg.early_since > EARLY_WAIT and not self._broker_handing_over(bg):
                     try:
                         self._give_up_waiting(bg)
                     except BridgeError as e:
