@@ -107,8 +107,11 @@ class Entries(Holds):
         newest = Path(bg.session.journal.path).name
         names = [p.name for p in previous if p.name != newest]
         where = "the previous match" if names and names[-1] == name else f"an earlier match ({name})"
-        what = f"opened {where}" if n == 0 else f"already entered in {where} as entry {n}"
-        said = f"{what} (request {rid.split(':', 1)[-1]!r} came again): not entered in this match"
+        request = f"request {rid.split(':', 1)[-1]!r} came again"
+        if n == 0:
+            said = f"this `new` opened {where} already ({request}): no other match is opened"
+        else:
+            said = f"already entered in {where} as entry {n} ({request}): not entered in this match"
         self.redelivered["entries"] += 1
         self._health_dirty = True
         log.info("board %s: %s", bg.board, said)

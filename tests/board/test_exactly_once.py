@@ -1,0 +1,249 @@
+"""Issue 34, in-process: an entry or a board event is applied once per board, across matches, boots and bridge
+restarts, against the real bridge (host/board/bridge/) writing real journal files; board lines come from the
+firmware's own encoder. Each test failed on the code before the fix: there a request id was checked against the
+current match only (a copy after a `new` was entered in the new match), a copy of an earlier boot's event put the
+game on a "two boots alive" hold, a hole was declared lost while the broker link was down, and after a reviewed
+forged `hello` the scoreboard kept the forger's boot and the real board's missing events were never asked for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fb import proto  # the firmware's encoder
+
+from flickboard.board.bridge import Bridge, GameSetup
+from flickboard.board.bridge.messages import EARLY_WAIT
+from flickboard.core import journal
+
+SENSORS = [{"name": "hole", "kind": "beam"}]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Board:
+    """A board on MQTT: the payloads it sent (to send again, as a broker restarted from its autosave does) and the
+    commands the bridge sent it."""
+
+    def __init__(self, bridge: Bridge, boot: int, board: str = "t1") -> None:
+        self.bridge, self.board = bridge, board
+        self.enc = proto.Encoder(board, boot, 0)
+        self.sent: list[bytes] = []
+        self.commands: list[dict[str, Any]] = []
+
+    def put(self, line: str, lost: bool = False) -> bytes:
+        """Send one line; `lost`: it does not reach the bridge (yet)."""
+        payload = line[len(proto.PREFIX) : line.rindex("|")].encode()
+        if not lost:
+            self.sent.append(payload)
+            self.deliver(payload)
+        return payload
+
+    def deliver(self, payload: bytes) -> None:
+        self.bridge.mqtt_payload(self.board, payload)
+
+    def hello(self) -> bytes:
+        return self.put(self.enc.hello(0, "1.0", "pico_w", SENSORS, "power"))
+
+    def shot(self, t: int, lost: bool = False) -> bytes:
+        return self.put(self.enc.event("shot_start", "baseline", t, {"q": 1, "seg": 1}), lost)
+
+    def twenty(self, t: int, lost: bool = False) -> bytes:
+        return self.put(self.enc.event("pass", "hole", t, {"dur_us": 900}), lost)
+
+
+def make(folder: Path, clock: Clock | None = None) -> Bridge:
+    """A bridge on the journals in `folder`: a new one each time, as after a kill -9 and a restart."""
+    bridge = Bridge(folder, GameSetup("tournament-2019", ("Ana", "Ben")), None, None, clock or Clock())
+    bridge.mqtt_send = lambda board, payload: None
+    return bridge
+
+
+def request(bridge: Bridge, body: dict[str, Any]) -> dict[str, Any]:
+    return bridge.mqtt_input("t1", json.dumps(body).encode())
+
+
+def records(bridge: Bridge) -> list[dict[str, Any]]:
+    return journal.read(bridge.games["t1"].session.journal.path, damaged_ok=True).records
+
+
+def manual(bridge: Bridge) -> list[str]:
+    return [r["in"] for r in records(bridge) if r.get("src") == "manual"]
+
+
+def holds(bridge: Bridge) -> list[str]:
+    return [r["hold"] for r in records(bridge) if r.get("src") == "bridge"]
+
+
+def test_a_resent_entry_id_across_a_new_is_answered_as_the_first_time_and_not_entered(tmp_path: Path) -> None:
+    bridge = make(tmp_path)
+    assert request(bridge, {"id": "new-1", "new": {"players": ["Ana", "Ben"]}})["ok"]
+    first = request(bridge, {"id": "phone-41", "line": "shot in"})
+    assert first["ok"] and first["entry"] == 1
+    assert request(bridge, {"id": "new-2", "new": {"players": ["Cy", "Di"]}})["ok"]
+    # The phone sends it again (it never saw the answer), or the broker hands it over again: the new match is Cy's.
+    again = request(bridge, {"id": "phone-41", "line": "shot in"})
+    assert (again["ok"], again["entry"]) == (True, 1)
+    assert "already entered in the previous match as entry 1" in again["message"]
+    assert manual(bridge) == []  # was: "shot in" entered again, a twenty for Cy
+    assert bridge.health()["redelivered"]["entries"] == 1
+    assert any(e["code"] == "redelivered" for e in bridge.health()["recent_errors"])
+    # A copy of the `new` that opened the first match opens nothing more.
+    copy = request(bridge, {"id": "new-1", "new": {"players": ["Ana", "Ben"]}})
+    assert copy["ok"] and "opened the previous match already" in copy["message"]
+    assert len(list((tmp_path / "t1").glob("*.jsonl"))) == 3  # the set-up's, new-1's, new-2's
+    bridge.close()
+
+    # A restart: the ids of the earlier match are read back from its journal.
+    later = make(tmp_path)
+    again = request(later, {"id": "phone-41", "line": "shot in"})
+    assert (again["ok"], again["entry"]) == (True, 1) and "previous match" in again["message"]
+    assert request(later, {"id": "new-2", "new": {"players": ["Cy", "Di"]}})["entry"] == 0  # the current match's
+    assert manual(later) == [] and len(list((tmp_path / "t1").glob("*.jsonl"))) == 3
+    # A new id is an entry as always.
+    assert request(later, {"id": "phone-42", "line": "shot in"})["entry"] == 1
+    assert manual(later) == ["shot in"]
+    later.close()
+
+
+def test_a_refused_entry_is_answered_refused_again_in_the_next_match(tmp_path: Path) -> None:
+    bridge = make(tmp_path)
+    request(bridge, {"id": "new-1", "new": {"players": ["Ana", "Ben"]}})
+    first = request(bridge, {"id": "p1", "line": "Ana 15 nonsense"})
+    assert not first["ok"]
+    request(bridge, {"id": "new-2", "new": {"players": ["Cy", "Di"]}})
+    bridge.close()
+    later = make(tmp_path)
+    again = request(later, {"id": "p1", "line": "Ana 15 nonsense"})
+    assert (again["ok"], again["entry"]) == (False, first["entry"]) and "previous match" in again["message"]
+    assert manual(later) == []  # was: journaled again in the new match
+    later.close()
+
+
+def test_a_redelivered_old_boot_event_raises_no_hold_and_a_forged_one_still_does(tmp_path: Path) -> None:
+    bridge = make(tmp_path)
+    request(bridge, {"id": "new-1", "new": {"players": ["Ana", "Ben"]}})
+    old = Board(bridge, 7)
+    old.hello()
+    old.shot(1000)
+    old.twenty(2000)
+    request(bridge, {"id": "new-2", "new": {"players": ["Cy", "Di"]}})
+    real = Board(bridge, 8)  # the board restarted: its new boot
+    real.hello()
+    real.shot(3000)
+    # The broker, restarted from its last autosave, hands over boot 7's events again.
+    for payload in old.sent:
+        old.deliver(payload)
+    assert holds(bridge) == []  # was: "two boots alive — one of them may be forged"
+    assert bridge.health()["redelivered"]["events"] == 3
+    assert [r["bt"] for r in records(bridge) if r.get("src") == "board"] == [8, 8]
+    real.twenty(4000)
+    assert bridge.scoreboard("t1")["board_link"]["boot"] == 8
+    bridge.close()
+
+    # The same after a bridge restart: boot 7 is known from the earlier match's journal.
+    later = make(tmp_path)
+    old.bridge = real.bridge = later
+    for payload in old.sent:
+        old.deliver(payload)
+    assert holds(later) == [] and later.health()["redelivered"]["events"] == 3
+    assert later.scoreboard("t1")["board_link"]["boot"] == 8
+
+    # Forged: boot 7's seq 3 with other content, then a new event of boot 7 (a second device with its id).
+    forger = proto.Encoder("t1", 7, 0)
+    forger.seq = 2
+    old.put(forger.event("pass", "hole", 9999, {"dur_us": 5}))
+    assert "other-content" in holds(later)
+    old.put(forger.event("shot_start", "baseline", 12000, {"q": 2, "seg": 1}))
+    assert "two-boots" in holds(later)
+    later.close()
+
+
+def test_a_redelivered_gap_of_an_old_boot_is_not_news(tmp_path: Path) -> None:
+    bridge = make(tmp_path)
+    old = Board(bridge, 7)
+    old.hello()
+    old.enc.seq = 4  # seqs 2..4 dropped by the board's outbox
+    gap = old.put(old.enc.gap(2, 4))
+    Board(bridge, 8).hello()
+    n = len(records(bridge))
+    old.deliver(gap)
+    assert len(records(bridge)) == n and bridge.health()["redelivered"]["events"] == 1
+    assert "two-boots" not in holds(bridge)
+    bridge.close()
+
+
+def test_reviewed_after_a_forged_hello_lets_the_game_go_on(tmp_path: Path) -> None:
+    clock = Clock()
+    bridge = make(tmp_path, clock)
+    real = Board(bridge, 7)
+    real.hello()
+    real.shot(1000)
+    Board(bridge, 99).hello()  # the forger
+    real.twenty(2000)
+    assert holds(bridge) == ["two-boots"]
+    assert bridge.submit("t1", "reviewed the board is ours").accepted
+    link = bridge.scoreboard("t1")["board_link"]
+    assert (link["boot"], link["processed"]) == (7, 3)  # was: boot 99, the forger's
+    # The real board's event 4 is lost on the way; 5 comes: the bridge asks the board for 4 (it did not).
+    real.enc.seq += 1
+    sends: list[bytes] = []
+    bridge.mqtt_send = lambda board, payload: sends.append(payload)
+    real.shot(3000)
+    clock.now += 5
+    bridge.tick()
+    assert any(json.loads(p)["c"] == "ping" for p in sends)
+    assert bridge.scoreboard("t1")["board_link"]["missing"] == [[4, 4]]
+    bridge.close()
+
+    # After a restart the board's boot is still the real one.
+    later = make(tmp_path, clock)
+    assert later.scoreboard("t1")["board_link"]["boot"] == 7
+    later.close()
+
+
+def test_a_hole_is_not_declared_lost_while_the_broker_link_is_down(tmp_path: Path) -> None:
+    clock = Clock()
+    bridge = make(tmp_path, clock)
+    board = Board(bridge, 7)
+    board.hello()
+    board.shot(1000)
+    missing = board.twenty(2000, lost=True)  # event 3 is still on the broker; event 4 comes ahead of it
+    board.shot(3000)
+    journaled = len(records(bridge))
+    bridge.link_state("mqtt", "mqtt://127.0.0.1:1883", False, "connection lost")
+    clock.now += 3 * EARLY_WAIT
+    bridge.tick()
+    bridge.link_state("mqtt", "mqtt://127.0.0.1:1883", True, "session resumed")
+    clock.now += EARLY_WAIT / 2
+    bridge.tick()
+    assert len(records(bridge)) == journaled  # was: seq 3 journaled as lost while the broker still had it
+    board.deliver(missing)
+    kept = [(r["s"], r["m"]) for r in records(bridge) if r.get("src") == "board"]
+    assert kept == [(1, "hello"), (2, "shot_start"), (3, "pass"), (4, "shot_start")]
+    bridge.close()
+
+
+def test_a_late_event_after_its_hole_was_declared_lost_is_said(tmp_path: Path) -> None:
+    clock = Clock()
+    bridge = make(tmp_path, clock)
+    board = Board(bridge, 7)
+    board.hello()
+    missing = board.shot(1000, lost=True)
+    board.twenty(2000)
+    clock.now += EARLY_WAIT + 1
+    bridge.tick()
+    assert [r["m"] for r in records(bridge) if r.get("src") == "board"] == ["hello", "gap", "pass"]
+    board.deliver(missing)
+    health = bridge.health()
+    assert health["late_after_lost"] == 1
+    [late] = [e for e in health["recent_errors"] if e["code"] == "late"]
+    assert "came after it was declared lost" in late["reason"]
+    bridge.close()
