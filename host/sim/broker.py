@@ -5,6 +5,7 @@ broker, never a mock).
     with mosquitto() as broker:          # started; stopped and its files removed on the way out
         broker.url                       # "mqtt://127.0.0.1:PORT"
         broker.restart()                 # stop and start again on the same port (reconnect tests)
+        broker.crash()                   # the same after a kill -9: with persistence, from its last autosave
 
 `start_mosquitto()` is the same without the `with`: call `close()` when done. Mosquitto comes from the
 distribution packages (`make test` and `make demo` install it); every failure is a `BrokerError` whose message
@@ -130,6 +131,14 @@ class Broker:
     def restart(self) -> None:
         """Stop and start again on the same port, with the same configuration (e.g. to test reconnects)."""
         self.stop()
+        self._start()
+
+    def crash(self) -> None:
+        """`kill -9` the broker, as a power cut would (it saves nothing on the way out: with persistence it starts
+        again from its last autosave), and start it again on the same port and configuration."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
         self._start()
 
     def close(self) -> None:

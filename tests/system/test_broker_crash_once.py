@@ -1,0 +1,111 @@
+"""Issue 34: Mosquitto killed with `kill -9` starts again from its last autosave and hands the bridge messages it
+had already taken. An entry answered in one match must not be applied again in the next: the real broker (persistence
+on, as docs/mosquitto/mosquitto.conf ships it), the `flickboard bridge` process, a phone's client. On the code before
+the fix the copy was entered in the new match ("shot in" for Ana in match 1, then a twenty for Cy in match 2).
+
+The autosave is taken at a known moment: `autosave_interval` is long, and SIGUSR1 makes Mosquitto write its
+persistence file then, as an autosave would, while the entry waits for the bridge in its persistent session."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from e2e import BridgeProc, bridge_args
+from paho.mqtt.enums import CallbackAPIVersion
+
+from flickboard.core import journal
+from flickboard.sim.broker import Broker, start_mosquitto
+
+
+class Phone:
+    """A scorer's phone: requests on flickboard/t1/input, answers from flickboard/t1/result."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.answers: list[dict[str, Any]] = []
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="phone-crash")
+        self.client.on_connect = lambda c, *_: c.subscribe("flickboard/t1/result", qos=1)
+        self.client.on_message = lambda _c, _u, m: self.answers.append(json.loads(m.payload))
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+
+    def send(self, body: dict[str, Any]) -> None:
+        self.client.publish("flickboard/t1/input", json.dumps(body), qos=1).wait_for_publish(10)
+
+    def answer(self, rid: str, count: int = 1, timeout: float = 20.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            mine = [a for a in self.answers if a.get("id") == rid]
+            if len(mine) >= count:
+                return mine[count - 1]
+            time.sleep(0.05)
+        raise AssertionError(f"no answer {count} to {rid}: {self.answers}")
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def autosave(broker: Broker, db: Path) -> None:
+    """What Mosquitto's autosave does, now: write the persistence file (SIGUSR1)."""
+    before = db.stat().st_mtime_ns if db.exists() else 0
+    assert broker.proc is not None
+    os.kill(broker.proc.pid, signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+    while not (db.exists() and db.stat().st_mtime_ns != before):
+        assert time.monotonic() < deadline, "mosquitto wrote no persistence file"
+        time.sleep(0.02)
+
+
+def connected(bridge: BridgeProc, times: int) -> None:
+    """Wait for the bridge's `times`-th connection to the broker (its log says each)."""
+    deadline = time.monotonic() + 20
+    while bridge.output().count(": connected (") < times:
+        assert time.monotonic() < deadline, bridge.output()
+        time.sleep(0.05)
+
+
+def manual(path: Path) -> list[str]:
+    return [r["in"] for r in journal.read(str(path), damaged_ok=True).records if r.get("src") == "manual"]
+
+
+def test_an_entry_answered_before_a_broker_kill9_is_not_applied_again_in_the_next_match(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    broker = start_mosquitto(f"persistence true\npersistence_location {store}/\nautosave_interval 3600\n")
+    journals = tmp_path / "journals"
+    bridge = BridgeProc([*bridge_args(journals), "--mqtt", broker.url], tmp_path)
+    phone = Phone(broker)
+    try:
+        connected(bridge, 1)
+        phone.send({"id": "new-1", "new": {"players": ["Ana", "Ben"]}})
+        assert phone.answer("new-1")["ok"]
+        bridge.stop()  # its session stays on the broker: the entry waits there for it
+        phone.send({"id": "phone-41", "line": "shot in"})
+        autosave(broker, store / "mosquitto.db")  # the autosave holds the entry, queued for the bridge
+        bridge.start()
+        first = phone.answer("phone-41")
+        assert first["ok"] and first["entry"] == 1
+        phone.send({"id": "new-2", "new": {"players": ["Cy", "Di"]}})
+        assert phone.answer("new-2")["ok"]
+        match2 = max((journals / "t1").glob("*.jsonl"))
+        assert "Cy" in match2.read_text()
+
+        broker.crash()  # kill -9: it starts again from the autosave, with the entry still queued for the bridge
+        deadline = time.monotonic() + 30
+        while "came again" not in bridge.output() and "shot in" not in manual(match2):
+            assert time.monotonic() < deadline, "the broker did not hand the entry over again"
+            time.sleep(0.1)
+        time.sleep(0.5)
+        assert manual(match2) == []  # was: ["shot in"], a twenty for Cy
+        assert "already entered in the previous match as entry 1" in bridge.output()
+        assert bridge.proc is not None and bridge.proc.poll() is None
+    finally:
+        phone.close()
+        bridge.stop()
+        broker.close()
