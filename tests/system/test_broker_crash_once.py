@@ -109,3 +109,44 @@ def test_an_entry_answered_before_a_broker_kill9_is_not_applied_again_in_the_nex
         phone.close()
         bridge.stop()
         broker.close()
+
+
+def shipped(*names: str) -> str:
+    """The lines of docs/mosquitto/mosquitto.conf that set `names`, as shipped."""
+    conf = Path(__file__).parents[2] / "docs" / "mosquitto" / "mosquitto.conf"
+    lines = [ln for ln in conf.read_text().splitlines() if ln.split(" ", 1)[0] in names]
+    assert len(lines) == len(names), lines
+    return "\n".join(lines) + "\n"
+
+
+def test_the_shipped_queue_limits_keep_2000_entries_for_a_bridge_that_is_away(tmp_path: Path) -> None:
+    """Mosquitto's default `max_queued_messages` (1,000) dropped 1,491 of 2,000 entries queued for a bridge that kept
+    restarting, and said nothing to the phones."""
+    limits = shipped("max_queued_messages", "max_queued_bytes", "queue_qos0_messages")
+    broker = start_mosquitto(limits)
+    got: list[bytes] = []
+    bridge = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="queue-bridge", clean_session=False)
+    bridge.on_message = lambda _c, _u, m: got.append(m.payload)
+    phone = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="queue-phone")
+    try:
+        bridge.connect(broker.host, broker.port)
+        bridge.subscribe("flickboard/+/input", qos=1)
+        bridge.loop_start()
+        time.sleep(0.3)
+        bridge.loop_stop()
+        bridge.disconnect()  # away: its session keeps what comes
+        phone.connect(broker.host, broker.port)
+        phone.loop_start()
+        sent = [phone.publish("flickboard/t1/input", json.dumps({"id": i, "line": "hit"}), qos=1) for i in range(2000)]
+        for info in sent:
+            info.wait_for_publish(10)
+        bridge.reconnect()
+        bridge.loop_start()
+        deadline = time.monotonic() + 20
+        while len(got) < 2000 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(got) == 2000  # was: 1,000 (the default limit)
+    finally:
+        bridge.loop_stop()
+        phone.loop_stop()
+        broker.close()
