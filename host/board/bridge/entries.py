@@ -3,8 +3,10 @@ board (`new_game`), and the requests that carry them on `flickboard/<board>/inpu
 `flickboard/<board>/result` (docs/mqtt.md, "Manual entries").
 
 An entry is journaled whatever its verdict (a refused one too), judged by the rules and published. A request's id is
-kept with its entry, so a request sent again (its answer was lost; the bridge restarted in between) is answered as
-the first time and entered once. An entry does not make a board (admission.py): only a `new` request opens one.
+kept with its entry, so a request sent again (its answer was lost; the bridge restarted in between; the broker handed
+it over again after a `new`) is answered as the first time and entered once: the ids of the board's earlier matches
+are read back from their journals (journals.py, REMEMBER_MATCHES). An entry does not make a board (admission.py):
+only a `new` request opens one.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ board's id), each put the game on hold: the hold is journaled (in a batch, durab
 logged, listed in the health document and published. Nothing acknowledged is lost: both boots' events are journaled,
 and other content is journaled whole but not applied. A match holds at most MAX_TWO_BOOTS pairs of boots and
 MAX_OTHER_CONTENT events of other content; beyond, they are counted (and other content is neither journaled nor acked,
-so it comes again).
+so it comes again). A copy of an earlier boot's event that the journals hold with the same content is no such sign:
+it is dropped and counted (`redelivered`), never held. Once a person has reviewed two boots alive, the boot that still
+sends is the board's boot again.
 """
 
 from __future__ import annotations

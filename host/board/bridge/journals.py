@@ -2,15 +2,18 @@
 
 `Journals` opens a board's game (the one in memory, else its newest journal resumed, else a new one from the
 bridge's set-up), rebuilds from the journal what the board delivered (so a bridge killed and restarted counts nothing
-twice and acks where it left off), keeps at most MAX_OPEN journals open (the least recently used idle one is closed
-first), and journals each event durably, or with its batch (output.py). A damaged line is said and held for a person,
-never a reason to stop the board (docs/journal.md); a damaged set-up line starts a new match beside the old journal.
+twice and acks where it left off) and, from the journals of its earlier matches, the boots, events and request ids
+they hold (so a copy the broker hands over again is known in any match), keeps at most MAX_OPEN journals open (the
+least recently used idle one is closed first), and journals each event durably, or with its batch (output.py). A
+damaged line is said and held for a person, never a reason to stop the board (docs/journal.md); a damaged set-up line
+starts a new match beside the old journal.
 It holds the state every part of the bridge shares: the lock, the delivery tracker, the games, the recent problems.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import datetime
 import logging
 import threading
@@ -39,7 +42,10 @@ IDLE_CLOSE = 900.0  # s: a journal with no message and no entry this long is clo
 # Exactly once across matches (docs/reliability.md, "What the broker may hand over again"): when a board's game is
 # opened, its REMEMBER_MATCHES journals before the newest are read back too, so a request id or a board event they
 # hold is known as already entered, whatever match is being played now and however often the bridge restarted.
+# At most REMEMBER_MATCHES journals, and no more than REMEMBER_BYTES of them once the one just before is read (it always
+# is): about 25,000 board events, read back in about a second when the game opens, however long the matches were.
 REMEMBER_MATCHES = 8
+REMEMBER_BYTES = 4 << 20
 
 _now = now_stamp
 
@@ -277,8 +283,16 @@ class Journals:
         bg.acked = None  # the first message after a restart is answered with the ack of everything on disk
 
     def _earlier(self, board: str, newest: str) -> list[Path]:
-        """The board's journals before `newest` that are read back (REMEMBER_MATCHES), oldest first."""
-        return [p for p in self._journals_of(board) if str(p) != newest][-REMEMBER_MATCHES:]
+        """The board's journals before `newest` that are read back (REMEMBER_MATCHES, REMEMBER_BYTES), oldest first."""
+        taken: list[Path] = []
+        size = 0
+        for p in reversed([p for p in self._journals_of(board) if str(p) != newest][-REMEMBER_MATCHES:]):
+            with contextlib.suppress(OSError):
+                size += p.stat().st_size
+            if taken and size > REMEMBER_BYTES:
+                break
+            taken.append(p)
+        return taken[::-1]
 
     def _read_earlier(self, bg: BoardGame, path: Path) -> None:
         """What an earlier match of the board holds: its board events (their boots, seqs and content, as if this
