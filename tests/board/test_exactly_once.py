@@ -225,6 +225,14 @@ def test_a_hole_is_not_declared_lost_while_the_broker_link_is_down(tmp_path: Pat
     clock.now += EARLY_WAIT / 2
     bridge.tick()
     assert len(records(bridge)) == journaled  # was: seq 3 journaled as lost while the broker still had it
+    # The board itself goes offline (its will) and comes back: the same.
+    bridge.board_state("t1", False)
+    clock.now += 3 * EARLY_WAIT
+    bridge.tick()
+    bridge.board_state("t1", True)
+    clock.now += EARLY_WAIT / 2
+    bridge.tick()
+    assert len(records(bridge)) == journaled
     board.deliver(missing)
     kept = [(r["s"], r["m"]) for r in records(bridge) if r.get("src") == "board"]
     assert kept == [(1, "hello"), (2, "shot_start"), (3, "pass"), (4, "shot_start")]

@@ -353,9 +353,10 @@ class Bridge(Entries):
         bg.early_since = self.clock()
 
     def _broker_handing_over(self, bg: BoardGame) -> bool:
-        """A board on MQTT while the bridge's link to the broker is down: its missing events may still be on the
-        broker, so the hole is not declared lost yet (the wait starts again at the reconnect: link_state)."""
-        return bg.via == "mqtt" and self.mqtt_up is False
+        """A board on MQTT while the bridge's link to the broker is down, or while the board itself is offline: its
+        missing events may still be on the broker or in the board's outbox, so the hole is not declared lost yet (the
+        wait starts again when the link or the board is back: link_state, board_state)."""
+        return bg.via == "mqtt" and (self.mqtt_up is False or bg.online is False)
 
     def board_state(self, board: str, online: bool) -> None:
         """The board's retained MQTT status, or its serial port going up or down."""
@@ -379,6 +380,8 @@ class Bridge(Entries):
                 return
             if bg.online != online:
                 bg.online = online
+                if online:  # what it kept in its outbox comes now: a hole gets EARLY_WAIT from here
+                    bg.early_since = max(bg.early_since, self.clock())
                 self._health_dirty = True
                 log.info("board %s: %s", board, "online" if online else "offline")
                 self._publish_board(bg)
