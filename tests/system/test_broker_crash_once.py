@@ -1,7 +1,9 @@
 """Issue 34: Mosquitto killed with `kill -9` starts again from its last autosave and hands the bridge messages it
-had already taken. An entry answered in one match must not be applied again in the next: the real broker (persistence
-on, as docs/mosquitto/mosquitto.conf ships it), the `flickboard bridge` process, a phone's client. On the code before
-the fix the copy was entered in the new match ("shot in" for Ana in match 1, then a twenty for Cy in match 2).
+had already taken. An entry answered in one match must not be applied again in the next, and a board's old events
+must not hold the game: the real broker (persistence on, as docs/mosquitto/mosquitto.conf ships it), the
+`flickboard bridge` process, a phone's and a board's client (lines from the firmware's encoder). On the code before
+the fix the copy was entered in the new match ("shot in" for Ana in match 1, then a twenty for Cy in match 2), and
+the old events put the board on a "two boots alive" hold.
 
 The autosave is taken at a known moment: `autosave_interval` is long, and SIGUSR1 makes Mosquitto write its
 persistence file then, as an autosave would, while the entry waits for the bridge in its persistent session."""
@@ -17,6 +19,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 from e2e import BridgeProc, bridge_args
+from fb import proto  # the firmware's encoder
 from paho.mqtt.enums import CallbackAPIVersion
 
 from flickboard.core import journal
@@ -106,6 +109,69 @@ def test_an_entry_answered_before_a_broker_kill9_is_not_applied_again_in_the_nex
         assert "already entered in the previous match as entry 1" in bridge.output()
         assert bridge.proc is not None and bridge.proc.poll() is None
     finally:
+        phone.close()
+        bridge.stop()
+        broker.close()
+
+
+def board_records(journals: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for path in sorted((journals / "t1").glob("*.jsonl")):
+        out += [r for r in journal.read(str(path), damaged_ok=True).records if r.get("src") in ("board", "bridge")]
+    return out
+
+
+def test_board_events_handed_over_again_after_a_broker_kill9_raise_no_hold(tmp_path: Path) -> None:
+    """The same crash for a board's events: boot 7's events, taken by the bridge, come again after the board has
+    restarted (boot 8) and a new match began. On the code before, 14 of 32 boards went on a false "two boots alive"
+    hold this way."""
+    store = tmp_path / "store"
+    store.mkdir()
+    broker = start_mosquitto(f"persistence true\npersistence_location {store}/\nautosave_interval 3600\n")
+    journals = tmp_path / "journals"
+    bridge = BridgeProc([*bridge_args(journals), "--mqtt", broker.url], tmp_path)
+    phone = Phone(broker)
+    board = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="board-t1")
+    board.connect(broker.host, broker.port)
+    board.loop_start()
+
+    def publish(line: str) -> None:
+        payload = line[len(proto.PREFIX) : line.rindex("|")]
+        board.publish("flickboard/t1/raw", payload, qos=1).wait_for_publish(10)
+
+    def journaled(count: int) -> None:
+        deadline = time.monotonic() + 20
+        while len([r for r in board_records(journals) if r["src"] == "board"]) < count:
+            assert time.monotonic() < deadline, bridge.output()
+            time.sleep(0.05)
+
+    try:
+        connected(bridge, 1)
+        bridge.stop()
+        boot7 = proto.Encoder("t1", 7, 0)
+        publish(boot7.hello(0, "1.0", "pico_w", [{"name": "hole", "kind": "beam"}], "power"))
+        publish(boot7.event("shot_start", "baseline", 1000, {"q": 1, "seg": 1}))
+        publish(boot7.event("pass", "hole", 2000, {"dur_us": 900}))
+        autosave(broker, store / "mosquitto.db")  # boot 7's events wait for the bridge in the autosave
+        bridge.start()
+        journaled(3)
+        boot8 = proto.Encoder("t1", 8, 0)  # the board restarts
+        publish(boot8.hello(0, "1.0", "pico_w", [{"name": "hole", "kind": "beam"}], "power"))
+        journaled(4)
+        phone.send({"id": "new-2", "new": {"players": ["Cy", "Di"]}})
+        assert phone.answer("new-2")["ok"]
+
+        broker.crash()
+        deadline = time.monotonic() + 30
+        while "came again" not in bridge.output() and "ON HOLD" not in bridge.output():
+            assert time.monotonic() < deadline, "the broker did not hand the events over again"
+            time.sleep(0.1)
+        time.sleep(0.5)
+        assert [r for r in board_records(journals) if r["src"] == "bridge"] == []  # was: a two-boots hold
+        assert [(r["bt"], r["s"]) for r in board_records(journals)] == [(7, 1), (7, 2), (7, 3), (8, 1)]
+        assert "ON HOLD" not in bridge.output()
+    finally:
+        board.loop_stop()
         phone.close()
         bridge.stop()
         broker.close()
