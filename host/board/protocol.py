@@ -531,7 +531,16 @@ class Tracker:
     def restore(self, board: str, boot: int, seq: int) -> None:
         """Resume from the journal: seqs 1..`seq` of `boot` are durable (or recorded lost); resends are duplicates."""
         st = self._current.get(board)
-        if st is None or st.boot != boot:
+        if st is not None and st.boot != boot:  # what earlier journals showed of the board stays known, retired
+            if self.reinstate(board, boot):
+                st = self._current[board]
+            else:
+                old = self._old.setdefault(board, {})
+                old[st.boot] = st
+                while len(old) > self.KEEP_OLD_BOOTS:
+                    del old[next(iter(old))]
+                st = None
+        if st is None:
             st = self._current[board] = _Boot(boot)
         if seq > 0:
             for level in (st.got, st.known, st.done):
