@@ -8,6 +8,8 @@ forged `hello` the scoreboard kept the forger's boot and the real board's missin
 from __future__ import annotations
 
 import json
+import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +257,72 @@ def test_a_late_event_after_its_hole_was_declared_lost_is_said(tmp_path: Path) -
     [late] = [e for e in health["recent_errors"] if e["code"] == "late"]
     assert "came after it was declared lost" in late["reason"]
     bridge.close()
+
+
+def copies_run(folder: Path, rng: random.Random, steps: int) -> dict[str, int]:
+    """One random evening on one board: events, reboots, entries, `new`s and bridge restarts, with any message sent
+    so far handed over again at random moments (as a broker restarted from its autosave does). Returns what was done;
+    fails if anything was journaled twice or held."""
+    bridge = make(folder)
+    request(bridge, {"id": "new-0", "new": {"players": ["Ana", "Ben"]}})
+    boot, rids, news = 1, 0, 1
+    board = Board(bridge, boot)
+    board.hello()
+    boards = [board]
+    sent: list[tuple[str, Any]] = []  # ("raw", payload) or ("input", request)
+    done = {"copies": 0, "restarts": 0}
+    for _ in range(steps):
+        roll = rng.random()
+        if roll < 0.35:
+            sent.append(("raw", board.shot(rng.randrange(10**6)) if rng.random() < 0.5 else board.twenty(1)))
+        elif roll < 0.42:
+            boot += 1
+            board = Board(bridge, boot)
+            boards.append(board)
+            sent.append(("raw", board.hello()))
+        elif roll < 0.55:
+            rids += 1
+            body = {"id": f"p{rids}", "line": rng.choice(["hit", "miss", "shot in", "undo"])}
+            request(bridge, body)
+            sent.append(("input", body))
+        elif roll < 0.62:
+            news += 1
+            body = {"id": f"new-{news}", "new": {"players": rng.choice([["Ana", "Ben"], ["Cy", "Di"]])}}
+            request(bridge, body)
+            sent.append(("input", body))
+        elif roll < 0.68:
+            bridge.close()
+            bridge = make(folder)
+            for b in boards:
+                b.bridge = bridge
+            done["restarts"] += 1
+        elif sent:
+            kind, what = rng.choice(sent)
+            if kind == "raw":
+                bridge.mqtt_payload("t1", what)
+            else:
+                request(bridge, what)
+            done["copies"] += 1
+    bridge.close()
+    everything: list[dict[str, Any]] = []
+    for path in sorted((folder / "t1").glob("*.jsonl")):
+        everything += journal.read(str(path)).records
+    events = [(r["bt"], r["s"]) for r in everything if r.get("src") == "board"]
+    assert len(events) == len(set(events)), "a board event journaled twice"
+    entered = [r["rid"] for r in everything if r.get("src") == "manual" and "rid" in r]
+    assert len(entered) == len(set(entered)) == rids, "an entry journaled twice, or lost"
+    assert [r for r in everything if r.get("src") == "bridge"] == [], "a hold where none was due"
+    assert len(list((folder / "t1").glob("*.jsonl"))) == news + 1  # the set-up's journal and one per `new`
+    return done
+
+
+def test_copies_of_anything_at_any_moment_are_applied_once_in_random_evenings(tmp_path: Path) -> None:
+    """30 random evenings of 40 steps (a few seconds); `make soak` runs 1,000 (FLICKBOARD_COPIES_RUNS)."""
+    runs = int(os.environ.get("FLICKBOARD_COPIES_RUNS", "30"))
+    rng = random.Random(34)
+    copies = restarts = 0
+    for run in range(runs):
+        done = copies_run(tmp_path / str(run), rng, 40)
+        copies += done["copies"]
+        restarts += done["restarts"]
+    assert copies > 5 * runs and restarts > runs
