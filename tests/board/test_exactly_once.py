@@ -182,6 +182,23 @@ def test_a_redelivered_gap_of_an_old_boot_is_not_news(tmp_path: Path) -> None:
     bridge.close()
 
 
+def test_a_redelivered_ping_reply_of_an_old_boot_is_not_a_boot_alive(tmp_path: Path) -> None:
+    """A board answers every ping with a reply at QoS 1: the broker queues and keeps those too."""
+    bridge = make(tmp_path)
+    old = Board(bridge, 7)
+    old.hello()
+    old.shot(1000)
+    reply = old.put(old.enc.reply(1500, "ping", None, True, {"q": 0}))
+    Board(bridge, 8).hello()
+    old.deliver(reply)
+    assert holds(bridge) == [] and bridge.health()["redelivered"]["events"] == 1  # was: two boots alive
+    # A reply from beyond what boot 7 sent: boot 7 is alive after boot 8's hello.
+    old.enc.seq += 1
+    old.put(old.enc.reply(2500, "ping", None, True, {"q": 0}))
+    assert holds(bridge) == ["two-boots"]
+    bridge.close()
+
+
 def test_reviewed_after_a_forged_hello_lets_the_game_go_on(tmp_path: Path) -> None:
     clock = Clock()
     bridge = make(tmp_path, clock)

@@ -81,15 +81,26 @@ class Holds(Output):
             known = bg.digests.get(msg.boot)
             if known is None or known.get(msg.seq) != now:
                 return False
-        elif msg.kind != "gap" or (msg.boot, msg.seq, now) not in bg.gaps:
+        elif msg.kind == "gap":
+            if (msg.boot, msg.seq, now) not in bg.gaps:
+                return False
+        elif msg.kind == "reply":
+            # A reply (to a ping; QoS 1, so queued and kept by the broker) carries the boot's seq as it was: one no
+            # later than what the boot is known to have sent is a copy of an old one; later, the boot is alive (held
+            # as two boots). A heartbeat is QoS 0, never queued or kept: one of an earlier boot is that boot alive.
+            ack = self.tracker.ack_for(bg.board, msg.boot)
+            if ack is None or msg.seq > ack[1]:
+                return False
+        else:
             return False
         self.redelivered["events"] += 1
         self._health_dirty = True
         if (bg.board, msg.boot) not in self._said_redelivered and len(self._said_redelivered) < 4096:
             self._said_redelivered.add((bg.board, msg.boot))
+            what = "with the content already journaled" if msg.reliable or msg.kind == "gap" else "from before its end"
             said = (
-                f"board {bg.board}: {msg.kind} seq {msg.seq} of boot {msg.boot}, an earlier boot, came again with the "
-                "content already journaled (the broker handed it over again): dropped, counted as redelivered"
+                f"board {bg.board}: {msg.kind} seq {msg.seq} of boot {msg.boot}, an earlier boot, came again {what} "
+                "(the broker handed it over again): dropped, counted as redelivered"
             )
             log.info("%s", said)
             self._note(f"board {bg.board}", "redelivered", said)
