@@ -60,6 +60,11 @@ class Inbox(Generic[T]):
             self._ready.notify()
         return True
 
+    def depth(self) -> int:
+        """How many messages wait to be handled now."""
+        with self._ready:
+            return len(self._queue)
+
     def stop(self, timeout: float = 5.0) -> None:
         with self._ready:
             self._stopping = True

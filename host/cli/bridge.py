@@ -105,6 +105,7 @@ def start_bridge(cfg: BridgeConfig) -> Running:
         bridge.mqtt_send = m.send_command
         inbox = m.inbox
         assert inbox is not None
+        bridge.mqtt_backlog = inbox.depth
         bridge.link_counters[f"mqtt {cfg.mqtt}"] = lambda: {
             "payloads": m.payloads,
             "ignored": m.ignored,

@@ -252,6 +252,15 @@ def test_a_hole_is_not_declared_lost_while_the_broker_link_is_down(tmp_path: Pat
     clock.now += EARLY_WAIT / 2
     bridge.tick()
     assert len(records(bridge)) == journaled
+    # The broker hands over a long queue at once: while the bridge still works through it, the wait does not run.
+    backlog = [5000]
+    bridge.mqtt_backlog = lambda: backlog[0]
+    clock.now += 3 * EARLY_WAIT
+    bridge.tick()
+    backlog[0] = 3
+    clock.now += EARLY_WAIT / 2
+    bridge.tick()
+    assert len(records(bridge)) == journaled
     board.deliver(missing)
     kept = [(r["s"], r["m"]) for r in records(bridge) if r.get("src") == "board"]
     assert kept == [(1, "hello"), (2, "shot_start"), (3, "pass"), (4, "shot_start")]

@@ -48,6 +48,7 @@ PING_EVERY = 1.0  # s: at most one catch-up ping per board per second
 SERIAL_SILENCE = 35.0  # s: a serial board silent this long (3 heartbeats of 10 s, and some) is shown offline
 EARLY_WAIT = 10.0  # s: how long events wait behind a missing one (with pings) before the hole is recorded lost
 MAX_EARLY = 1024  # events held behind a hole per board; beyond, they are left to the board's resend
+MQTT_BACKLOG = 256  # messages from the broker waiting to be handled beyond one batch: a handover, no hole is lost yet
 # A board that keeps sending while every event it sends is a duplicate (a simulated or re-flashed board reusing a boot
 # id and its sequence numbers): once its duplicates have gone on this long (from the first to the latest, bridge
 # clock) and number at least ONLY_DUPLICATES_MIN, with no new event between, its scoreboard says so
@@ -92,6 +93,7 @@ class Bridge(Entries):
         self.started = _now()
         self.only_duplicates = 0  # times a board was found sending only duplicates (ONLY_DUPLICATES_AFTER)
         self.mqtt_up: bool | None = None  # the bridge's link to the broker (None: no MQTT link, or not yet said)
+        self.mqtt_backlog: Callable[[], int] | None = None  # board messages taken from the broker, not yet handled
         self.late_after_lost = 0  # events that came after the hole they were in was journaled as lost
         for b in self.boards or ():
             self.game(b)
@@ -353,10 +355,14 @@ class Bridge(Entries):
         bg.early_since = self.clock()
 
     def _broker_handing_over(self, bg: BoardGame) -> bool:
-        """A board on MQTT while the bridge's link to the broker is down, or while the board itself is offline: its
-        missing events may still be on the broker or in the board's outbox, so the hole is not declared lost yet (the
-        wait starts again when the link or the board is back: link_state, board_state)."""
-        return bg.via == "mqtt" and (self.mqtt_up is False or bg.online is False)
+        """A board on MQTT while the bridge's link to the broker is down, while the board itself is offline, or while
+        more than a batch of messages taken from the broker waits to be handled (a queue handed over at a reconnect):
+        its missing events may still be on the broker, in that backlog or in the board's outbox, so the hole is not
+        declared lost yet; its EARLY_WAIT starts when none of these holds any more."""
+        if bg.via != "mqtt":
+            return False
+        backlog = self.mqtt_backlog() if self.mqtt_backlog is not None else 0
+        return self.mqtt_up is False or bg.online is False or backlog > MQTT_BACKLOG
 
     def board_state(self, board: str, online: bool) -> None:
         """The board's retained MQTT status, or its serial port going up or down."""
@@ -466,7 +472,9 @@ class Bridge(Entries):
                     self._health_dirty = True
                     log.warning("board %s: nothing heard for %.0f s on %s", b, silence, bg.via)
                     self._publish_board(bg)
-                if bg.early and self.clock() - bg.early_since > EARLY_WAIT and not self._broker_handing_over(bg):
+                if bg.early and self._broker_handing_over(bg):
+                    bg.early_since = max(bg.early_since, self.clock())  # the wait starts once the handover is over
+                elif bg.early and self.clock() - bg.early_since > EARLY_WAIT:
                     try:
                         self._give_up_waiting(bg)
                     except BridgeError as e:
