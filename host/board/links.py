@@ -36,6 +36,10 @@ With `on_input`, manual entries on `flickboard/<board>/input` (docs/mqtt.md) go 
 Board presence comes from the retained `online`/`offline` on `flickboard/<board>/status` (`on_board`).
 With `batch`, board messages are queued (host/board/inbox.py) and one worker thread calls `on_payload` for everything
 queued inside one `with batch():`; `dropped` counts messages refused by a full queue (not acked: resent).
+The broker's acknowledgement of a board message (its PUBACK) goes out only once the message is handled, after its
+batch is durable: a bridge killed with messages still queued here gets them again from the broker, instead of the
+broker counting them delivered (an event the board has since forgotten in a reboot would otherwise be lost, and come
+back only as an old copy after a broker restart).
 The session is persistent (fixed client id, clean_session False) and the subscriptions are made again in
 every on_connect: a broker that restarted without persistence has forgotten them.
 """
@@ -424,7 +428,8 @@ class MqttLink:
     ) -> None:
         self.url = url if isinstance(url, MqttUrl) else parse_mqtt_url(url)
         self.batch = batch
-        self.inbox: Inbox[tuple[str, bytes]] | None = None if batch is None else Inbox(self._deliver, "mqtt")
+        # (board, payload, mid, qos): the message's id, to acknowledge it to the broker once handled
+        self.inbox: Inbox[tuple[str, bytes, int, int]] | None = None if batch is None else Inbox(self._deliver, "mqtt")
         self.client_id = client_id
         self.boards: tuple[str, ...] | None = None
         if boards is not None:
@@ -459,6 +464,7 @@ class MqttLink:
             reconnect=(reconnect_min, reconnect_max),
         )
         c.on_message = self._on_message
+        c.manual_ack_set(True)  # PUBACK once handled (_on_message, _deliver)
         self.client = c
         self.guard = PayloadGuard(c, max(MAX_PAYLOAD.values()))  # a 100 MB message is dropped unread
         self.subscriber = Subscriber(
@@ -571,31 +577,41 @@ class MqttLink:
             log.error("mqtt %s: subscription refused: %s", self.url, ", ".join(refused))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """Every message is acknowledged to the broker once handled: here, or by the inbox worker after its batch."""
+        queued = False
+        try:
+            queued = self._take(msg)
+        finally:
+            if not queued:
+                client.ack(msg.mid, msg.qos)
+
+    def _take(self, msg: mqtt.MQTTMessage) -> bool:
+        """Handle one message; True when it was queued for the inbox worker (which acknowledges it)."""
         dropped = self.guard.take()  # the size of a message too long to read, dropped unread
         split = split_board_topic(msg.topic)
         if split is None:
             self.ignored += 1
-            return
+            return False
         board, kind = split
         if self.boards is not None and board not in self.boards:
             if kind == STATUS and is_board_id(board):
                 self._unlisted(board, bytes(msg.payload))
             else:
                 self.ignored += 1
-            return
+            return False
         if kind in (RAW, INPUT):
             problem = "oversized" if dropped is not None else _not_new_input(kind, msg)
             if problem is not None:
                 self._refuse(problem, msg.topic, len(msg.payload) if dropped is None else dropped)
-                return
+                return False
         elif dropped is not None:
             self.ignored += 1
-            return
+            return False
         if kind == RAW:
             self.payloads += 1
             if self.inbox is not None:
-                self.inbox.put((board, bytes(msg.payload)))
-                return
+                # False: refused by a full queue, acknowledged at once (the board resends it: the bridge did not ack)
+                return self.inbox.put((board, bytes(msg.payload), msg.mid, msg.qos))
             self._payload(board, bytes(msg.payload))
         elif kind == STATUS:
             self._status(board, bytes(msg.payload))
@@ -606,6 +622,7 @@ class MqttLink:
                 _callback_failed("mqtt: on_input callback failed for %s", board)
         else:
             self.ignored += 1
+        return False
 
     def _refuse(self, reason: str, topic: str, size: int) -> None:
         """Counted always; logged once per reason and topic (a flood of the same says nothing new)."""
@@ -624,12 +641,17 @@ class MqttLink:
         except Exception:
             _callback_failed("mqtt: on_payload callback failed for %s", board)
 
-    def _deliver(self, items: list[tuple[str, bytes]]) -> None:
-        """The inbox worker: everything queued, inside one batch."""
+    def _deliver(self, items: list[tuple[str, bytes, int, int]]) -> None:
+        """The inbox worker: everything queued, inside one batch; then each is acknowledged to the broker (also when
+        the batch failed: what was not journaled is not acked to its board, which resends it)."""
         assert self.batch is not None
-        with self.batch():
-            for board, payload in items:
-                self._payload(board, payload)
+        try:
+            with self.batch():
+                for board, payload, _, _ in items:
+                    self._payload(board, payload)
+        finally:
+            for _, _, mid, qos in items:
+                self.client.ack(mid, qos)
 
     def _unlisted(self, board: str, payload: bytes) -> None:
         text = payload.decode("utf-8", errors="replace").strip()

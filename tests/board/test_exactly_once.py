@@ -7,17 +7,25 @@ forged `hello` the scoreboard kept the forger's boot and the real board's missin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
 from fb import proto  # the firmware's encoder
+from paho.mqtt.enums import CallbackAPIVersion
 
 from flickboard.board.bridge import Bridge, GameSetup
 from flickboard.board.bridge.messages import EARLY_WAIT
+from flickboard.board.links import MqttLink
 from flickboard.core import journal
+from flickboard.sim.broker import Broker
 
 SENSORS = [{"name": "hole", "kind": "beam"}]
 
@@ -352,3 +360,51 @@ def test_copies_of_anything_at_any_moment_are_applied_once_in_random_evenings(tm
         copies += done["copies"]
         restarts += done["restarts"]
     assert copies > 5 * runs and restarts > runs
+
+
+def test_a_board_message_is_acknowledged_to_the_broker_only_once_handled(broker: Broker) -> None:
+    """A bridge killed while board messages wait in its inbox gets them again from the broker. On the code before,
+    paho acknowledged each as soon as it was queued, so the broker counted it delivered: an event the board then
+    forgot in a reboot was lost, and came back only as an old copy after a broker restart (a false two-boots hold)."""
+    release = threading.Event()
+
+    @contextlib.contextmanager
+    def stuck() -> Iterator[None]:  # the first bridge is killed before its batch ends
+        release.wait(20)
+        yield
+
+    got: list[bytes] = []
+    first = MqttLink(f"mqtt://{broker.host}:{broker.port}", "bridge-acks", None, lambda b, p: None, batch=stuck)
+    first.start()
+    board = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="board-acks")
+    board.connect(broker.host, broker.port)
+    board.loop_start()
+    try:
+        assert first.wait_ready(10)
+        board.publish("flickboard/t1/raw", b'{"v":1,"b":"t1","bt":1,"s":1}', qos=1).wait_for_publish(10)
+        deadline = time.monotonic() + 10
+        while first.payloads < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        first.client.loop_stop()  # kill -9: the connection ends with no DISCONNECT
+        sock = first.client.socket()
+        assert sock is not None
+        sock.close()
+        second = MqttLink(
+            f"mqtt://{broker.host}:{broker.port}",
+            "bridge-acks",
+            None,
+            lambda b, p: got.append(p),
+            batch=contextlib.nullcontext,
+        )
+        second.start()
+        try:
+            deadline = time.monotonic() + 10
+            while not got and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert got == [b'{"v":1,"b":"t1","bt":1,"s":1}']  # was: [] (acknowledged, never handled)
+        finally:
+            second.stop()
+    finally:
+        release.set()
+        board.loop_stop()
