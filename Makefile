@@ -239,6 +239,8 @@ soak: setup system rp2
 	@$(BIN)/python tests/support/soak.py --seeds $(SOAK_SEEDS)
 	@echo "==> soak: a whole tournament (128 entrants, 32 boards, 4 bridges) whose boards report their own results, the director killed mid-round"
 	@$(BIN)/python tests/support/tournament_soak.py
+	@echo "==> soak: 8 boards and a bridge on a broker killed after autosaves, 10 times: nothing journaled twice, no hold"
+	@$(BIN)/python tests/support/redelivery_soak.py
 	@echo "==> soak: 1,000 random evenings on one board with copies of its messages handed over again at any moment"
 	@FLICKBOARD_COPIES_RUNS=1000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/board/test_exactly_once.py -k random_evenings
 	@$(MAKE) --no-print-directory soak-rp2

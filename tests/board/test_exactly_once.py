@@ -176,6 +176,27 @@ def test_a_redelivered_old_boot_event_raises_no_hold_and_a_forged_one_still_does
     later.close()
 
 
+def test_a_journal_left_unfinished_by_a_kill_during_a_new_is_set_aside_and_the_board_goes_on(tmp_path: Path) -> None:
+    """Found by the redelivery soak: the bridge killed while it created a `new` match's journal left an empty file;
+    the board's every message was then refused ("no complete header"), nothing journaled or acked again."""
+    bridge = make(tmp_path)
+    request(bridge, {"id": "new-1", "new": {"players": ["Ana", "Ben"]}})
+    board = Board(bridge, 7)
+    board.hello()
+    bridge.close()
+    (tmp_path / "t1" / "99999999-999999-999999.jsonl").write_bytes(b"")  # created, never written: kill -9
+    later = make(tmp_path)
+    board.bridge = later
+    board.shot(1000)
+    assert [r["s"] for r in records(later) if r.get("src") == "board"] == [1, 2]  # was: refused, nothing journaled
+    assert (tmp_path / "t1" / "99999999-999999-999999.jsonl.unfinished").exists()
+    assert any(e["code"] == "unfinished" for e in later.health()["recent_errors"])
+    # The `new` it was creating comes again (never acknowledged to the broker): it opens its match now.
+    assert request(later, {"id": "new-2", "new": {"players": ["Cy", "Di"]}})["ok"]
+    assert "Cy" in Path(later.games["t1"].session.journal.path).read_text()
+    later.close()
+
+
 def test_a_redelivered_gap_of_an_old_boot_is_not_news(tmp_path: Path) -> None:
     bridge = make(tmp_path)
     old = Board(bridge, 7)

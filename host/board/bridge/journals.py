@@ -113,6 +113,8 @@ class Journals:
                 if problem:
                     raise BridgeError(problem)
                 existing = self._journals_of(board)
+                if existing and _unfinished(existing[-1]):
+                    self._set_aside_unfinished(board, existing.pop())
                 if not existing and self.admission.full:
                     raise BridgeError(full_text(board))
                 self._make_room()
@@ -170,6 +172,22 @@ class Journals:
         self._note(f"journal {board}", "damaged", why)
         self.holds["damaged_lines"] += 1
         return session
+
+    def _set_aside_unfinished(self, board: str, path: Path) -> None:
+        """A journal whose set-up line was never written whole: the bridge stopped while it created it (a `new`
+        killed midway). Nothing in it was answered or acked, so the match before it goes on, and the `new` request,
+        not acknowledged to the broker either, comes again. The file is kept beside, renamed, and the fact said."""
+        aside = path.with_name(path.name + ".unfinished")
+        try:
+            path.rename(aside)
+        except OSError as e:
+            raise BridgeError(f"board {board}: {path} was never finished and cannot be set aside: {e}") from None
+        said = (
+            f"the journal {path.name} was being created when the bridge stopped (no complete set-up line): set aside "
+            f"as {aside.name}; the match before it goes on"
+        )
+        log.warning("board %s: %s", board, said)
+        self._note(f"journal {board}", "unfinished", said)
 
     def _journals_of(self, board: str) -> list[Path]:
         folder = self.journals / board
@@ -366,6 +384,15 @@ class Journals:
             log.warning("%s: refused (%s): %s", source, err.code, err.reason)
             self._note(source, err.code, err.reason)
             self._health_dirty = True
+
+
+def _unfinished(path: Path) -> bool:
+    """A journal file with no complete line: its creation (one write of the set-up line) never finished."""
+    try:
+        with path.open("rb") as f:
+            return b"\n" not in f.read(1 << 16)
+    except OSError:
+        return False
 
 
 def _restore_hold(bg: BoardGame, r: dict[str, Any]) -> None:
