@@ -112,7 +112,11 @@ def check(journals: Path, names: list[str]) -> dict[str, int]:
         files = sorted((journals / board).glob("*.jsonl"))
         out["journals"] += len(files)
         for path in files:
-            records += journal.read(str(path), damaged_ok=True).records
+            try:
+                records += journal.read(str(path), damaged_ok=True).records
+            except journal.JournalError as e:
+                print(f"redelivery soak: board {board}: {e}")
+                out["unreadable journals"] += 1
         events = [(r["bt"], r["s"]) for r in records if r.get("src") == "board" and r.get("m") != "gap"]
         out["events"] += len(events)
         out["events journaled twice"] += len(events) - len(set(events))
@@ -184,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             redelivered = bridge.output().count("came again")
             broker.close()
         out = check(journals, names)
-    problems = {k: out.get(k, 0) for k in ("events journaled twice", "entries journaled twice", "holds")}
+    kinds = ("events journaled twice", "entries journaled twice", "holds", "unreadable journals")
+    problems = {k: out.get(k, 0) for k in kinds}
     figures = ", ".join(f"{v} {k}" for k, v in out.items())
     print(
         f"redelivery soak: {args.boards} boards, {args.cycles} cycles of bridge and broker kill -9 "
