@@ -556,8 +556,11 @@ class Sensors:
                 idx = len(self.beams)
                 irq = EdgeIrq(self.ring, idx)
                 pin = backend.make_input(cfg["pin"], cfg.get("pull"), irq.handler)
+                level = pin.value()
+                if backend.irq_is_soft(cfg["pin"]):
+                    irq.soft(level)
                 det = BeamDetector(cfg, emit)
-                det.begin(pin.value(), now)
+                det.begin(level, now)
                 self.beams.append(det)
                 self.beam_pins.append(pin)
                 self.irqs.append(irq)
@@ -574,6 +577,14 @@ class Sensors:
         self._resync = bytearray(n)
         self._level = bytearray(n)
         self._edges_at = [0] * n
+        # Edges a fault has already told about, per beam: soft IRQ calls that ran late, and (on a beam without a
+        # hardware counter, where nothing else would say it) edges the IRQ never saw apart. Looked at once a second.
+        self._late = [0] * n
+        self._dups = [0] * n
+        self._counted = bytearray(n)
+        for idx, _rec in self.recs:
+            self._counted[idx] = 1
+        self._warn_next = now + CHATTER_EVERY_US
 
     def step(self):
         up = self.uptime
@@ -597,7 +608,31 @@ class Sensors:
         for idx, rec in self.recs:
             if rec.check(now):
                 self._want_resync(idx)
+        if now >= self._warn_next:
+            self._warn_next = now + CHATTER_EVERY_US
+            self._warn_edges()
         return now
+
+    def _warn_edges(self):
+        """A `fault` for edges a beam's interrupt took wrongly since the last one (at most one a second per beam):
+        - `irq_late`: soft IRQ calls (ESP32) that ran after the pin had changed again. The level is still right (the
+          edge's parity), but the times are when the calls ran: such a break's `dur_us` is too short, and one shorter
+          than min_pulse_us after the delay is not a pass;
+        - `irq_lost`: on a beam without a hardware counter, an IRQ call that read the level of the edge before it
+          (two edges closer together than the interrupt could take: the one between was not seen apart)."""
+        for i in range(len(self.beams)):
+            late = self.irqs[i].late
+            d = (late - self._late[i]) & EDGE_MASK
+            name = self.beams[i].name
+            if d and self.fault is not None:
+                self.fault("irq_late", "%s: %d edges handled after the beam had changed again (soft interrupts ran"
+                           " late): those breaks' times are late and short ones may be missed" % (name, d))  # fmt: skip
+            self._late[i] = late
+            dups = self.beams[i].dups
+            if dups != self._dups[i] and not self._counted[i] and self.fault is not None:
+                self.fault("irq_lost", "%s: %d edges came too close together for its interrupt; it has no hardware"
+                           " counter to check the pass" % (name, dups - self._dups[i]))  # fmt: skip
+            self._dups[i] = dups
 
     def _want_resync(self, idx):
         if not self._resync[idx]:
@@ -624,6 +659,8 @@ class Sensors:
             if want[i] == 2:
                 if irqs[i].edges == self._edges_at[i]:
                     self.beams[i].resync(self._level[i], now)
+                    if irqs[i].is_soft:  # a lost soft call shifted the parity: base it on the pin again
+                        irqs[i].soft(self._level[i])
                     want[i] = 0
                     self._resyncs -= 1
                 else:

@@ -4,6 +4,7 @@ The simulated twin is fb.simpins.SimBoard, which offers the same three calls; de
 this interface ("backend"):
 
     make_input(pin_no, pull, handler=None) -> pin   # handler(pin) on both edges; pull "up"|"down"|None
+    irq_is_soft(pin_no) -> bool                      # the handler runs later, through the scheduler (ESP32)
     make_output(pin_no, value=0) -> pin
     make_counter(pin_no, kind, pin=None) -> counter | None   # kind "pio"|"pcnt"|None; counter.value()
                                                      # raises NoCounter(reason) when the port cannot give one
@@ -14,8 +15,10 @@ setting. On the RP2040 that is one read of the SIO GPIO input register, shifted 
 neighbours (the shipped profile: GP11-GP18); elsewhere each pin is read in turn (PinPort).
 
 IRQs: both edges, hard=True where the port accepts it (RP2040: the handler runs in the interrupt, so
-it must not allocate: see fb.ring.EdgeIrq). ESP32 pin IRQs are soft: they go through MicroPython's
-scheduler queue (8 entries), so a burst of edges while the main loop is busy can lose IRQs.
+it must not allocate: see fb.ring.EdgeIrq). ESP32 pin IRQs are soft (its Pin.irq has no `hard`, MicroPython
+1.24-1.28): they go through MicroPython's scheduler queue (8 entries), so a burst of edges while the main loop is busy
+can lose IRQs, and a handler runs after its edge, sometimes after the next one: the beam then takes its level from
+the edge's parity (fb.ring.EdgeIrq.soft), not from the pin.
 
 Reconciliation: every beam with "counter" set also counts its edges in hardware, independently of the
 CPU; the main loop compares that count with the IRQs the handler actually ran (fb.detect.Reconciler)
@@ -73,6 +76,9 @@ def _pull(pull):
     return None
 
 
+_soft = []  # type: list  # pins whose IRQ is soft (the port refused hard=True)
+
+
 def make_input(pin_no, pull=None, handler=None):
     p = Pin(pin_no, Pin.IN, _pull(pull))
     if handler is not None:
@@ -81,7 +87,13 @@ def make_input(pin_no, pull=None, handler=None):
             p.irq(handler=handler, trigger=trig, hard=True)
         except (TypeError, ValueError):  # port without hard pin IRQs (ESP32): scheduled soft IRQ
             p.irq(handler=handler, trigger=trig)
+            _soft.append(pin_no)
     return p
+
+
+def irq_is_soft(pin_no):
+    """True when pin_no's IRQ handler runs through the scheduler (later than its edge), not in the interrupt."""
+    return pin_no in _soft
 
 
 def make_output(pin_no, value=0):

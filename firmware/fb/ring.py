@@ -8,14 +8,25 @@ into the array, small-int arithmetic). When full they drop the NEWEST entry and 
 2**16). head/tail run modulo 2*size so they stay small ints forever.
 
 EdgeIrq(ring, idx) is the IRQ handler for one input pin: pass `irq.handler` to Pin.irq(). Each call reads the tick
-clock first, then the pin level, pushes (idx, level, ticks) and counts the call in `edges` (modulo 2**16) for
-reconciliation with a hardware edge counter.
+clock first, then the level, pushes (idx, level, ticks) and counts the call in `edges` (modulo 2**16) for
+reconciliation with a hardware edge counter. Where does the level come from:
+  - a hard IRQ (RP2040) runs microseconds after its edge: it reads the pin (two edges closer together than that
+    reach it as one call, and the hardware counter reports them);
+  - a soft IRQ (the ESP32: its Pin.irq has no `hard`, MicroPython 1.24-1.28; the handler runs when the scheduler
+    gets to it, through a queue of 8) may run after the pin has changed again: a break that ended before its two
+    queued calls ran would read "clear" twice. So after `soft(level)` the level is the edge's parity: each call is
+    one edge, and the beam alternates. The call still reads the pin: when it differs, the edge is handled late (the
+    pin has moved on), and `late` counts it (modulo 2**16), for a fault the app reports. A lost call (the queue was
+    full) shifts the parity: the hardware counter reports it (`count`) and `soft(level)` re-bases it on the live pin.
 
-On MicroPython the handler is a viper function (native machine code), compiled once when this module is imported:
-an edge then costs about a quarter of the cycles of the same code as bytecode (docs/performance.md, "the firmware
-on the rp2 port"). It is compiled from source at import, by the board's own compiler, because mpy-cross can only
-emit native code for a named architecture, and the same .mpy also runs on the unix port in the tests. Where the
-port has no native emitter, and under CPython, `EdgeIrq.on_edge` (plain Python, same behaviour) is the handler;
+On MicroPython's ARM (the RP2040) and x86 ports the handler is a viper function (native machine code), compiled once
+when this module is imported: an edge then costs about a quarter of the cycles of the same code as bytecode
+(docs/performance.md, "the firmware on the rp2 port"). It is compiled from source at import, by the board's own
+compiler, because mpy-cross can only emit native code for a named architecture, and the same .mpy also runs on the
+unix port in the tests. On Xtensa (the ESP32) it is not used: the viper emitter for Xtensa has never run this handler
+(there is no ESP32 to run it on here; mpy-cross -march=xtensawin compiles it, tests/firmware/test_fw_soft_irq.py), and
+the ESP32's soft IRQs gain nothing from it, since their calls wait in the scheduler's queue anyway. There, on any port
+without a native emitter, and under CPython, `EdgeIrq.on_edge` (plain Python, same behaviour) is the handler;
 `HANDLER` says which one is in use. The clock is bound when the handler is made (fb.compat.ticks_us_source): the
 board's own time.ticks_us, or the simulator's clock if fb.compat.set_clock was called before.
 """
@@ -36,10 +47,10 @@ WRAP = const(5)
 SIZE = const(6)
 HEADER = const(8)  # words before the entries (word 7 is spare)
 
-# The handler, compiled on MicroPython at import. Closed over: m (Ring.m), c (EdgeIrq._c: edges, sensor index) and
-# clock. MicroPython passes a closure's values and its arguments on the stack while there are at most five of them
-# (here four); more would make it allocate at each call, which a hard IRQ cannot. The word offsets are the constants
-# above.
+# The handler, compiled on MicroPython at import. Closed over: m (Ring.m), c (EdgeIrq._c: edges, sensor index, soft,
+# parity base, late) and clock. MicroPython passes a closure's values and its arguments on the stack while there are
+# at most five of them (here four); more would make it allocate at each call, which a hard IRQ cannot. The word
+# offsets are the constants above.
 _VIPER = """
 def make(m, c, clock):
     @micropython.viper
@@ -48,6 +59,11 @@ def make(m, c, clock):
         v = int(pin.value())
         p = ptr32(m)
         q = ptr32(c)
+        if q[2]:
+            w = (q[3] ^ q[0]) & 1
+            if (1 if v else 0) != w:
+                q[4] = (q[4] + 1) & 0xFFFF
+            v = w
         h = p[0]
         n = (h - p[1]) & p[5]
         if n < p[6]:
@@ -63,10 +79,24 @@ def make(m, c, clock):
     return handler
 """
 
+# sys.implementation._mpy's bits 10-15 name the native architecture (py/persistentcode.h: 1 x86, 2 x64, 3 armv6,
+# 4 armv6m, 5 armv7m, 6 armv7em, 7 armv7emsp, 8 armv7emdp, 9 xtensa, 10 xtensawin, 11 rv32imc). The viper handler is
+# used where it has run: the x86/x64 unix port in the tests, ARMv6-M on the emulated Pico.
+VIPER_ARCHS = (1, 2, 3, 4, 5, 6, 7, 8)
+
+
+def _arch():
+    try:
+        import sys
+
+        return (sys.implementation._mpy >> 10) & 63  # type: ignore[attr-defined,unused-ignore]
+    except Exception:
+        return 0
+
 
 def _compile(source):
     """The handler maker compiled from source on MicroPython; None under CPython or without a native emitter."""
-    if not compat.IS_MICROPYTHON:
+    if not compat.IS_MICROPYTHON or _arch() not in VIPER_ARCHS:
         return None
     scope = {}  # type: dict
     try:
@@ -151,12 +181,14 @@ class Ring:
 
 
 class EdgeIrq:
-    """Allocation-free pin IRQ handler: handler(pin) stores (idx, pin.value(), ticks_us()) in the ring."""
+    """Allocation-free pin IRQ handler: handler(pin) stores (idx, level, ticks_us()) in the ring; the level is the pin's
+    (hard IRQs) or, after soft(level), the edge's parity (soft IRQs)."""
 
     def __init__(self, ring, idx):
         self.idx = idx
         self._ring = ring
-        self._c = array("i", [0, idx])  # IRQ calls seen (modulo 2**16), the sensor index
+        # IRQ calls seen (modulo 2**16), the sensor index, 1 when soft (level from parity), the parity base, late calls
+        self._c = array("i", [0, idx, 0, 0, 0])
         self._clock = compat.ticks_us_source()
         if _make_viper is not None:
             self.handler = _make_viper(ring.m, self._c, self._clock)
@@ -168,8 +200,30 @@ class EdgeIrq:
         """IRQ calls seen, modulo 2**16."""
         return self._c[0]
 
+    @property
+    def late(self):
+        """Soft calls that found the pin already changed again (their edge was handled late), modulo 2**16."""
+        return self._c[4]
+
+    @property
+    def is_soft(self):
+        return self._c[2] == 1
+
+    def soft(self, level):
+        """From now on the level is the edge's parity: the next call is the edge away from `level` (the pin's level
+        now, with no call waiting: at start, or after the ring was drained and the IRQ count stood still)."""
+        c = self._c
+        c[3] = ((1 if level else 0) ^ 1 ^ c[0]) & 1
+        c[2] = 1
+
     def on_edge(self, pin):
         t = self._clock()
-        self._ring.push(self.idx, pin.value(), t)
+        v = pin.value()
         c = self._c
+        if c[2]:
+            w = (c[3] ^ c[0]) & 1
+            if (1 if v else 0) != w:
+                c[4] = (c[4] + 1) & EDGE_MASK
+            v = w
+        self._ring.push(self.idx, v, t)
         c[0] = (c[0] + 1) & EDGE_MASK

@@ -5,6 +5,7 @@
     board.at(t_us, pin_no, level, lost=False)    # schedule a level change
     board.beam(pin_no, start_us, dur_us, broken=1, lost=None)   # a break: level `broken` for dur_us
     strip = board.strip(hall_cfg); strip.at(t_us, seg, present)  # hall segment (direct pins or mux)
+    board.hold_irq(start_us, end_us)   # soft IRQ calls wait until end_us (at most 8 of them; more are lost)
     board.run_until(t_us)              # fire the events up to t_us, each at its exact time
     board.advance(us)
 
@@ -15,7 +16,8 @@ micropython.heap_lock(), like a hard IRQ: a handler that allocates raises Memory
 bumps the pin's simulated hardware counters; `lost=True` skips the IRQ only (a lost interrupt), which
 the firmware's reconciliation must report. `irq_delay_us` > 0 runs each handler that long after its edge instead,
 as the ESP32's soft pin IRQs run when MicroPython's scheduler gets to them: the handler reads the clock and the pin
-when it runs, not when the edge came.
+when it runs, not when the edge came (irq_is_soft() then says so, and the firmware takes the level from the edge's
+parity). `b.later(t_us, pin_no)` runs a pin's handler at t_us by hand (a scheduler that ran late once).
 """
 
 import heapq
@@ -74,8 +76,14 @@ class SimPin:
         edge = self.IRQ_RISING if level else self.IRQ_FALLING
         if lost or self.handler is None or not (self.trigger & edge):
             return
-        if self.board.irq_delay_us:
-            self.board.later(self.board.now + self.board.irq_delay_us, self.no)
+        b = self.board
+        until = b.held_until()
+        if b.irq_delay_us or until:
+            if b.queued >= b.sched_depth:  # MicroPython's scheduler queue is full: the call is lost
+                b.sched_lost += 1
+                return
+            b.queued += 1
+            b.later(max(until, b.now + b.irq_delay_us), self.no)
             return
         self.run_irq()
 
@@ -158,9 +166,14 @@ class SimStrip:
 
 
 class SimBoard:
-    def __init__(self, ticks0=0, strict_irq=None, irq_delay_us=0):
+    def __init__(self, ticks0=0, strict_irq=None, irq_delay_us=0, soft_irq=None):
         self.ticks0 = ticks0
         self.irq_delay_us = irq_delay_us
+        self.soft_irq = bool(irq_delay_us) if soft_irq is None else soft_irq
+        self.sched_depth = 8  # MICROPY_SCHEDULER_DEPTH: soft IRQ calls that can wait at once
+        self.queued = 0  # soft IRQ calls waiting
+        self.sched_lost = 0  # soft IRQ calls lost to a full queue
+        self._holds = []  # (start, end): the scheduler does not run (a GC, a long blocking write)
         self.now = 0
         self.pins = {}
         self._events = []
@@ -192,6 +205,10 @@ class SimBoard:
             p.irq(handler, SimPin.IRQ_RISING | SimPin.IRQ_FALLING, hard=True)
         return p
 
+    def irq_is_soft(self, pin_no):
+        """Handlers that run late (irq_delay_us, or soft_irq=True) stand for the ESP32's soft IRQs."""
+        return self.soft_irq
+
     def make_output(self, pin_no, value=0):
         return self.pin(pin_no, 1 if value else 0)
 
@@ -213,6 +230,17 @@ class SimBoard:
             raise ValueError("event in the past")
         self._seq += 1
         heapq.heappush(self._events, (t_us, self._seq, pin_no, level, lost))
+
+    def hold_irq(self, start_us, end_us):
+        """From start_us to end_us the scheduler runs no soft IRQ call (a garbage collection, a long UART write): the
+        edges in between queue (at most sched_depth of them) and their handlers all run at end_us, in order."""
+        self._holds.append((start_us, end_us))
+
+    def held_until(self):
+        for s, e in self._holds:
+            if s <= self.now < e:
+                return e
+        return 0
 
     def later(self, t_us, pin_no):
         """Run pin_no's IRQ handler at t_us (a soft IRQ's late run)."""
@@ -249,6 +277,7 @@ class SimBoard:
             t, _, no, level, lost = heapq.heappop(ev)
             self.now = t
             if level < 0:
+                self.queued -= 1
                 self.pin(no).run_irq()
             else:
                 self.pin(no).drive(level, lost)
