@@ -142,8 +142,12 @@ class App:
             s["usb_skip"] = self.serial.skipped
             s["usb_cut"] = self.serial.cut
         if self.mqtt is not None:
-            s["rc"] = self.mqtt.stats().get("reconnects", 0)
+            m = self.mqtt.stats()
+            s["rc"] = m.get("reconnects", 0)
             s["rssi"] = self.mqtt.rssi()
+            for k in ("wifi", "state", "errors", "busy", "last_error", "wifi_errors", "wifi_last_error", "wifi_pm"):
+                if k in m:
+                    s["mqtt_" + k if k in ("state", "errors", "busy") else k] = m[k]
         return s
 
     # -- input

@@ -98,7 +98,7 @@ successful connections after the first one.
 * Port differences: where a failed non-blocking connect shows up as "writable" rather than POLLERR/POLLHUP
   (some lwIP builds), the CONNECT write or the next read fails instead; same outcome, one poll later.
 
-Counters, for the heartbeat: `errors`, `reconnects`, `connects`, `oversized`, `dropped`, `resent`, `lookups`,
+Counters, for the heartbeat: `errors`, `busy` (socket calls the stack said to retry), `reconnects`, `connects`, `oversized`, `dropped`, `resent`, `lookups`,
 `last_error`, `last_connack`; `stats()` returns them as a dict.
 """
 
@@ -106,6 +106,7 @@ import errno
 import random
 import select
 import socket
+import sys
 
 from fb import dns
 
@@ -127,9 +128,56 @@ def _bits(n):
     return random.getrandbits(n)
 
 
-# errno values: the port's own plus the usual numbers (Linux, lwIP as built by MicroPython, BSD/macOS)
-EINPROGRESS_SET = (getattr(errno, "EINPROGRESS", 115), 115, 36)
-EAGAIN_SET = (getattr(errno, "EAGAIN", 11), 11, 35, getattr(errno, "ETIMEDOUT", 110), 110)
+# What a socket error means, by kind (docs/firmware.md, "When the network stack says no"):
+BUSY = 1  # nothing can move now: try again on a later poll (the keepalive and write-stall timers bound the wait)
+PROGRESS = 2  # a non-blocking connect goes on: wait for POLLOUT (connect_timeout_ms bounds it); busy on send/recv
+AWAY = 3  # the route is gone for now (Wi-Fi out of range): busy on a connection that is up, a failure at connect
+NOT_YET = 4  # the socket is not connected: busy while the CONNECT handshake runs, the connection lost once it is up
+# Anything else (ECONNRESET, ECONNABORTED, EPIPE, ECONNREFUSED, EBADF...) is a failure: close, back off, reconnect.
+#
+# The numbers differ by stack, so the table is chosen by port:
+# - rp2 (the Pico W) raises MicroPython's own errno numbers (py/mperrno.h: Linux's) from its lwIP socket layer
+#   (extmod/modlwip.c), and its Wi-Fi driver's -110 (a negative ETIMEDOUT), which mqtt_as also takes for "busy";
+# - esp32 raises ESP-IDF's (newlib's sys/errno.h) as lwIP sets them (ports/esp32/modsocket.c), except EINPROGRESS,
+#   which it turns into MicroPython's 115; 115 is also newlib's ENETDOWN, which therefore reads as "in progress"
+#   (a Wi-Fi that is down is fb.mqtt_link's to notice);
+# - the unix port and CPython: the host's own (errno module under CPython; Linux's under MicroPython).
+_LINUX = (
+    (11, "EAGAIN", BUSY), (12, "ENOMEM", BUSY), (105, "ENOBUFS", BUSY), (110, "ETIMEDOUT", BUSY),
+    (115, "EINPROGRESS", PROGRESS), (114, "EALREADY", PROGRESS),
+    (113, "EHOSTUNREACH", AWAY), (101, "ENETUNREACH", AWAY), (112, "EHOSTDOWN", AWAY), (100, "ENETDOWN", AWAY),
+    (107, "ENOTCONN", NOT_YET),
+    (104, "ECONNRESET", 0), (103, "ECONNABORTED", 0), (111, "ECONNREFUSED", 0), (32, "EPIPE", 0), (9, "EBADF", 0),
+)  # fmt: skip
+_RP2 = _LINUX + ((-110, "ETIMEDOUT", BUSY),)
+_ESP32 = (
+    (11, "EAGAIN", BUSY), (12, "ENOMEM", BUSY), (105, "ENOBUFS", BUSY), (116, "ETIMEDOUT", BUSY),
+    (115, "EINPROGRESS", PROGRESS), (119, "EINPROGRESS", PROGRESS), (120, "EALREADY", PROGRESS),
+    (118, "EHOSTUNREACH", AWAY), (114, "ENETUNREACH", AWAY), (117, "EHOSTDOWN", AWAY),
+    (128, "ENOTCONN", NOT_YET),
+    (104, "ECONNRESET", 0), (113, "ECONNABORTED", 0), (111, "ECONNREFUSED", 0), (32, "EPIPE", 0), (9, "EBADF", 0),
+)  # fmt: skip
+_NAMES = (
+    ("EAGAIN", BUSY), ("ENOMEM", BUSY), ("ENOBUFS", BUSY), ("ETIMEDOUT", BUSY), ("EINPROGRESS", PROGRESS),
+    ("EALREADY", PROGRESS), ("EHOSTUNREACH", AWAY), ("ENETUNREACH", AWAY), ("EHOSTDOWN", AWAY), ("ENETDOWN", AWAY),
+    ("ENOTCONN", NOT_YET), ("ECONNRESET", 0), ("ECONNABORTED", 0), ("ECONNREFUSED", 0), ("EPIPE", 0), ("EBADF", 0),
+)  # fmt: skip
+
+
+def errno_table(platform, micropython):
+    """{errno: (name, kind)} for a port (sys.platform) and interpreter."""
+    rows = ()  # type: tuple
+    if micropython:
+        rows = _ESP32 if platform == "esp32" else (_RP2 if platform == "rp2" else _LINUX)
+    else:  # CPython: the host's own numbers (Linux, macOS...)
+        rows = tuple((getattr(errno, n), n, k) for n, k in _NAMES if hasattr(errno, n))
+    t = {}
+    for num, name, kind in rows:
+        t[num] = (name, kind)
+    return t
+
+
+ERRNOS = errno_table(sys.platform, sys.implementation.name == "micropython")
 
 WAIT = 0
 TCP = 1
@@ -171,6 +219,17 @@ def _errno(e):
         return e.args[0] if isinstance(e.args[0], int) else -1
     except (AttributeError, IndexError):
         return -1
+
+
+def _kind(n):
+    k = ERRNOS.get(n)
+    return -1 if k is None else k[1]
+
+
+def _say(n):
+    """The errno as the reports show it: its number and, when the stack's table knows it, its name."""
+    k = ERRNOS.get(n)
+    return str(n) if k is None else "%d %s" % (n, k[0])
 
 
 def _rl_bytes(n):
@@ -277,6 +336,7 @@ class MQTTClient:
         self._subs = []  # [(topic bytes, qos)]
         # counters
         self.errors = 0
+        self.busy = 0  # sends and receives the network stack said to try again later (ERRNOS: BUSY, PROGRESS...)
         self.reconnects = 0
         self.connects = 0
         self.oversized = 0
@@ -383,6 +443,7 @@ class MQTTClient:
         return {
             "state": STATE_NAMES[self.state],
             "errors": self.errors,
+            "busy": self.busy,
             "reconnects": self.reconnects,
             "connects": self.connects,
             "inflight": len(self._inflight),
@@ -493,8 +554,9 @@ class MQTTClient:
                 s.connect(addr[1])
                 self._tcp_up(now)  # loopback may connect at once
         except OSError as e:
-            if _errno(e) not in EINPROGRESS_SET:
-                self._fail("connect: %d" % _errno(e), now)
+            n = _errno(e)
+            if _kind(n) != PROGRESS and n != getattr(errno, "EAGAIN", 11):
+                self._fail("connect: " + _say(n), now)
                 return
         self._poller = select.poll()
         self._pmask = 0
@@ -751,15 +813,29 @@ class MQTTClient:
             e[5] = now
             e[6] = False
 
+    def _busy(self, n):
+        """True when a send or receive that raised errno n should simply be tried again later (module top: the kinds).
+        Each wait is bounded: by the keepalive (nothing received for K), the write-stall timer, or connect_timeout_ms
+        while the CONNECT handshake runs."""
+        k = _kind(n)
+        if k == BUSY or k == PROGRESS:
+            return True
+        if k == AWAY:
+            return self.state == UP
+        if k == NOT_YET:
+            return self.state == MQTT
+        return False
+
     def _flush(self, now):
         s = self._sock
         while self._olen and s is not None:
             try:
                 n = s.send(self._omv[: self._olen])
             except OSError as e:
-                if _errno(e) in EAGAIN_SET:
+                if self._busy(_errno(e)):
+                    self.busy += 1
                     return
-                self._fail("send: %d" % _errno(e), now)
+                self._fail("send: " + _say(_errno(e)), now)
                 return
             if not n:
                 return
@@ -790,9 +866,10 @@ class MQTTClient:
         try:
             n = self._recv_into(self._rmv[self._rlen :])
         except OSError as e:
-            if _errno(e) in EAGAIN_SET:
+            if self._busy(_errno(e)):
+                self.busy += 1
                 return True
-            self._fail("recv: %d" % _errno(e), now)
+            self._fail("recv: " + _say(_errno(e)), now)
             return False
         if n is None:
             return True

@@ -19,6 +19,8 @@ DNS: the broker's name is looked up without blocking (fb.dns) by asking the DNS 
 or `dns` when given; see fb.mqtt, "DNS".
 """
 
+import sys
+
 try:
     import network
 except ImportError:  # unix port, CPython
@@ -83,6 +85,7 @@ class Link:
         self.wifi_errors = 0
         self.wifi_reconnects = 0
         self.wifi_last_error = ""
+        self.wifi_pm = ""  # what became of power saving (_no_power_saving)
         self._wlan = None
         self._w_attempt = 0
         self._w_next = None
@@ -132,6 +135,7 @@ class Link:
         d["wifi_errors"] = self.wifi_errors
         d["wifi_reconnects"] = self.wifi_reconnects
         d["wifi_last_error"] = self.wifi_last_error
+        d["wifi_pm"] = self.wifi_pm
         d["rssi"] = self.rssi()
         return d
 
@@ -177,6 +181,25 @@ class Link:
         self._w_attempt += 1
         self.wifi_state = W_DOWN
 
+    def _no_power_saving(self, w):
+        """Wi-Fi power saving off, or the radio sleeps between beacons and each MQTT packet waits up to ~300 ms for it.
+        network.WLAN.PM_NONE exists on both ports from MicroPython 1.20 (rp2: the CYW43's 0xA11140, "performance"
+        off; esp32: WIFI_PS_NONE). An older Pico W gets the CYW43 value itself; any other port keeps its own default.
+        What happened is in the link's stats (`wifi_pm`), never silent."""
+        pm = getattr(type(w), "PM_NONE", None)
+        if pm is None:
+            pm = getattr(w, "PM_NONE", None)
+        if pm is None and sys.platform == "rp2":
+            pm = 0xA11140  # the CYW43 driver's "no power saving" (its PM_NONE), for firmware older than 1.20
+        if pm is None:
+            self.wifi_pm = "default (this port has no PM_NONE)"
+            return
+        try:
+            w.config(pm=pm)
+            self.wifi_pm = "none"
+        except (AttributeError, OSError, ValueError, TypeError) as e:
+            self.wifi_pm = "refused: %r" % (e,)
+
     def _wifi(self, now):
         w = self._wlan
         if w is None:
@@ -187,10 +210,7 @@ class Link:
                 return
             try:
                 w.active(True)
-                try:
-                    w.config(pm=0xA11140)  # Pico W: no power saving, or MQTT latency suffers
-                except (AttributeError, OSError, ValueError, TypeError):
-                    pass
+                self._no_power_saving(w)
                 w.connect(self.ssid, self.wifi_password)
             except OSError as e:
                 self._wifi_fail("connect: " + str(e), now)
