@@ -24,6 +24,7 @@ from fb.detect import Sensors
 from fb.outbox import Outbox
 
 PENDING = 8  # detector events that can wait for memory to encode them
+WATCH_EVERY_MS = 20  # how often a `watch` stream looks at the sensors: a puck slid along the baseline at walking pace
 
 LED_PATTERNS = {  # (period ms, on ms): the status LED per state
     "ok": (2000, 60),  # a short blink every 2 s: running, links fine
@@ -68,7 +69,13 @@ class App:
         self.sensors = Sensors(d["sensors"], backend, self._emit, self.uptime, fault=self.fault)
         self.uptime.listen(self._rebase)
         self.enc.base = self.uptime.base
-        self.dispatcher = proto.Dispatcher(self.enc, self.outbox, config, self._status, self.sensors.live)
+        self.dispatcher = proto.Dispatcher(self.enc, self.outbox, config, self._status, self.sensors.live, self.watch)
+        self._via_mqtt = False  # while a command from MQTT runs
+        self.watch_until = None  # ms since boot when the `watch` stream stops (None: no stream)
+        self._watch_id = None
+        self._watch_mqtt = False  # the stream also goes to MQTT (it was asked for there)
+        self._watch_next = 0
+        self._watch_last = None
         if mqtt is not None:
             mqtt.on_command = self._mqtt_command
         self._reliable(self.enc.hello(self.uptime.now(), VERSION, d["profile"], d["sensors"], reset_cause))
@@ -112,6 +119,9 @@ class App:
         """The time scale moved (compat.Uptime): times kept here move with it; the wire's `t` stays µs since boot."""
         self.enc.base = self.uptime.base
         self.next_beat -= d // 1000
+        if self.watch_until is not None:
+            self.watch_until -= d // 1000
+            self._watch_next -= d // 1000
         for i in range(PENDING):
             self._pt[i] -= d
 
@@ -158,8 +168,45 @@ class App:
             line = proto.frame(payload.decode())
         except UnicodeError:
             line = payload  # not text: the decoder answers with an error reply
-        for out in self.dispatcher.handle(line, self.uptime.now()):
+        self._via_mqtt = True
+        try:
+            out_lines = self.dispatcher.handle(line, self.uptime.now())
+        finally:
+            self._via_mqtt = False
+        for out in out_lines:
             self._send(out, True)
+
+    def watch(self, seconds, rid):
+        """`watch`: for `seconds` (0 stops it), a `reply` to `watch` each time a sensor's live state changes, with every
+        sensor's state, for a bench test that walks along the board (hardware/README.md). It goes to USB, and to MQTT
+        too when it was asked for there. A bench tool: each look allocates the states' dict, so leave it off in a
+        game (it stops by itself)."""
+        if not seconds:
+            self.watch_until = None
+            return
+        self.watch_until = self.uptime.now_ms() + 1000 * seconds
+        self._watch_id = rid
+        self._watch_mqtt = self._via_mqtt
+        self._watch_last = self.sensors.live()
+        self._watch_next = 0
+
+    def _watch(self, now_ms, now):
+        if now_ms < self._watch_next:
+            return
+        self._watch_next = now_ms + WATCH_EVERY_MS
+        live = self.sensors.live()
+        done = now_ms >= self.watch_until
+        if live == self._watch_last and not done:
+            return
+        self._watch_last = live
+        left = 0 if done else (self.watch_until - now_ms + 999) // 1000
+        line = self.enc.reply(now, "watch", self._watch_id, True, {"s": left, "sensors": live})
+        if self.serial is not None:
+            self.serial.send(line)
+        if self._watch_mqtt and self.mqtt is not None:
+            self.mqtt.publish(_payload(line), 0)
+        if done:
+            self.watch_until = None
 
     def _feed_mqtt(self, now_ms):
         m = self.mqtt
@@ -190,6 +237,8 @@ class App:
         if now_ms >= self.next_beat:
             self.next_beat = now_ms + self.beat_ms
             self._heartbeat(now)
+        if self.watch_until is not None:
+            self._watch(now_ms, now)
         if self.led is not None:
             period, on = LED_PATTERNS[self.state]
             self.led.value(1 if now_ms % period < on else 0)

@@ -26,7 +26,8 @@ EVENT_FIELDS = {
     "count": ("expected", "seen"),
     "chatter": ("bursts", "edges"),
 }
-COMMANDS = ("ack", "ping", "status", "selftest", "config_get", "config_set", "reboot")
+COMMANDS = ("ack", "ping", "status", "selftest", "watch", "config_get", "config_set", "reboot")
+WATCH_MAX_S = 3600  # a `watch` stream stops by itself after at most an hour
 
 _HEX = "0123456789abcdef"
 
@@ -327,6 +328,11 @@ def _decode(line):
             return None, ("schema", "ack needs s (last seq received, int >= 0)", c, rid)
         cmd["bt"] = bt
         cmd["s"] = s
+    elif c == "watch":
+        secs = obj.get("s", 600)
+        if not (type(secs) is int and 0 <= secs <= WATCH_MAX_S):
+            return None, ("schema", "watch s must be whole seconds, 0 (stop) to " + str(WATCH_MAX_S), c, rid)
+        cmd["s"] = secs
     elif c == "config_get":
         k = obj.get("k")
         if k is not None and not isinstance(k, str):
@@ -350,12 +356,14 @@ class Dispatcher:
     """Runs decoded host commands. handle(line, t_us) -> list of lines to send (replies, resends).
 
     outbox: fb.outbox.Outbox; config: fb.config.Config; status(): dict for `status`;
-    selftest(): {sensor name: live state} for `selftest`. After a `reboot` reply has been written,
+    selftest(): {sensor name: live state} for `selftest`; watch(seconds, id): start (or, with 0, stop) the stream of
+    `watch` replies, one each time a sensor's state changes (fb.app). After a `reboot` reply has been written,
     `reboot_requested` is True: the main loop flushes the link, then resets the board.
     """
 
-    def __init__(self, encoder, outbox=None, config=None, status=None, selftest=None):
+    def __init__(self, encoder, outbox=None, config=None, status=None, selftest=None, watch=None):
         self.enc = encoder
+        self.watch = watch
         self.outbox = outbox
         self.config = config
         self.status = status
@@ -400,6 +408,11 @@ class Dispatcher:
             if self.selftest is None:
                 return [enc.reply(t_us, c, rid, False, None, "unavailable", "no self-test on this build")]
             return [enc.reply(t_us, c, rid, True, {"sensors": self.selftest()})]
+        if c == "watch":
+            if self.watch is None or self.selftest is None:
+                return [enc.reply(t_us, c, rid, False, None, "unavailable", "no watch on this build")]
+            self.watch(cmd["s"], rid)
+            return [enc.reply(t_us, c, rid, True, {"s": cmd["s"], "sensors": self.selftest()})]
         if c == "config_get" or c == "config_set":
             if self.config is None:
                 return [enc.reply(t_us, c, rid, False, None, "unavailable", "no configuration loaded")]

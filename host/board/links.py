@@ -92,7 +92,9 @@ __all__ = [
     "MqttLink",
     "NoBoardFound",
     "SerialLink",
+    "close_board_port",
     "find_ports",
+    "open_board_port",
     "select_ports",
 ]
 
@@ -180,6 +182,39 @@ def find_ports(by_id_dir: Path = BY_ID_DIR, infos: Iterable[Any] | None = None) 
     else:
         detail = "no serial ports at all"
     raise NoBoardFound(f"no Flickboard found on USB: {detail}; plug it in or pass --serial /dev/ttyACM0")
+
+
+def open_board_port(path: str, baudrate: int = 115200, timeout: float = 0.1, exclusive: bool = True) -> Any:
+    """A board's serial port, opened without resetting it.
+
+    An ESP32 DevKit's USB-serial chip drives the chip's EN (reset) and GPIO0 (boot mode) through two transistors
+    from RTS and DTR: EN goes low, resetting the board, while RTS is asserted and DTR is not. With both asserted, or
+    neither, nothing happens. Opening a tty asserts both at once; pyserial then sets DTR and then RTS to its
+    settings. So both are set asserted before the open (pyserial's default, said here so that nothing changes it):
+    no step of the open ever asserts RTS alone. A Pico W's USB port needs DTR too: MicroPython sends nothing to a
+    host that has not raised it. close_board_port() takes them down in the safe order."""
+    ser = _serial.Serial()
+    ser.port = path
+    ser.baudrate = baudrate
+    ser.timeout = timeout
+    ser.write_timeout = 2.0
+    ser.exclusive = exclusive
+    ser.dsrdtr = False
+    ser.rtscts = False
+    ser.dtr = True
+    ser.rts = True
+    ser.open()
+    return ser
+
+
+def close_board_port(ser: Any) -> None:
+    """Close a port open_board_port() opened: RTS down first, then DTR (never RTS asserted alone: an ESP32 DevKit
+    would reset, open_board_port), so the hang-up at close finds both down whatever order its driver drops them in."""
+    for line in ("rts", "dtr"):
+        with contextlib.suppress(Exception):
+            setattr(ser, line, False)
+    with contextlib.suppress(Exception):
+        ser.close()
 
 
 class SerialLink:
@@ -302,9 +337,7 @@ class SerialLink:
 
     def _open(self) -> None:
         path = self.finder()[0] if self.port == "auto" else self.port
-        ser = _serial.Serial(
-            path, self.baudrate, timeout=self.read_timeout, write_timeout=2.0, exclusive=self.exclusive
-        )
+        ser = open_board_port(path, self.baudrate, self.read_timeout, self.exclusive)
         self._buf.clear()
         self._discarding = False
         self.device = path
@@ -319,8 +352,7 @@ class SerialLink:
         with self._write_lock:
             ser, self._ser = self._ser, None
         if ser is not None:
-            with contextlib.suppress(Exception):
-                ser.close()
+            close_board_port(ser)
             self._report(False, reason)
 
     def _run(self) -> None:

@@ -40,7 +40,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "chatter": ("bursts", "edges"),
 }
 KINDS = frozenset(RELIABLE_KINDS | {"gap", "heartbeat", "reply"})
-COMMANDS = ("ack", "ping", "status", "selftest", "config_get", "config_set", "reboot")
+COMMANDS = ("ack", "ping", "status", "selftest", "watch", "config_get", "config_set", "reboot")
 
 # ProtocolError codes. "noise" is not an error: a line that is not the protocol's (REPL, boot banner, prints).
 ERROR_CODES: tuple[str, ...] = (
@@ -288,6 +288,7 @@ _COMMAND_FIELDS: dict[str, frozenset[str]] = {
     "ping": frozenset(),
     "status": frozenset(),
     "selftest": frozenset(),
+    "watch": frozenset({"s"}),
     "config_get": frozenset({"k"}),
     "config_set": frozenset({"k", "val"}),
     "reboot": frozenset(),

@@ -251,6 +251,13 @@ def _flash(fl: argparse.ArgumentParser) -> None:
     fl.set_defaults(func=run_flash)
 
 
+def _watch(wt: argparse.ArgumentParser) -> None:
+    from flickboard.cli.watch import configure_parser, run_watch
+
+    configure_parser(wt)
+    wt.set_defaults(func=run_watch)
+
+
 def _serve(sv: argparse.ArgumentParser) -> None:
     from flickboard.cli.serve import configure_parser, run_serve
 
@@ -285,6 +292,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "serve": ("run a site from one file: bridge, pages, integrations, hall; each part kept running", _serve),
     "demo": ("play a whole game through the simulated board, the bridge and MQTT", _demo),
     "flash": ("put the firmware on a board over USB (or into a folder, --to)", _flash),
+    "watch": ("every sensor of a board on USB, live, for the bench test (hardware/README.md)", _watch),
 }
 
 
