@@ -170,7 +170,7 @@ def test_dispatcher_runs_every_command():
     box = Outbox(8, 7, lambda a, b: enc.gap(a, b, 0))
     for i in range(3):
         box.add(enc.seq + 1, enc.event("pass", "hole", i, {"dur_us": 900}))
-    d = proto.Dispatcher(enc, box, FakeConfig(), status=lambda: {"up": 5}, selftest=lambda: {"hole": {"raw": 1}})
+    d = proto.Dispatcher(enc, box, FakeConfig(), status=lambda: {"up": 5}, selftest=lambda: {"hole": "broken"})
 
     def run(j):
         out = d.handle(cmd(j), 99)
@@ -184,7 +184,7 @@ def test_dispatcher_runs_every_command():
     assert run({"c": "ack", "bt": 6, "s": 3}) == [] and box.depth() == 1 and d.stale_acks == 1
     st_ = run({"c": "status", "id": 2})[0]
     assert st_["ok"] and st_["d"] == {"up": 5, "q": 1, "drop": 0, "bad_cmds": 0}
-    assert run({"c": "selftest", "id": 3})[0]["d"] == {"sensors": {"hole": {"raw": 1}}}
+    assert run({"c": "selftest", "id": 3})[0]["d"] == {"sensors": {"hole": "broken"}}
     assert run({"c": "config_get", "id": 4, "k": "heartbeat_ms"})[0]["d"] == {"k": "heartbeat_ms", "val": 10000}
     bad = run({"c": "config_set", "id": 5, "k": "heartbeat_ms", "val": "x"})[0]
     assert (bad["ok"], bad["err"], bad["id"]) == (False, "invalid", 5)
@@ -273,7 +273,7 @@ from fb.serial_link import SerialLink
 from fb.compat import sleep_ms
 enc = proto.Encoder("fb-01", 7)
 box = Outbox(4, 7, lambda a, b: enc.gap(a, b, 0))
-d = proto.Dispatcher(enc, box, None, status=lambda: {"up": 1}, selftest=lambda: {"hole": {"raw": 0}})
+d = proto.Dispatcher(enc, box, None, status=lambda: {"up": 1}, selftest=lambda: {"hole": "clear"})
 link = SerialLink()
 for i in range(2):
     line = enc.event("pass", "hole", 1000 + i, {"dur_us": 700})
@@ -352,5 +352,5 @@ def test_serial_link_loop_on_a_pipe_under_micropython():
     # the first ping resends both un-acked events; after the ack of seq 1 the second ping resends only seq 2
     seqs = [m["s"] for m in msgs if m["m"] == "pass"]
     assert seqs == [1, 2, 1, 2, 2]
-    assert replies[8]["d"] == {"sensors": {"hole": {"raw": 0}}}
+    assert replies[8]["d"] == {"sensors": {"hole": "clear"}}
     assert msgs[-1]["m"] == "heartbeat" and msgs[-1]["q"] == 1
