@@ -42,6 +42,65 @@ GPIO_VOH_MIN = 2.62
 RP2040_DRIVE_MA = 4.0
 
 
+# Vishay TSSP4038 (light-barrier receiver): internal pull-up to its supply of about 33 kΩ (block diagram); output
+# voltage low V_OSL at most 100 mV at I_OSL = 0.5 mA; output current 5 mA absolute maximum.
+TSSP_PULLUP = 33e3  # Ω
+TSSP_VOL_MAX = 0.1  # V at 0.5 mA
+TSSP_IOSL_SPEC = 0.5e-3  # A
+# A beam's OUT wire: about 100-150 pF for 1-1.5 m of cable (about 100 pF/m between a wire and its twisted GND) plus
+# the input it drives (about 10 pF: 74HC132 C_I 3.5 pF, an RP2040 or ESP32 pad 5-10 pF).
+CABLE_PF_MAX = 150.0
+INPUT_PF = 10.0
+# The beam pull-up in the box (R_PU on HOLE_A, HOLE_B and DITCH1-4): an unplugged cable reads "broken" (-> `stuck`),
+# never a floating CMOS input, and the edge is faster than with the receiver's 33 kΩ alone.
+BEAM_PULLUP = 10e3  # Ω
+# 74HC inputs without hysteresis allow an input transition time of at most 1000 ns at V_CC 2.0 V and 500 ns at 4.5 V
+# (TI SN74HC32, recommended operating conditions, Δt/Δv): about 0.5-1 µs at 3.3 V. Slower, the input lingers near its
+# threshold, the output can oscillate, and each oscillation is an edge for the IRQ (`chatter`, `count`).
+HC_INPUT_TRANSITION_NS = 500.0
+# NXP 74HC132 (quad 2-input NAND, Schmitt-trigger inputs; Rev. 3, Table 10, transfer characteristics, 25 °C):
+# V_T+ max 1.5 V at V_CC 2.0 V and 3.15 V at 4.5 V; V_T- min 0.3 V and 0.9 V; V_H min 0.2 V and 0.4 V. Between the two
+# supplies the limits are taken on the straight line (a Schmitt input has no transition-time limit: it is made for
+# slow inputs).
+HC132 = {2.0: {"vt_plus_max": 1.5, "vt_minus_min": 0.3, "vh_min": 0.2},
+         4.5: {"vt_plus_max": 3.15, "vt_minus_min": 0.9, "vh_min": 0.4}}  # fmt: skip
+
+
+def hc132_at(vcc: float = V33) -> dict[str, float]:
+    lo, hi = HC132[2.0], HC132[4.5]
+    f = (vcc - 2.0) / 2.5
+    return {k: lo[k] + (hi[k] - lo[k]) * f for k in lo}
+
+
+def rise_time_us(pullup: float | None = BEAM_PULLUP, cable_pf: float = CABLE_PF_MAX) -> float:
+    """10-90 % rise time of a receiver's OUT when it lets go (beam broken): 2.2 R C, R its 33 kΩ (and the box's
+    pull-up in parallel)."""
+    r = TSSP_PULLUP if pullup is None else 1 / (1 / TSSP_PULLUP + 1 / pullup)
+    return 2.2 * r * (cable_pf + INPUT_PF) * 1e-12 * 1e6
+
+
+def sink_ma(pullup: float = BEAM_PULLUP) -> float:
+    """What the receiver's output sinks while the beam is clear: the box's pull-up and its own 33 kΩ."""
+    return (V33 / pullup + V33 / TSSP_PULLUP) * 1000
+
+
+def schmitt_margins(vcc: float = V33) -> tuple[float, float]:
+    """(volts between a blocked receiver's high and V_T+ max, volts between its low and V_T- min)."""
+    t = hc132_at(vcc)
+    return V33 - t["vt_plus_max"], t["vt_minus_min"] - TSSP_VOL_MAX
+
+
+# Strip regulator: 16 SM351RT at up to 5 mA (80 mA) from 5 V to 3.3 V in a closed channel under the board.
+# MCP1700 in SOT-23: R_θJA 336 °C/W (Microchip DS20001826, temperature specifications); in SOT-89 153 °C/W.
+# Microchip MCP1703A (16 V, 250 mA, same family) in SOT-223: R_θJA 62 °C/W (DS20005122).
+STRIP_MA = 80.0
+REGULATORS = {"MCP1700 SOT-23": 336.0, "MCP1700 SOT-89": 153.0, "MCP1703A SOT-223": 62.0}
+
+
+def regulator_rise_c(theta_ja: float, i_ma: float = STRIP_MA, v_in: float = V5_MAX) -> float:
+    return (v_in - V33) * i_ma / 1000 * theta_ja
+
+
 @dataclass(frozen=True)
 class Led:
     name: str
@@ -126,6 +185,21 @@ def main() -> int:
         f"  carrier duty {DUTY:.0%}: fundamental {carrier_fundamental():.2f} of the peak "
         f"(50 %: {carrier_fundamental(0.5):.2f})"
     )
+    print(
+        f"receiver edge (beam broken) over {CABLE_PF_MAX:.0f} pF: {rise_time_us(None):.1f} µs on its 33 kΩ alone, "
+        f"{rise_time_us():.1f} µs with the box's {BEAM_PULLUP / 1e3:.0f} kΩ; a 74HC input without hysteresis allows "
+        f"{HC_INPUT_TRANSITION_NS / 1000:.1f} µs -> Schmitt inputs (74HC132)"
+    )
+    up, down = schmitt_margins()
+    t = hc132_at()
+    print(
+        f"74HC132 at 3.3 V: V_T+ <= {t['vt_plus_max']:.2f} V ({up:.2f} V under a broken beam's 3.3 V), V_T- >= "
+        f"{t['vt_minus_min']:.2f} V ({down:.2f} V over a clear beam's {TSSP_VOL_MAX} V), "
+        f"hysteresis >= {t['vh_min']:.2f} V; "
+        f"the receiver sinks {sink_ma():.2f} mA while clear (V_OL <= 0.1 V up to {TSSP_IOSL_SPEC * 1e3:.1f} mA)"
+    )
+    for name, theta in REGULATORS.items():
+        print(f"strip regulator {name}: {regulator_rise_c(theta):.0f} °C over the channel's air at {STRIP_MA:.0f} mA")
     count = sum(r["per_quadrant"] for r in geo["hall"]["rows"]) * len(geo["quadrant_centres"])
     print(f"hall strip: {count} sensors x 5 mA = {hall_budget_ma(count, 5.0):.0f} mA from the 5 V input")
     return 0

@@ -111,7 +111,7 @@ def hole_margins(geo: dict[str, Any]) -> dict[str, float]:
     hole = geo["hole"]
     o = geo["beam_optics"]
     t, dia = geo["puck"]["thickness"], geo["puck"]["diameter"]
-    a, c, hd = o["aperture"] / 2, o["clearance"], o["housing_diameter"] / 2
+    a, c, hd = o["aperture"] / 2, o["clearance"], o["housing_size"] / 2
     beam, floor, tube_end = hole["beam_depth"], hole["catch_floor_depth"], hole["tube_end_depth"]
     return {
         # two twenties lying flat on the catch floor stay under the beam

@@ -101,13 +101,15 @@ def box(profile: dict[str, Any]) -> str:
         d += elm.Tag().left().label("3V3", fontsize=9)
         d += elm.Line().at(pico.GND).left(1.0)
         d += elm.Ground()
-        j1 = elm.Header(rows=2, pinsleft=["1", "2"]).label("J1 5 V in, 2 A", "top", fontsize=9)
-        d += j1.at((0, 4))
+        j1 = elm.Header(rows=2, pinsleft=["1", "2"]).label(
+            "J1 5 V in, 2 A\n(USB-C breakout: 5.1k\nfrom CC1 and CC2 to GND)", "top", fontsize=9
+        )
+        d += j1.at((2.6, 4))
         d += elm.Line().at(j1.pin1).right(0.5)
         d += elm.Tag().right().label("+5V", fontsize=9)
         d += elm.Line().at(j1.pin2).right(0.5)
         d += elm.Ground()
-        c1 = elm.Capacitor(polar=True).at((5.0, 5.0)).down().label("C1 220µ", loc="bottom", fontsize=9)
+        c1 = elm.Capacitor(polar=True).at((5.6, 5.0)).down().label("C1 220µ", loc="bottom", fontsize=9)
         d += c1
         d += elm.Ground()
         d += elm.Tag().at(c1.start).up().label("+5V", fontsize=9)
@@ -130,16 +132,38 @@ def box(profile: dict[str, Any]) -> str:
         d += elm.Ground()
         d += elm.Line().at(q.drain).up(0.5)
         d += elm.Tag().up().label("IR_SINK", fontsize=9)
-        # the two hole beams at 90°, OR-ed into the hole input: broken when either is broken
-        g = logic.Or(inputs=2).at((3.0, -9.0)).right().label("U1 74HC32 (one gate)", "top", fontsize=9)
-        d += g
-        for pin, net, dy in ((g.in1, "HOLE_A", 0.5), (g.in2, "HOLE_B", -0.5)):
-            d += elm.Line().at(pin).left(0.4)
-            d += elm.Line().up(dy) if dy > 0 else elm.Line().down(-dy)
-            d += elm.Line().left(0.4)
+        # the two hole beams at 90°, OR-ed into the hole input: broken when either is broken. A 74HC132 (NAND gates
+        # with Schmitt-trigger inputs): a receiver's edge takes microseconds through its cable, more than a plain
+        # 74HC input allows (electrical.py). Gates A and B invert each beam, gate C is NAND(not A, not B) = A or B.
+        ga = logic.Nand(inputs=2).at((3.0, -8.1)).right().label("U1A", "bottom", fontsize=8)
+        gb = logic.Nand(inputs=2).at((3.0, -9.8)).right().label("U1B", "bottom", fontsize=8)
+        d += ga
+        d += gb
+        for g_, net in ((ga, "HOLE_A"), (gb, "HOLE_B")):
+            d += elm.Line().at(g_.in1).left(0.3)
+            d += (join := elm.Dot())
+            d += elm.Line().at(g_.in2).left(0.3)
+            d += elm.Line().toy(join.center)
+            d += elm.Line().at(join.center).left(0.5)
             d += elm.Tag().left().label(net, fontsize=9)
-        d += elm.Line().at(g.out).right(0.5)
+        gc = logic.Nand(inputs=2).at((6.6, -8.95)).right().label("U1C 74HC132", "top", fontsize=9)
+        d += gc
+        d += elm.Wire("-|").at(ga.out).to(gc.in1)
+        d += elm.Wire("-|").at(gb.out).to(gc.in2)
+        d += elm.Line().at(gc.out).right(0.5)
         d += elm.Tag().right().label("HOLE", fontsize=9)
+        d += (
+            elm.Label()
+            .at((11.2, -10.2))
+            .label(
+                "U1D unused: inputs 12, 13 to GND.\nU1 VCC pin 14 to 3V3, GND pin 7; C2 100 nF at its pins", fontsize=8
+            )
+        )
+        # reset: the Pico W has no reset button; RUN (pin 30) to GND restarts it
+        rst = elm.Button().at((2.5, -2.4)).right().label("S2 reset (RUN, pin 30)", fontsize=9)
+        d += rst
+        d += elm.Ground()
+        d += elm.Tag().at(rst.start).left().label("RUN", fontsize=9)
         # LED series resistors (in the box, easy to change): each beam's LED- pin to IR_SINK
         for k, (name, r) in enumerate(LED_R.items()):
             x = 12 + 2.0 * k
@@ -152,8 +176,18 @@ def box(profile: dict[str, Any]) -> str:
             d += elm.Tag().at((x, -4)).up().label("3V3", fontsize=8)
             d += elm.Resistor().at((x, -4)).down().label(f"R{9 + k} 4.7k", loc="bottom", fontsize=8)
             d += elm.Tag().down().label(f"SIG{k}", fontsize=8)
+        # pull-ups on every receiver output: an unplugged cable reads "broken" (then `stuck`), never a floating input
+        for k, net in enumerate(("HOLE_A", "HOLE_B", *(s_["name"].upper() for s_ in beams if s_["name"] != "hole"))):
+            x = 26 + 1.8 * (len(sigs) + k)
+            d += elm.Tag().at((x, -4)).up().label("3V3", fontsize=8)
+            d += elm.Resistor().at((x, -4)).down().label(f"R{17 + k} 10k", loc="bottom", fontsize=8)
+            d += elm.Tag().down().label(net, fontsize=8)
+        x = 26 + 1.8 * (len(sigs) + 6)
+        d += elm.Tag().at((x, -4)).up().label("3V3", fontsize=8)
+        d += elm.Capacitor().at((x, -4)).down().label("C2 100n (U1)", loc="bottom", fontsize=8)
+        d += elm.Ground()
         # connectors to the board
-        d += elm.Label().at((5, -11.5)).label("Cables to the board (pin 1 first)", fontsize=12)
+        d += elm.Label().at((4, -11.2)).label("Cables to the board (pin 1 first)", fontsize=12)
         outs = {"HOLE": "HOLE_A", "HOLE2": "HOLE_B"}
         for k, s_ in enumerate([*beams, {"name": "hole2", "pin": None}]):
             name = s_["name"].upper()
@@ -189,7 +223,7 @@ def board(profile: dict[str, Any]) -> str:
             ],
             edgepadW=1.0,
             edgepadH=0.4,
-        ).label("U2 MCP1700-3302E", "top", fontsize=9)
+        ).label("U2 MCP1700-3302E (SOT-23)", "top", fontsize=9)
         d += reg.right().at((10, 18))
         d += elm.Line().at(reg.VIN).left(1.0)
         d += (cin := elm.Dot())

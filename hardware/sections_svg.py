@@ -119,7 +119,7 @@ def hole(geo: dict[str, Any], x0: float, y0: float) -> tuple[list[str], float, f
     plate = geo["top_plate_thickness"]
     bore = ho["tube_inner_diameter"]
     beam, tube_end, floor = ho["beam_depth"], ho["tube_end_depth"], ho["catch_floor_depth"]
-    hd = o["housing_diameter"]
+    hd = o["housing_size"]
     wall = 2.0
     half = 40.0
     gap = 30.0  # between the two cuts, mm

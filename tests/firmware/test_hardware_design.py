@@ -237,3 +237,27 @@ def test_the_schematic_draws_the_profile_pins_and_every_connector() -> None:
     for name in ("J_HOLE", "J_DITCH1", "J_DITCH4", "J_HOLE2", "J_Q1", "J_Q4", "Q1 AO3400A"):
         assert f">{name}<" in box
     assert "SM351RT" in (HARDWARE / "schematic_board.svg").read_text()
+
+
+def test_receiver_edges_need_schmitt_inputs_and_meet_the_74hc132_thresholds() -> None:
+    """A receiver's 33 kΩ over a beam cable is far slower than a plain 74HC input allows, even with the box's 10 kΩ;
+    the 74HC132's thresholds at 3.3 V leave margin on both sides of the receiver's swing, within its V_OL current."""
+    assert electrical.rise_time_us(None) > 10 * electrical.HC_INPUT_TRANSITION_NS / 1000
+    assert electrical.HC_INPUT_TRANSITION_NS / 1000 < electrical.rise_time_us() < 3.0
+    up, down = electrical.schmitt_margins()
+    assert up > 0.5 and down > 0.3, (up, down)
+    assert electrical.sink_ma() / 1000 <= electrical.TSSP_IOSL_SPEC
+
+
+def test_the_strip_regulators_heat_is_stated_with_the_better_package() -> None:
+    rise = {k: electrical.regulator_rise_c(v) for k, v in electrical.REGULATORS.items()}
+    assert rise["MCP1700 SOT-23"] > 40 and rise["MCP1703A SOT-223"] < 15, rise
+    readme = (HARDWARE / "README.md").read_text()
+    assert "52 °C over the channel's air" in readme and "MCP1703A-3302E/DB in SOT-223" in readme
+
+
+def test_the_box_schematic_draws_the_schmitt_gate_pullups_reset_and_decoupling() -> None:
+    box = (HARDWARE / "schematic.svg").read_text()
+    for text in ("74HC132", "R17 10k", "R22 10k", "C2 100n", "S2 reset", "5.1k"):
+        assert text in box, text
+    assert "74HC32 " not in box
