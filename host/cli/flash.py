@@ -67,6 +67,9 @@ def run_flash(args: argparse.Namespace, out: TextIO) -> int:
     def say(line: str) -> None:
         print(f"==> {line}", file=out, flush=True)
 
+    if "experimental" in str(profile.get("board", "")):
+        say(f"{args.board} is experimental (docs/firmware.md, 'The ESP32 profile is experimental'): build a Pico W")
+
     from flickboard.board import flash  # pyserial and the board side: loaded when there is something to flash
 
     with tempfile.TemporaryDirectory(prefix="flickboard-firmware-") as tmp:
