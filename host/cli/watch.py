@@ -1,4 +1,4 @@
-"""`flickboard watch`: every sensor of a board on USB, live, for the bench test (hardware/README.md, steps 6-13).
+"""`flickboard watch`: every sensor of a board on USB, live, for the bench test (hardware/README.md, steps 8-19).
 
     flickboard watch --port /dev/ttyACM0 [--seconds 600]
 
@@ -10,6 +10,8 @@ sensors that changed first:
     12.901  baseline 3 4         | hole clear ...  baseline 3 4
 
 so a person walks a puck along the board and reads each sensor's answer, instead of typing `selftest` at each spot.
+The board looks at its sensors every 20 ms, so a puck dropping through the hole (a break of 20-65 ms) may show only
+as its event: the board's events (`pass`, `stuck`, `shot_start`...) are printed too, as `event` lines.
 It stops when the board's stream ends (its seconds run out), on Ctrl-C (it stops the board's stream first), or
 when the board goes away. The bridge must not hold the port meanwhile (a port has one reader).
 """
@@ -78,6 +80,10 @@ def stream(
         except protocol.ProtocolError:
             continue  # boot banners, REPL noise, another kind's garbled line
         f = msg.fields
+        if msg.reliable and answered:  # the board's events come on the same port: a pass is shorter than a look
+            what = " ".join(f"{k}={v}" for k, v in sorted(f.items()) if k != "n")
+            print(f"{clock() - t0:9.3f}  event {msg.kind} {f.get('n', '')} {what}".rstrip(), file=out, flush=True)
+            continue
         if msg.kind != "reply" or f.get("c") != "watch":
             continue
         if not f.get("ok"):

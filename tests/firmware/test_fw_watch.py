@@ -1,4 +1,4 @@
-"""The `watch` command (a bench test's walk along the board: hardware/README.md, steps 6-13): after it, the board sends
+"""The `watch` command (a bench test's walk along the board: hardware/README.md, steps 8-19): after it, the board sends
 a `reply` to `watch` each time a sensor's state changes, with every sensor's state, until its seconds run out or a
 `watch` with 0 stops it. On the simulated board under the real MicroPython unix port (and CPython); the emulated Pico
 runs it in tests/firmware/test_rp2_watch.py."""

@@ -60,6 +60,8 @@ def test_watch_prints_each_change_of_the_simulated_board(tmp_path: Path) -> None
             "ditch2 clear",
             "end",
         ], w.stdout
+        events = [ln.split("event ", 1)[1] for ln in w.stdout.splitlines() if " event " in ln]
+        assert "pass hole dur_us=300000" in events and "pass ditch2 dur_us=200000" in events, w.stdout
         assert lines[0].split("|")[1].split() == [
             *("baseline", "-", "ditch1", "clear", "ditch2", "clear", "ditch3", "clear", "ditch4", "clear"),
             *("hole", "clear"),
