@@ -131,6 +131,45 @@ def hole_margins(geo: dict[str, Any]) -> dict[str, float]:
     }
 
 
+G = 9.81  # m/s²
+# Coefficient of restitution of a maple puck landing flat on another resting on the slide. The field review reports a
+# rebound of 6-8 mm after a drop of about 25 mm: e = sqrt(h_rebound / h_drop) = 0.49-0.57. The upper end is taken.
+PUCK_RESTITUTION = 0.57
+
+
+def hole_capacity(geo: dict[str, Any], rebound_mm: float = 0.0) -> int:
+    """How many twenties can lie flat on the slide, with a rebound of rebound_mm above them, and stay under the beam
+    while a puck standing on the slide still reaches it. Whatever the beam's depth: n t + rebound <= diameter - 2
+    (half aperture + clearance), so the slide can hold two twenties, not three (2 x 9 = 18 <= 25 < 27)."""
+    o = geo["beam_optics"]
+    room = geo["puck"]["diameter"] - 2 * (o["aperture"] / 2 + o["clearance"]) - rebound_mm
+    return int(room // geo["puck"]["thickness"])
+
+
+def hole_rebound(geo: dict[str, Any], e: float = PUCK_RESTITUTION) -> dict[str, float]:
+    """A twenty landing flat on one already on the slide: when (ms after its pass ended) it bounces back into the
+    beam, and when it leaves it again. Its pass ends when its top edge falls past the beam's lower edge; it then falls
+    the rest of the way (the margin between the beam and the resting twenty), lands, and bounces up e^2 x its drop
+    (from the playing surface). It re-enters the beam if it rises more than that margin."""
+    hole, o = geo["hole"], geo["beam_optics"]
+    t = geo["puck"]["thickness"]
+    beam_low = hole["beam_depth"] + o["aperture"] / 2
+    rest = hole["catch_floor_depth"] - t  # the top of the twenty already there
+    margin = rest - t - beam_low  # mm the falling puck still drops after its pass ends
+    drop = rest  # its underside falls from the playing surface to the resting twenty
+    v_end = math.sqrt(2 * G * (drop - margin) / 1000)  # m/s when the pass ends
+    fall_ms = (math.sqrt(v_end**2 + 2 * G * margin / 1000) - v_end) / G * 1000
+    rise = e * e * drop
+    out = {"margin_mm": margin, "rebound_mm": rise, "fall_ms": fall_ms, "start_ms": math.inf, "end_ms": math.inf}
+    if rise > margin:
+        v0 = math.sqrt(2 * G * rise / 1000)
+        up = (v0 - math.sqrt(v0 * v0 - 2 * G * margin / 1000)) / G * 1000
+        apex = v0 / G * 1000
+        out["start_ms"] = fall_ms + up
+        out["end_ms"] = fall_ms + 2 * apex - up
+    return out
+
+
 def upright_offset(geo: dict[str, Any]) -> float:
     """How far (mm) the plane of a puck standing upright in the tube can lie from the tube's axis: a chord of the
     bore as long as the puck's diameter. With one beam, an upright puck parallel to it and further than half its
@@ -163,6 +202,13 @@ def main() -> int:
     )
     print("twenty hole:", ", ".join(f"{k} {v:+.1f}" for k, v in hole_margins(geo).items()))
     print(f"an upright puck's plane may lie {upright_offset(geo):.1f} mm off the tube's axis")
+    rb = hole_rebound(geo)
+    print(
+        f"twenty slide: holds {hole_capacity(geo)} flat twenties under the beam "
+        f"({hole_capacity(geo, rb['rebound_mm'])} with a rebound); a twenty landing on one bounces "
+        f"{rb['rebound_mm']:.1f} mm against {rb['margin_mm']:.1f} mm: "
+        f"back in the beam {rb['start_ms']:.0f}-{rb['end_ms']:.0f} ms after its pass (the profiles' rebound_ms)"
+    )
     bad = problems(geo)
     for p in bad:
         print("PROBLEM:", p)

@@ -28,6 +28,7 @@ BEAM_DEFAULTS = {
     "min_gap_us": 1000,
     "stuck_ms": 2000,
     "counter": None,
+    "rebound_ms": 0,
 }
 HALL_DEFAULTS = {"pins": None, "mux": None, "active_low": True, "settle_ms": 30, "quadrants": 4, "rest_window_ms": 2500}
 USER_DEFAULTS = {
@@ -108,7 +109,8 @@ def _known(d, allowed, what):
 
 
 PROFILE_KEYS = ("profile", "board", "port", "wifi", "led", "safe_mode_pin", "ir_carrier", "watchdog_ms", "sensors")
-BEAM_KEYS = ("name", "kind", "pin", "pull", "invert", "min_pulse_us", "min_gap_us", "stuck_ms", "counter")
+BEAM_KEYS = ("name", "kind", "pin", "pull", "invert", "min_pulse_us", "min_gap_us", "stuck_ms", "counter",
+             "rebound_ms")  # fmt: skip
 HALL_KEYS = ("name", "kind", "count", "pins", "mux", "active_low", "settle_ms", "quadrants", "rest_window_ms")
 
 
@@ -132,6 +134,7 @@ def check_sensor(s, port):
         _int(s["min_pulse_us"], w + ".min_pulse_us", 20, 100000)
         _int(s["min_gap_us"], w + ".min_gap_us", 0, 1000000)
         _int(s["stuck_ms"], w + ".stuck_ms", 50, 600000)
+        _int(s["rebound_ms"], w + ".rebound_ms", 0, 1000)
         if s["stuck_ms"] * 1000 <= s["min_pulse_us"]:
             raise ConfigError(w + ".stuck_ms must be longer than min_pulse_us")
         _choice(s["counter"], w + ".counter", ("pio", "pcnt", None))

@@ -18,7 +18,10 @@ A break that counts spans from the first broken edge of its run (a leading bounc
 clear edge, and gives:
   - `pass` {"dur_us"} at t_us = break start;
   - if it reached stuck_ms: `stuck` {"after_ms"} at t_us = start + stuck_ms (raised by poll(now) while
-    still broken, with no edge needed) and, when it ends, `clear` {"dur_us"} at the clear time; no pass.
+    still broken, with no edge needed) and, when it ends, `clear` {"dur_us"} at the clear time; no pass;
+  - with rebound_ms (the twenty hole): a break that starts within rebound_ms of the end of the beam's last pass is
+    that puck bouncing back into the beam off a twenty already on the slide (hardware/mechanics.py,
+    hole_rebound()): no second pass; it is counted in .rebounds (the `status` reply's `rebounds`).
 HallStrip(cfg, emit, backend): segments read directly or through 74HC4067 multiplexers (channel by channel:
 all signal pins at each select setting), scanned by poll(now); each segment's occupancy must hold settle_ms
 before it counts. A puck covers a run of one to three neighbouring segments (within one quadrant), and events
@@ -63,6 +66,7 @@ class BeamDetector:
         self.min_gap = cfg.get("min_gap_us", 1000)
         self.stuck_ms = cfg.get("stuck_ms", 1500)
         self.stuck_us = self.stuck_ms * 1000
+        self.rebound_us = cfg.get("rebound_ms", 0) * 1000
         self.emit = emit
         self.broken = False  # level of the latest edge
         self.start = None  # first broken edge of the current run (None: idle)
@@ -72,6 +76,8 @@ class BeamDetector:
         self.short = 0  # broken stretches of the run that ended before min_pulse_us
         self.stuck = False
         self.passes = 0
+        self.rebounds = 0  # breaks within rebound_ms of a pass's end: the same puck bouncing, not a pass
+        self._pass_end = None  # when the last pass ended (rebound_ms)
         self.glitches = 0
         self.chatter = 0  # runs of two or more glitches
         self.dups = 0  # edges that did not change the level (glitch faster than the IRQ, or lost edge)
@@ -165,7 +171,11 @@ class BeamDetector:
         if self.stuck:
             self.stuck = False
             self._clear(e, dur)
+        elif self.rebound_us and self._pass_end is not None and s - self._pass_end < self.rebound_us:
+            self.rebounds += 1
+            self._pass_end = None  # one rebound per pass: a later break is a puck again
         else:
+            self._pass_end = e
             self.passes += 1
             f = self._f_pass
             f["dur_us"] = dur
@@ -197,6 +207,8 @@ class BeamDetector:
         self.seg -= d
         if self.end is not None:
             self.end -= d
+        if self._pass_end is not None:
+            self._pass_end -= d
         self._chat_t -= d
         self._chat_next -= d
 

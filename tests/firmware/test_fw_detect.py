@@ -460,3 +460,37 @@ run(b, s, 500000, step=1000)
 assert EV == [("shot_start", "baseline", 100000, {"q": 2, "seg": 16})], EV
 """,
     )
+
+
+@pytest.mark.parametrize("impl", ["cpython", "micropython"])
+def test_a_twenty_bouncing_back_into_the_hole_beam_is_not_a_second_pass(impl: str) -> None:
+    """A twenty that lands on one already on the slide bounces back into the beam 22-41 ms after its pass ended
+    (hardware/mechanics.py, hole_rebound) for tens of ms. With the hole's rebound_ms (60) that break is counted as a
+    rebound, not a second twenty; a ditch beam (no rebound_ms) and a puck 200 ms later are passes as before."""
+    out = run_on(
+        impl,
+        SENSOR_PRELUDE
+        + """
+b = SimBoard()
+b.pin(2, 0)
+b.pin(3, 0)
+s = Sensors([beam(rebound_ms=60), beam(name="ditch1", pin=3)], b, emit, Uptime())
+for pin in (2, 3):
+    b.beam(pin, 10000, 20000)            # the twenty falls through: 20 ms
+    b.beam(pin, 30000 + 25000, 45000)    # 25 ms later it bounces back into the beam for 45 ms
+    b.beam(pin, 300000, 22000)           # another twenty
+run(b, s, 600000)
+print([(e[0], e[1], e[2], e[3].get("dur_us")) for e in EV])
+print(s.beams[0].rebounds, s.beams[1].rebounds)
+""",
+    ).split("\n")
+    assert out[0] == str(
+        [
+            ("pass", "hole", 10000, 20000),
+            ("pass", "ditch1", 10000, 20000),
+            ("pass", "ditch1", 55000, 45000),
+            ("pass", "hole", 300000, 22000),
+            ("pass", "ditch1", 300000, 22000),
+        ]
+    ), out
+    assert out[1] == "1 0", out
