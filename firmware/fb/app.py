@@ -148,7 +148,8 @@ class App:
         s = {"up": self.uptime.now_ms(), "heap": gc.mem_free() if hasattr(gc, "mem_free") else 0,
              "ring_drop": self.sensors.dropped, "faults": self.faults, "state": self.state,
              "mem_err": self.memory_errors, "lost": self.lost,
-             "rebounds": sum(b.rebounds for b in self.sensors.beams)}
+             "rebounds": sum(b.rebounds for b in self.sensors.beams),
+             "blocks": sum(b.blocks for b in self.sensors.beams)}
         if self.serial is not None:
             s["usb_skip"] = self.serial.skipped
             s["usb_cut"] = self.serial.cut

@@ -29,6 +29,7 @@ BEAM_DEFAULTS = {
     "stuck_ms": 2000,
     "counter": None,
     "rebound_ms": 0,
+    "max_pass_ms": 0,
 }
 HALL_DEFAULTS = {"pins": None, "mux": None, "active_low": True, "settle_ms": 30, "quadrants": 4, "rest_window_ms": 2500}
 USER_DEFAULTS = {
@@ -110,7 +111,7 @@ def _known(d, allowed, what):
 
 PROFILE_KEYS = ("profile", "board", "port", "wifi", "led", "safe_mode_pin", "ir_carrier", "watchdog_ms", "sensors")
 BEAM_KEYS = ("name", "kind", "pin", "pull", "invert", "min_pulse_us", "min_gap_us", "stuck_ms", "counter",
-             "rebound_ms")  # fmt: skip
+             "rebound_ms", "max_pass_ms")  # fmt: skip
 HALL_KEYS = ("name", "kind", "count", "pins", "mux", "active_low", "settle_ms", "quadrants", "rest_window_ms")
 
 
@@ -135,6 +136,9 @@ def check_sensor(s, port):
         _int(s["min_gap_us"], w + ".min_gap_us", 0, 1000000)
         _int(s["stuck_ms"], w + ".stuck_ms", 50, 600000)
         _int(s["rebound_ms"], w + ".rebound_ms", 0, 1000)
+        _int(s["max_pass_ms"], w + ".max_pass_ms", 0, 600000)
+        if s["max_pass_ms"] and s["max_pass_ms"] >= s["stuck_ms"]:
+            raise ConfigError(w + ".max_pass_ms must be shorter than stuck_ms")
         if s["stuck_ms"] * 1000 <= s["min_pulse_us"]:
             raise ConfigError(w + ".stuck_ms must be longer than min_pulse_us")
         _choice(s["counter"], w + ".counter", ("pio", "pcnt", None))

@@ -21,7 +21,10 @@ clear edge, and gives:
     still broken, with no edge needed) and, when it ends, `clear` {"dur_us"} at the clear time; no pass;
   - with rebound_ms (the twenty hole): a break that starts within rebound_ms of the end of the beam's last pass is
     that puck bouncing back into the beam off a twenty already on the slide (hardware/mechanics.py,
-    hole_rebound()): no second pass; it is counted in .rebounds (the `status` reply's `rebounds`).
+    hole_rebound()): no second pass; it is counted in .rebounds (the `status` reply's `rebounds`);
+  - with max_pass_ms (the ditch beams): a break longer than a puck takes to fall through the beam, and shorter than
+    stuck_ms, is no puck (a shooter's fingers in the ditch): `clear` {"dur_us"} at its end instead of a pass, counted
+    in .blocks.
 HallStrip(cfg, emit, backend): segments read directly or through 74HC4067 multiplexers (channel by channel:
 all signal pins at each select setting), scanned by poll(now); each segment's occupancy must hold settle_ms
 before it counts. A puck covers a run of one to three neighbouring segments (within one quadrant), and events
@@ -67,6 +70,7 @@ class BeamDetector:
         self.stuck_ms = cfg.get("stuck_ms", 1500)
         self.stuck_us = self.stuck_ms * 1000
         self.rebound_us = cfg.get("rebound_ms", 0) * 1000
+        self.max_pass_us = cfg.get("max_pass_ms", 0) * 1000
         self.emit = emit
         self.broken = False  # level of the latest edge
         self.start = None  # first broken edge of the current run (None: idle)
@@ -77,6 +81,7 @@ class BeamDetector:
         self.stuck = False
         self.passes = 0
         self.rebounds = 0  # breaks within rebound_ms of a pass's end: the same puck bouncing, not a pass
+        self.blocks = 0  # breaks longer than max_pass_ms and shorter than stuck_ms: no puck (a hand), a `clear`
         self._pass_end = None  # when the last pass ended (rebound_ms)
         self.glitches = 0
         self.chatter = 0  # runs of two or more glitches
@@ -170,6 +175,9 @@ class BeamDetector:
             self.emit("stuck", self.name, s + self.stuck_us, self._f_stuck)
         if self.stuck:
             self.stuck = False
+            self._clear(e, dur)
+        elif self.max_pass_us and dur > self.max_pass_us:
+            self.blocks += 1
             self._clear(e, dur)
         elif self.rebound_us and self._pass_end is not None and s - self._pass_end < self.rebound_us:
             self.rebounds += 1

@@ -159,7 +159,9 @@ def react(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool, kind
             moment="ditch-pass",
         )
     if kind == "clear" and sensor.startswith("ditch"):
-        return Step(note=f"{sensor} is clear again: the ditch there is watched")
+        # After a `stuck`, or alone: a block too long for a falling puck and too short for a resting one (a shooter's
+        # fingers in the ditch: the beam's max_pass_ms, hardware/README.md), which counts no puck.
+        return Step(note=f"{sensor} is clear again: the ditch there is watched (a block that is no puck counts none)")
     if kind == "baseline_rest":
         if shot is not None and shot.puck == "board":
             seg = fields.get("seg")

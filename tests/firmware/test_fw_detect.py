@@ -494,3 +494,36 @@ print(s.beams[0].rebounds, s.beams[1].rebounds)
         ]
     ), out
     assert out[1] == "1 0", out
+
+
+@pytest.mark.parametrize("impl", ["cpython", "micropython"])
+def test_fingers_in_the_ditch_are_no_puck(impl: str) -> None:
+    """A puck falls through a ditch beam in tens of ms; a shooter's fingers hang in it for longer. With the ditch
+    beams' max_pass_ms (250) a break longer than that is a `clear` (a block that counts no puck), not a `pass`; one
+    that reaches stuck_ms is still `stuck` then `clear` (a puck resting across the beam)."""
+    out = run_on(
+        impl,
+        SENSOR_PRELUDE
+        + """
+b = SimBoard()
+b.pin(3, 0)
+s = Sensors([beam(name="ditch1", pin=3, max_pass_ms=250, stuck_ms=3000)], b, emit, Uptime())
+b.beam(3, 10000, 40000)        # a puck
+b.beam(3, 100000, 900000)      # fingers, 0.9 s
+b.beam(3, 2000000, 240000)     # a slow, tumbling puck: still a pass
+b.beam(3, 3000000, 4000000)    # a puck resting across the beam for 4 s
+run(b, s, 8000000, step=1000)
+print([(e[0], e[2], e[3].get("dur_us", e[3].get("after_ms"))) for e in EV])
+print(s.beams[0].blocks)
+""",
+    ).split("\n")
+    assert out[0] == str(
+        [
+            ("pass", 10000, 40000),
+            ("clear", 1000000, 900000),
+            ("pass", 2000000, 240000),
+            ("stuck", 6000000, 3000),
+            ("clear", 7000000, 4000000),
+        ]
+    ), out
+    assert out[1] == "1", out
