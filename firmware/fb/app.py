@@ -24,7 +24,6 @@ from fb.detect import Sensors
 from fb.outbox import Outbox
 
 PENDING = 8  # detector events that can wait for memory to encode them
-WATCH_EVERY_MS = 20  # how often a `watch` stream looks at the sensors: a puck slid along the baseline at walking pace
 
 LED_PATTERNS = {  # (period ms, on ms): the status LED per state
     "ok": (2000, 60),  # a short blink every 2 s: running, links fine
@@ -71,11 +70,7 @@ class App:
         self.enc.base = self.uptime.base
         self.dispatcher = proto.Dispatcher(self.enc, self.outbox, config, self._status, self.sensors.live, self.watch)
         self._via_mqtt = False  # while a command from MQTT runs
-        self.watch_until = None  # ms since boot when the `watch` stream stops (None: no stream)
-        self._watch_id = None
-        self._watch_mqtt = False  # the stream also goes to MQTT (it was asked for there)
-        self._watch_next = 0
-        self._watch_last = None
+        self.watching = None  # the `watch` stream (fb.watch.Stream, imported when first asked for), or None
         if mqtt is not None:
             mqtt.on_command = self._mqtt_command
         self._reliable(self.enc.hello(self.uptime.now(), VERSION, d["profile"], d["sensors"], reset_cause))
@@ -119,9 +114,8 @@ class App:
         """The time scale moved (compat.Uptime): times kept here move with it; the wire's `t` stays µs since boot."""
         self.enc.base = self.uptime.base
         self.next_beat -= d // 1000
-        if self.watch_until is not None:
-            self.watch_until -= d // 1000
-            self._watch_next -= d // 1000
+        if self.watching is not None:
+            self.watching.rebase(d // 1000)
         for i in range(PENDING):
             self._pt[i] -= d
 
@@ -179,51 +173,13 @@ class App:
             self._send(out, True)
 
     def watch(self, seconds, rid):
-        """`watch`: for `seconds` (0 stops it), a `reply` to `watch` each time a sensor's live state changes, with every
-        sensor's state, for a bench test that walks along the board (hardware/README.md). It goes to USB, and to MQTT
-        too when it was asked for there. A bench tool: each look allocates the states' dict, so leave it off in a
-        game (it stops by itself)."""
+        """`watch` (fb.watch): a bench tool, so its code is loaded only when a host first asks for it."""
         if not seconds:
-            self.watch_until = None
+            self.watching = None
             return
-        self.watch_until = self.uptime.now_ms() + 1000 * seconds
-        self._watch_id = rid
-        self._watch_mqtt = self._via_mqtt
-        self._watch_last = self.sensors.live()
-        self._watch_next = 0
+        from fb.watch import Stream
 
-    def _watch(self, now_ms, now):
-        if now_ms < self._watch_next:
-            return
-        self._watch_next = now_ms + WATCH_EVERY_MS
-        live = self.sensors.live()
-        done = now_ms >= self.watch_until
-        if live == self._watch_last and not done:
-            return
-        self._watch_last = live
-        left = 0 if done else (self.watch_until - now_ms + 999) // 1000
-        line = self.enc.reply(now, "watch", self._watch_id, True, {"s": left, "sensors": live})
-        if self.serial is not None:
-            self.serial.send(line)
-        if self._watch_mqtt and self.mqtt is not None:
-            self.mqtt.publish(_payload(line), 0)
-        if done:
-            self.watch_until = None
-
-    def _feed_mqtt(self, now_ms):
-        m = self.mqtt
-        if not m.poll(now_ms):
-            self.state = "offline" if self.state == "ok" else self.state
-            return
-        if self.state == "offline":
-            self.state = "ok"
-        gap = self.outbox.gap()
-        if gap is not None and gap != self.mqtt_gap and m.publish(_payload(self.outbox.gap_line()), 1) is not None:
-            self.mqtt_gap = gap
-        for seq, line in self.outbox.after(self.mqtt_sent):
-            if m.publish(_payload(line), 1) is None:
-                break  # the QoS 1 window is full: the rest go on a later pass
-            self.mqtt_sent = seq
+        self.watching = Stream(self, seconds, rid, self._via_mqtt)
 
     # -- the loop
 
@@ -239,8 +195,8 @@ class App:
         if now_ms >= self.next_beat:
             self.next_beat = now_ms + self.beat_ms
             self._heartbeat(now)
-        if self.watch_until is not None:
-            self._watch(now_ms, now)
+        if self.watching is not None and self.watching.step(now_ms, now):
+            self.watching = None
         if self.led is not None:
             period, on = LED_PATTERNS[self.state]
             self.led.value(1 if now_ms % period < on else 0)

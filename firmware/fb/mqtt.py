@@ -142,42 +142,56 @@ NOT_YET = 4  # the socket is not connected: busy while the CONNECT handshake run
 #   which it turns into MicroPython's 115; 115 is also newlib's ENETDOWN, which therefore reads as "in progress"
 #   (a Wi-Fi that is down is fb.mqtt_link's to notice);
 # - the unix port and CPython: the host's own (errno module under CPython; Linux's under MicroPython).
+# "errno name kind ..." per stack, parsed once for the port the client runs on (strings cost the heap far less than
+# tables of tuples would).
 _LINUX = (
-    (11, "EAGAIN", BUSY), (12, "ENOMEM", BUSY), (105, "ENOBUFS", BUSY), (110, "ETIMEDOUT", BUSY),
-    (115, "EINPROGRESS", PROGRESS), (114, "EALREADY", PROGRESS),
-    (113, "EHOSTUNREACH", AWAY), (101, "ENETUNREACH", AWAY), (112, "EHOSTDOWN", AWAY), (100, "ENETDOWN", AWAY),
-    (107, "ENOTCONN", NOT_YET),
-    (104, "ECONNRESET", 0), (103, "ECONNABORTED", 0), (111, "ECONNREFUSED", 0), (32, "EPIPE", 0), (9, "EBADF", 0),
-)  # fmt: skip
-_RP2 = _LINUX + ((-110, "ETIMEDOUT", BUSY),)
+    "11 EAGAIN 1 12 ENOMEM 1 105 ENOBUFS 1 110 ETIMEDOUT 1 115 EINPROGRESS 2 114 EALREADY 2 113 EHOSTUNREACH 3 "
+    "101 ENETUNREACH 3 112 EHOSTDOWN 3 100 ENETDOWN 3 107 ENOTCONN 4 104 ECONNRESET 0 103 ECONNABORTED 0 "
+    "111 ECONNREFUSED 0 32 EPIPE 0 9 EBADF 0"
+)
 _ESP32 = (
-    (11, "EAGAIN", BUSY), (12, "ENOMEM", BUSY), (105, "ENOBUFS", BUSY), (116, "ETIMEDOUT", BUSY),
-    (115, "EINPROGRESS", PROGRESS), (119, "EINPROGRESS", PROGRESS), (120, "EALREADY", PROGRESS),
-    (118, "EHOSTUNREACH", AWAY), (114, "ENETUNREACH", AWAY), (117, "EHOSTDOWN", AWAY),
-    (128, "ENOTCONN", NOT_YET),
-    (104, "ECONNRESET", 0), (113, "ECONNABORTED", 0), (111, "ECONNREFUSED", 0), (32, "EPIPE", 0), (9, "EBADF", 0),
-)  # fmt: skip
-_NAMES = (
-    ("EAGAIN", BUSY), ("ENOMEM", BUSY), ("ENOBUFS", BUSY), ("ETIMEDOUT", BUSY), ("EINPROGRESS", PROGRESS),
-    ("EALREADY", PROGRESS), ("EHOSTUNREACH", AWAY), ("ENETUNREACH", AWAY), ("EHOSTDOWN", AWAY), ("ENETDOWN", AWAY),
-    ("ENOTCONN", NOT_YET), ("ECONNRESET", 0), ("ECONNABORTED", 0), ("ECONNREFUSED", 0), ("EPIPE", 0), ("EBADF", 0),
-)  # fmt: skip
+    "11 EAGAIN 1 12 ENOMEM 1 105 ENOBUFS 1 116 ETIMEDOUT 1 115 EINPROGRESS 2 119 EINPROGRESS 2 120 EALREADY 2 "
+    "118 EHOSTUNREACH 3 114 ENETUNREACH 3 117 EHOSTDOWN 3 128 ENOTCONN 4 104 ECONNRESET 0 113 ECONNABORTED 0 "
+    "111 ECONNREFUSED 0 32 EPIPE 0 9 EBADF 0"
+)
+_RP2 = _LINUX + " -110 ETIMEDOUT 1"
+
+
+def _rows(platform, micropython):
+    """The stack's table as text: MicroPython's by port; under CPython the host's own numbers (Linux, macOS...)."""
+    if micropython:
+        return _ESP32 if platform == "esp32" else (_RP2 if platform == "rp2" else _LINUX)
+    w = _LINUX.split()
+    out = []
+    for i in range(0, len(w), 3):
+        n = getattr(errno, w[i + 1], None)
+        if n is not None:
+            out.append("%d %s %s" % (n, w[i + 1], w[i + 2]))
+    return " ".join(out)
 
 
 def errno_table(platform, micropython):
-    """{errno: (name, kind)} for a port (sys.platform) and interpreter."""
-    rows = ()  # type: tuple
-    if micropython:
-        rows = _ESP32 if platform == "esp32" else (_RP2 if platform == "rp2" else _LINUX)
-    else:  # CPython: the host's own numbers (Linux, macOS...)
-        rows = tuple((getattr(errno, n), n, k) for n, k in _NAMES if hasattr(errno, n))
+    """{errno: kind} for a port (sys.platform) and interpreter."""
+    w = _rows(platform, micropython).split()
     t = {}
-    for num, name, kind in rows:
-        t[num] = (name, kind)
+    for i in range(0, len(w), 3):
+        t[int(w[i])] = int(w[i + 2])
     return t
 
 
-ERRNOS = errno_table(sys.platform, sys.implementation.name == "micropython")
+def errno_name(n, platform=None, micropython=None):
+    """The name of errno n in the running port's table (or the one named), or None: for reports, never on a busy path."""
+    if platform is None:
+        platform, micropython = sys.platform, sys.implementation.name == "micropython"
+    w = _rows(platform, micropython).split()
+    for i in range(0, len(w), 3):
+        if int(w[i]) == n:
+            return w[i + 1]
+    return None
+
+
+STACK = [sys.platform, sys.implementation.name == "micropython"]  # whose table ERRNOS is (tests set another)
+ERRNOS = errno_table(STACK[0], STACK[1])
 
 WAIT = 0
 TCP = 1
@@ -222,14 +236,13 @@ def _errno(e):
 
 
 def _kind(n):
-    k = ERRNOS.get(n)
-    return -1 if k is None else k[1]
+    return ERRNOS.get(n, -1)
 
 
 def _say(n):
     """The errno as the reports show it: its number and, when the stack's table knows it, its name."""
-    k = ERRNOS.get(n)
-    return str(n) if k is None else "%d %s" % (n, k[0])
+    name = errno_name(n, STACK[0], STACK[1])
+    return str(n) if name is None else "%d %s" % (n, name)
 
 
 def _rl_bytes(n):

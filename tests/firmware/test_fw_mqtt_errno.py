@@ -99,6 +99,7 @@ M.select = SelectModule
 
 c = M.MQTTClient("errno-" + A["stack"], A["host"], A["port"], keepalive=10, backoff_min_ms=20, backoff_max_ms=40,
                  connect_timeout_ms=1000, stable_ms=0)
+M.STACK[:] = [A["stack"], True]
 M.ERRNOS = M.errno_table(A["stack"], True)
 c.start(time.ticks_ms())
 
@@ -120,7 +121,8 @@ def settled():
 assert run(c.is_connected), c.stats()
 out = []
 k = 0
-for n, (name, kind) in sorted(M.ERRNOS.items()):
+for n, kind in sorted(M.ERRNOS.items()):
+    name = M.errno_name(n, A["stack"], True)
     for where in ("connect", "send", "recv"):
         if where == "connect":
             c.drop("next case", time.ticks_ms())  # a new connection, whose connect() raises n
