@@ -135,6 +135,7 @@ G = 9.81  # m/s²
 # Coefficient of restitution of a maple puck landing flat on another resting on the slide. The field review reports a
 # rebound of 6-8 mm after a drop of about 25 mm: e = sqrt(h_rebound / h_drop) = 0.49-0.57. The upper end is taken.
 PUCK_RESTITUTION = 0.57
+REBOUND_MS = 60  # the hole beam's rebound_ms to set (hardware/README.md): after the latest start of a bounce
 
 
 def hole_capacity(geo: dict[str, Any], rebound_mm: float = 0.0) -> int:
@@ -207,7 +208,7 @@ def main() -> int:
         f"twenty slide: holds {hole_capacity(geo)} flat twenties under the beam "
         f"({hole_capacity(geo, rb['rebound_mm'])} with a rebound); a twenty landing on one bounces "
         f"{rb['rebound_mm']:.1f} mm against {rb['margin_mm']:.1f} mm: "
-        f"back in the beam {rb['start_ms']:.0f}-{rb['end_ms']:.0f} ms after its pass (the profiles' rebound_ms)"
+        f"back in the beam {rb['start_ms']:.0f}-{rb['end_ms']:.0f} ms after its pass (rebound_ms)"
     )
     bad = problems(geo)
     for p in bad:

@@ -142,8 +142,8 @@ class App:
         s = {"up": self.uptime.now_ms(), "heap": gc.mem_free() if hasattr(gc, "mem_free") else 0,
              "ring_drop": self.sensors.dropped, "faults": self.faults, "state": self.state,
              "mem_err": self.memory_errors, "lost": self.lost,
-             "rebounds": sum(b.rebounds for b in self.sensors.beams),
-             "blocks": sum(b.blocks for b in self.sensors.beams)}
+             "rebounds": sum(b.notpass[0] for b in self.sensors.beams),
+             "blocks": sum(b.notpass[1] for b in self.sensors.beams)}
         if self.serial is not None:
             s["usb_skip"] = self.serial.skipped
             s["usb_cut"] = self.serial.cut
@@ -180,6 +180,21 @@ class App:
         from fb.watch import Stream
 
         self.watching = Stream(self, seconds, rid, self._via_mqtt)
+
+    def _feed_mqtt(self, now_ms):
+        m = self.mqtt
+        if not m.poll(now_ms):
+            self.state = "offline" if self.state == "ok" else self.state
+            return
+        if self.state == "offline":
+            self.state = "ok"
+        gap = self.outbox.gap()
+        if gap is not None and gap != self.mqtt_gap and m.publish(_payload(self.outbox.gap_line()), 1) is not None:
+            self.mqtt_gap = gap
+        for seq, line in self.outbox.after(self.mqtt_sent):
+            if m.publish(_payload(line), 1) is None:
+                break  # the QoS 1 window is full: the rest go on a later pass
+            self.mqtt_sent = seq
 
     # -- the loop
 

@@ -21,10 +21,10 @@ clear edge, and gives:
     still broken, with no edge needed) and, when it ends, `clear` {"dur_us"} at the clear time; no pass;
   - with rebound_ms (the twenty hole): a break that starts within rebound_ms of the end of the beam's last pass is
     that puck bouncing back into the beam off a twenty already on the slide (hardware/mechanics.py,
-    hole_rebound()): no second pass; it is counted in .rebounds (the `status` reply's `rebounds`);
+    hole_rebound()): no second pass; it is counted in .notpass[0] (the `status` reply's `rebounds`);
   - with max_pass_ms (the ditch beams): a break longer than a puck takes to fall through the beam, and shorter than
     stuck_ms, is no puck (a shooter's fingers in the ditch): `clear` {"dur_us"} at its end instead of a pass, counted
-    in .blocks.
+    in .notpass[1] (`blocks`).
 HallStrip(cfg, emit, backend): segments read directly or through 74HC4067 multiplexers (channel by channel:
 all signal pins at each select setting), scanned by poll(now); each segment's occupancy must hold settle_ms
 before it counts. A puck covers a run of one to three neighbouring segments (within one quadrant), and events
@@ -67,8 +67,8 @@ class BeamDetector:
         self.inv = 1 if cfg.get("invert") else 0
         self.min_pulse = cfg.get("min_pulse_us", 200)
         self.min_gap = cfg.get("min_gap_us", 1000)
-        self.stuck_ms = cfg.get("stuck_ms", 1500)
-        self.stuck_us = self.stuck_ms * 1000
+        stuck_ms = cfg.get("stuck_ms", 1500)
+        self.stuck_us = stuck_ms * 1000
         self.rebound_us = cfg.get("rebound_ms", 0) * 1000
         self.max_pass_us = cfg.get("max_pass_ms", 0) * 1000
         self.emit = emit
@@ -80,8 +80,10 @@ class BeamDetector:
         self.short = 0  # broken stretches of the run that ended before min_pulse_us
         self.stuck = False
         self.passes = 0
-        self.rebounds = 0  # breaks within rebound_ms of a pass's end: the same puck bouncing, not a pass
-        self.blocks = 0  # breaks longer than max_pass_ms and shorter than stuck_ms: no puck (a hand), a `clear`
+        # Breaks that are no pass: [0] within rebound_ms of a pass's end (the same puck bouncing), [1] longer than
+        # max_pass_ms and shorter than stuck_ms (no puck: a hand), a `clear`. (One list: every attribute more makes
+        # each beam's instance dict grow a size.)
+        self.notpass = [0, 0]
         self._pass_end = None  # when the last pass ended (rebound_ms)
         self.glitches = 0
         self.chatter = 0  # runs of two or more glitches
@@ -91,7 +93,7 @@ class BeamDetector:
         self._chat_t = 0
         self._chat_next = 0  # when the next `chatter` event may go
         self._f_pass = {"dur_us": 0}
-        self._f_stuck = {"after_ms": self.stuck_ms}
+        self._f_stuck = {"after_ms": stuck_ms}
         self._f_clear = {"dur_us": 0}
         self._f_chatter = {"bursts": 0, "edges": 0}
 
@@ -177,10 +179,10 @@ class BeamDetector:
             self.stuck = False
             self._clear(e, dur)
         elif self.max_pass_us and dur > self.max_pass_us:
-            self.blocks += 1
+            self.notpass[1] += 1
             self._clear(e, dur)
         elif self.rebound_us and self._pass_end is not None and s - self._pass_end < self.rebound_us:
-            self.rebounds += 1
+            self.notpass[0] += 1
             self._pass_end = None  # one rebound per pass: a later break is a puck again
         else:
             self._pass_end = e
@@ -600,10 +602,9 @@ class Sensors:
         # Edges a fault has already told about, per beam: soft IRQ calls that ran late, and (on a beam without a
         # hardware counter, where nothing else would say it) edges the IRQ never saw apart. Looked at once a second.
         self._late = [0] * n
-        self._dups = [0] * n
-        self._counted = bytearray(n)
+        self._dups = [0] * n  # -1: a beam with a hardware counter, whose `count` already reports such edges
         for idx, _rec in self.recs:
-            self._counted[idx] = 1
+            self._dups[idx] = -1
         self._warn_next = now + CHATTER_EVERY_US
 
     def step(self):
@@ -645,14 +646,13 @@ class Sensors:
             d = (late - self._late[i]) & EDGE_MASK
             name = self.beams[i].name
             if d and self.fault is not None:
-                self.fault("irq_late", "%s: %d edges handled after the beam had changed again (soft interrupts ran"
-                           " late): those breaks' times are late and short ones may be missed" % (name, d))  # fmt: skip
+                self.fault("irq_late", "%s: %d edges handled late (soft IRQs): their breaks' times are late" % (name, d))
             self._late[i] = late
             dups = self.beams[i].dups
-            if dups != self._dups[i] and not self._counted[i] and self.fault is not None:
-                self.fault("irq_lost", "%s: %d edges came too close together for its interrupt; it has no hardware"
-                           " counter to check the pass" % (name, dups - self._dups[i]))  # fmt: skip
-            self._dups[i] = dups
+            if self._dups[i] >= 0 and dups != self._dups[i]:
+                if self.fault is not None:
+                    self.fault("irq_lost", "%s: %d edges too close together for its IRQ" % (name, dups - self._dups[i]))
+                self._dups[i] = dups
 
     def _want_resync(self, idx):
         if not self._resync[idx]:

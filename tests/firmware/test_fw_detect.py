@@ -481,7 +481,7 @@ for pin in (2, 3):
     b.beam(pin, 300000, 22000)           # another twenty
 run(b, s, 600000)
 print([(e[0], e[1], e[2], e[3].get("dur_us")) for e in EV])
-print(s.beams[0].rebounds, s.beams[1].rebounds)
+print(s.beams[0].notpass[0], s.beams[1].notpass[0])
 """,
     ).split("\n")
     assert out[0] == str(
@@ -514,7 +514,7 @@ b.beam(3, 2000000, 240000)     # a slow, tumbling puck: still a pass
 b.beam(3, 3000000, 4000000)    # a puck resting across the beam for 4 s
 run(b, s, 8000000, step=1000)
 print([(e[0], e[2], e[3].get("dur_us", e[3].get("after_ms"))) for e in EV])
-print(s.beams[0].blocks)
+print(s.beams[0].notpass[1])
 """,
     ).split("\n")
     assert out[0] == str(

@@ -86,8 +86,7 @@ run(b, s, 1300000)
 assert passes() == [(100000, 8000)], EV
 assert kinds() == ["pass"], EV
 assert s.beams[0].state() == "clear"
-assert FAULTS == [("irq_late", "hole: 1 edges handled after the beam had changed again (soft interrupts ran late):"
-                   " those breaks' times are late and short ones may be missed")], FAULTS
+assert FAULTS == [("irq_late", "hole: 1 edges handled late (soft IRQs): their breaks' times are late")], FAULTS
 """,
     )
 
@@ -137,7 +136,7 @@ b.beam(3, 100000, 8000)
 run(b, s, 1300000)
 assert passes() == [(100000, 8000)], EV
 assert [c for c, _ in FAULTS] == ["irq_lost"], FAULTS
-assert FAULTS[0][1].startswith("ditch1: 2 edges came too close together"), FAULTS
+assert FAULTS[0][1] == "ditch1: 2 edges too close together for its IRQ", FAULTS
 """,
     )
 
