@@ -190,14 +190,26 @@ def test_the_organiser_runs_a_round_from_the_page(browser: Browser, broker: Brok
         assert page.is_visible("#keyform") and not page.is_visible("#pair")
         assert rig.http("GET", "/api/tournament/organiser", key=None)[0] == 401
         code, res = rig.http("POST", "/api/tournament/act", {"do": "pair"}, key=None)
-        assert code == 401 and res["refused"] == "no scoring key"
+        assert code == 401 and res["refused"] == "no organiser's key"
         code, res = rig.http("POST", "/api/tournament/act", {"do": "pair"}, key="ABCD-EFGH")
         assert code == 403 and res["refused"] == "wrong scoring key"
+        # A scorer's key (the one for every board, as phones were given it) is not the organiser's: no data, no act,
+        # no export; and in the browser, the page asks for the organiser's key.
+        for act in ({"do": "pair"}, {"do": "withdraw", "entrant": "Ana"}):
+            code, res = rig.http("POST", "/api/tournament/act", act, key=rig.web.key)
+            assert code == 403 and res["refused"] == "not the organiser's key", res
+            assert "organiser's key" in res["error"] and "\n" not in res["error"]
+        for url in ("/api/tournament/organiser", "/api/tournament/export/archive.zip"):
+            assert rig.http("GET", url, key=rig.web.key)[0] == 403
+        page.fill("#key", rig.web.key)
+        page.click("#keyform button")
+        page.wait_for_function("() => document.body.dataset.state === 'no-key'")
+        assert rig.web.refusals.counts["not the organiser's key"] >= 3
         code, res = rig.http("POST", "/api/tournament/act", {"do": "pair"}, origin=False)
         assert code == 403 and res["refused"] == "foreign Origin"
         assert rig.count() == n0
         # With the key (typed in the page's form): pair round 1.
-        page.fill("#key", rig.web.key)
+        page.fill("#key", rig.web.organiser_key)
         page.click("#keyform button")
         page.wait_for_function("() => document.body.dataset.state === 'live'")
         assert page.get_attribute("body", "data-hall") == "here"
@@ -530,7 +542,7 @@ def test_the_organiser_sees_the_boards_starts_the_next_stage_and_exports(
         until(lambda: {"t1", "t2"} <= set(rig.web.hub.boards()), "the boards' scoreboards on the web server")
         game, _ = casual(rig.bridge, "t1", ["Cy", "Dee"], seed=41, lines=6)
         page = new_page(browser, 1280, 900)
-        page.goto(f"{rig.url}/scorer?key={rig.web.key}")
+        page.goto(f"{rig.url}/scorer?key={rig.web.organiser_key}")
         page.goto(f"{rig.url}/organiser")
         entries(page, rig.count())
         ev = read(path)

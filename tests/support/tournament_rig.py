@@ -208,7 +208,8 @@ class TournamentRig:
         if origin and method == "POST":
             req.add_header("Origin", self.url)
         if key is not None:
-            req.add_header("X-Flickboard-Key", self.web.key if key == "yes" else key)
+            mine = self.web.organiser_key if path.startswith("/api/tournament/") else self.web.key
+            req.add_header("X-Flickboard-Key", mine if key == "yes" else key)
         try:
             with urllib.request.urlopen(req, timeout=20) as r:
                 status, raw, kind = r.status, r.read(), r.headers.get("Content-Type", "")
@@ -288,7 +289,7 @@ def main(argv: list[str]) -> int:
                 phone.wait("document.body.dataset.state === 'live' && document.querySelector('#next .board')")
                 phone.screenshot(out / "entrant.png", full_page=True)
                 org = browser.page(1280, 900)
-                org.goto(f"{rig.url}/scorer?key={rig.web.key}")
+                org.goto(f"{rig.url}/scorer?key={rig.web.organiser_key}")
                 org.goto(f"{rig.url}/organiser")
                 org.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.busy === '1'")
                 org.screenshot(out / "organiser.png")

@@ -418,6 +418,7 @@ class WebProcess:
         root = Path(__file__).resolve().parents[2]
         full_env = {**os.environ, "PYTHONPATH": str(root)}
         full_env.pop("FLICKBOARD_WEB_KEY", None)  # the operator's own setting, if any, is not this test's
+        full_env.pop("FLICKBOARD_ORGANISER_KEY", None)
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             cmd, cwd=root, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -435,6 +436,7 @@ class WebProcess:
         self._out.start()
         said = {line.strip().split(":", 1)[0]: line.strip().split(": ", 1)[1] for line in self.out[1:]}
         self.key = said["Scoring key"].split(" ")[0]
+        self.organiser_key = said["Organiser's key"].split(" ")[0]
         self.link = said["Scorers' link (for phones, not the TV)"]
 
     @staticmethod

@@ -170,7 +170,7 @@ def test_a_whole_evening_with_real_names_two_bridges_the_pages_and_the_boards(
         assert room_b.mqtt is not None and room_b.mqtt.wait_ready(10)
         until(lambda: set(ROOM_A + ROOM_B) <= set(rig.web.hub.boards()), "the 8 boards' scoreboards on the web")
         page = new_page(browser, 1280, 900)
-        page.goto(f"{rig.url}/scorer?key={rig.web.key}")
+        page.goto(f"{rig.url}/scorer?key={rig.web.organiser_key}")
         page.goto(f"{rig.url}/organiser")
         page.wait_for_function("() => document.body.dataset.state === 'live'")
         zoe = new_page(browser, 390, 740, mobile=True)

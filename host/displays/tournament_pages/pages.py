@@ -273,14 +273,14 @@ class TournamentPages:
             return organiser_view(ev, held, self.hall_state(), seen, busy, refusals, self.missing(ev))
 
         async def api_organiser(request: Request) -> Response:
-            refused = await site.key_ok(request, site.given_key(request))
+            refused = await site.key_ok(request, site.given_key(request, organiser=True), need="organiser")
             if refused is not None:
                 return refused
             seen = list(self.web.hub.boards())
             return json_response(200, await asyncio.to_thread(view_of_organiser, seen))
 
         async def api_export(request: Request) -> Response:
-            refused = await site.key_ok(request, site.given_key(request))
+            refused = await site.key_ok(request, site.given_key(request, organiser=True), need="organiser")
             if refused is not None:
                 return refused
             name = request.path_params["name"]
@@ -296,7 +296,9 @@ class TournamentPages:
             return response(200, body, EXPORTS[name], {"Content-Disposition": disposition})
 
         async def post_act(request: Request) -> Response:
-            refused = await site.origin_ok(request) or await site.key_ok(request, site.given_key(request))
+            refused = await site.origin_ok(request) or await site.key_ok(
+                request, site.given_key(request, organiser=True), need="organiser"
+            )
             if refused is not None:
                 return refused
             doc = await site.json_object(request, '{"do": ..., ...}')

@@ -27,7 +27,6 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from flickboard.core.entries import RequestError, read_request
-from flickboard.displays.web import limits
 from flickboard.displays.web.config import WebConfig
 from flickboard.displays.web.hub import Hub
 from flickboard.displays.web.plain import plain, plain_request
@@ -96,17 +95,13 @@ class BoardPages:
             bad = site.board_ok(request, board)
             if bad is not None:
                 return bad
-            opened = hub.open_stream(board)
-            if opened is None:
+            client = request.client.host if request.client is not None else "?"
+            opened = hub.open_stream(board, client)
+            if isinstance(opened, str):
                 if hub.closing:
-                    return json_response(503, error_doc("flickboard web is stopping"), {"Connection": "close"})
-                return await site.refuse(
-                    request,
-                    503,
-                    "too many pages",
-                    f"too many open pages (at most {limits.MAX_STREAMS:,} live pages on this server); close one and "
-                    "reload",
-                )
+                    return json_response(503, error_doc(opened), {"Connection": "close"})
+                kind, code = ("too many pages", 503) if "on this server" in opened else ("too many pages here", 429)
+                return await site.refuse(request, code, kind, opened, {"Retry-After": "10"})
             stream, _doc = opened
             return EventStream(hub, stream, "retry: 2000\n\n" + hub.stream_start(board))
 
@@ -114,7 +109,7 @@ class BoardPages:
             board = request.path_params["board"]
             refused = (
                 await site.origin_ok(request)
-                or await site.key_ok(request, site.given_key(request))
+                or await site.key_ok(request, site.given_key(request), board=board, need="score")
                 or await site.rate_ok(request, board)
                 or site.board_ok(request, board)
             )

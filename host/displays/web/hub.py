@@ -87,6 +87,7 @@ class Hub:
         self.loop: asyncio.AbstractEventLoop | None = None  # the HTTP server's: the streams live there
         self.streams: set[Stream] = set()  # the open event streams (changed in the loop only)
         self.by_board: dict[str, set[Stream]] = {}
+        self.by_address: dict[str, int] = {}  # client address -> its open streams (in the loop only)
         self._pinger: asyncio.Task[None] | None = None  # the loop's one task that pings quiet streams
         self.pending: dict[str, _Answer] = {}
         self._last_problem = ""
@@ -308,22 +309,42 @@ class Hub:
         doc = self.scoreboard(board)
         return first if doc is None else f"{first}event: scoreboard\ndata: {doc}\n\n"
 
-    def open_stream(self, board: str) -> tuple[Stream, str | None] | None:
-        """A new stream for the board and its latest scoreboard; None when MAX_STREAMS are open or the server
-        stops. In the loop."""
-        if len(self.streams) >= limits.MAX_STREAMS or self._closing:
-            return None
+    def open_stream(self, board: str, address: str = "") -> tuple[Stream, str | None] | str:
+        """A new stream for the board and its latest scoreboard; or why not, in one sentence: the server stops,
+        MAX_STREAMS are open, or this address has its share open (`streams_per_address`; past CROWDED pages, only
+        CROWDED_PER_ADDRESS: the last pages are kept for devices with a page or two). In the loop."""
+        if self._closing:
+            return "flickboard web is stopping"
+        total = len(self.streams)
+        mine = self.by_address.get(address, 0)
+        if total >= limits.MAX_STREAMS:
+            return (
+                f"too many open pages (at most {limits.MAX_STREAMS:,} live pages on this server); close one and reload"
+            )
+        share = self.cfg.streams_per_address
+        if total >= limits.CROWDED:
+            share = min(share, limits.CROWDED_PER_ADDRESS)
+        if mine >= share:
+            return f"too many live pages open from this device ({mine}; at most {share} at once): close one and reload"
         if self._pinger is None or self._pinger.done():
             self._pinger = asyncio.get_running_loop().create_task(self._ping())
-        s = Stream(board)
+        s = Stream(board, address)
         self.streams.add(s)
         self.by_board.setdefault(board, set()).add(s)
+        self.by_address[address] = mine + 1
         return s, self.scoreboard(board)
 
     def close_stream(self, s: Stream) -> None:
         """In the loop."""
         s.close()
+        if s not in self.streams:
+            return
         self.streams.discard(s)
+        left = self.by_address.get(s.address, 0) - 1
+        if left > 0:
+            self.by_address[s.address] = left
+        else:
+            self.by_address.pop(s.address, None)
         mine = self.by_board.get(s.board)
         if mine is not None:
             mine.discard(s)

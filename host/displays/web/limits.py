@@ -11,13 +11,17 @@ import threading
 import time
 
 MAX_BODY = 4096  # bytes of a POST body; a valid request is well under MAX_INPUT (2048) anyway
-MAX_STREAMS = 10_000  # live pages at once (a TV per board and a phone per player: a big hall is a few hundred)
+MAX_STREAMS = 4_000  # live pages at once (a TV per board and a phone per player: a big hall is a few hundred)
+STREAMS_PER_ADDRESS = 16  # live pages at once from one client address (a phone or a TV has one or two open)
+CROWDED = 3_000  # past this many live pages, an address that has CROWDED_PER_ADDRESS open gets no more, so the last
+CROWDED_PER_ADDRESS = 2  # MAX_STREAMS - CROWDED are kept for devices with a page or two (the room's TVs, phones)
 MAX_QUEUED = 256  # events waiting for a slow page; beyond, its backlog is dropped and it gets the latest scoreboard
 REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a request's head, or its body, before it is dropped
 LISTEN_BACKLOG = 2048  # connections waiting to be accepted (a hall's pages reconnecting at once after a restart)
 CLIENT_RATE = (3.0, 30.0)  # entries a second, and at once, from one client address
 BOARD_RATE = (2.0, 20.0)  # entries a second, and at once, for one board
 KEY_RATE = (1 / 12, 5.0)  # wrong scoring keys from one client address: 5 at once, then one every 12 s
+ALL_KEYS_RATE = (1.0, 60.0)  # wrong keys from all addresses together: 60 at once, then one a second
 MAX_BUCKETS = 4096  # client addresses and boards whose rates are kept
 
 

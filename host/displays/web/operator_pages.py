@@ -24,8 +24,9 @@ from flickboard.displays.web.site import Site
 class OperatorPages:
     """The routes of the console and of the scoring key (`Pages`, site.py)."""
 
-    def __init__(self, hub: Hub, ui: dict[str, bytes]) -> None:
+    def __init__(self, hub: Hub, ui: dict[str, bytes], organiser_page: bool = False) -> None:
         self.hub, self.ui = hub, ui
+        self.organiser_page = organiser_page  # a tournament's pages are plugged in: the organiser's link goes there
 
     def start(self) -> None:
         pass
@@ -46,7 +47,8 @@ class OperatorPages:
 
         async def api_console(request: Request) -> Response:
             """The console's data, for the scoring key only: every board, and every bridge with its health."""
-            refused = await site.key_ok(request, site.given_key(request))
+            given = site.given_key(request, organiser=True) or site.given_key(request)
+            refused = await site.key_ok(request, given, need="console")
             if refused is not None:
                 return refused
             return json_response(200, {"boards": hub.boards(), "broker": hub.connected, "bridges": hub.bridges()})
@@ -54,14 +56,25 @@ class OperatorPages:
         async def scorer_link(request: Request) -> Response:
             """The operator's link: the key in the query, kept in a cookie, then the boards."""
             query = (request.scope.get("query_string") or b"").decode("latin-1")
-            refused = await site.key_ok(request, parse_qs(query).get("key", [""])[0])
-            return refused or response(303, b"", "text/plain", {"Location": "/", **site.key_cookie()})
+            given = parse_qs(query).get("key", [""])[0]
+            grant = await site.grant(request, given)
+            if isinstance(grant, Response):
+                return grant
+            where = "/organiser" if grant.organiser and self.organiser_page else "/"
+            if grant.boards is not None and len(grant.boards) == 1:
+                where = f"/enter/{next(iter(grant.boards))}"
+            return response(303, b"", "text/plain", {"Location": where, **site.key_cookie(given, grant)})
 
         async def api_scorer(request: Request) -> Response:
-            """Whether this phone holds the key (a wrong one counts as a try)."""
+            """Whether this phone holds a scoring key, and the boards it scores (a wrong one counts as a try)."""
             given = site.given_key(request)
-            refused = await site.key_ok(request, given) if given else None
-            return refused or json_response(200, {"scorer": bool(given)})
+            if not given:
+                return json_response(200, {"scorer": False})
+            grant = await site.grant(request, given)
+            if isinstance(grant, Response):
+                return grant
+            boards = None if grant.boards is None else sorted(grant.boards)
+            return json_response(200, {"scorer": not grant.organiser, "boards": boards, "key": grant.who})
 
         async def post_key(request: Request) -> Response:
             """`{"key": "..."}` from the entry page's form: the key kept in a cookie, or refused."""
@@ -74,7 +87,12 @@ class OperatorPages:
             given = doc.get("key")
             if not isinstance(given, str):
                 return json_response(400, error_doc('send {"key": "..."}'))
-            return await site.key_ok(request, given) or json_response(200, {"ok": True}, site.key_cookie())
+            grant = await site.grant(request, given, organiser=doc.get("organiser") is True)
+            if isinstance(grant, Response):
+                return grant
+            boards = None if grant.boards is None else sorted(grant.boards)
+            said = {"ok": True, "organiser": grant.organiser, "boards": boards, "key": grant.who}
+            return json_response(200, said, site.key_cookie(given, grant))
 
         return [
             Route("/console", console, methods=get),
@@ -86,5 +104,5 @@ class OperatorPages:
 
 
 def scorer_link(url: str, key: str) -> str:
-    """The link that gives a phone the scoring key (for the operator's eyes only)."""
+    """The link that gives a browser a key: a phone its scoring key, the organiser's their own (for their eyes only)."""
     return f"{url}/scorer?key={normal_key(key)}"

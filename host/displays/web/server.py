@@ -29,7 +29,7 @@ from flickboard.displays.web import limits
 from flickboard.displays.web.board_pages import BoardPages
 from flickboard.displays.web.config import WebConfig, WebError
 from flickboard.displays.web.hub import Hub
-from flickboard.displays.web.key import new_key
+from flickboard.displays.web.key import Keys, new_key, normal_key
 from flickboard.displays.web.operator_pages import OperatorPages, scorer_link
 from flickboard.displays.web.refusals import Refusals, printable
 from flickboard.displays.web.responses import PAGES, STATIC, load_files
@@ -132,7 +132,11 @@ class WebApp:
         self.say = say
         self.ui = load_files("flickboard.displays.web", (*PAGES, *STATIC))
         self.refusals = Refusals(say)
-        self.key = cfg.key or new_key()  # as the operator wrote it, or ABCD-EFGH
+        self.key = cfg.key or new_key()  # as the operator wrote it, or ABCD-EFGH: scores every board
+        self.organiser_key = cfg.organiser_key or new_key()  # the organiser's page and the console; scores nothing
+        while normal_key(self.organiser_key) == normal_key(self.key) and cfg.organiser_key is None:
+            self.organiser_key = new_key()
+        self.keys = Keys(self.key, self.organiser_key, cfg.scorer_keys)  # WebError: said in one line
         self.hub = Hub(cfg, say, self.refusals)
         try:
             self.sock = _listen(cfg.host, cfg.port)
@@ -144,8 +148,8 @@ class WebApp:
         except WebError:
             self.sock.close()
             raise
-        own: list[Pages] = [BoardPages(cfg, self.hub, self.ui), OperatorPages(self.hub, self.ui)]
-        self.site = Site(cfg, self.key, self.refusals, say, [*self.pages, *own])
+        own: list[Pages] = [BoardPages(cfg, self.hub, self.ui), OperatorPages(self.hub, self.ui, bool(self.pages))]
+        self.site = Site(cfg, self.keys, self.refusals, say, [*self.pages, *own])
         self.links = [line for p in [*own, *self.pages] for line in p.links(self.url)]
         config = uvicorn.Config(
             self.site,
@@ -174,6 +178,11 @@ class WebApp:
         elif ":" in host:
             host = f"[{host}]"
         return f"http://{host}:{self.port}"
+
+    @property
+    def organiser_link(self) -> str:
+        """The link that logs a browser in as the organiser (for the organiser's eyes only)."""
+        return scorer_link(self.url, self.organiser_key)
 
     @property
     def scorer_link(self) -> str:

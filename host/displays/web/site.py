@@ -11,13 +11,14 @@ responses.py. Who may do what: docs/displays.md, "Who can score".
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
-import hmac
 import html
 import ipaddress
 import json
 import math
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -32,7 +33,7 @@ from starlette.types import Message, Receive, Scope, Send
 from flickboard.config import is_board_id
 from flickboard.displays.web import limits
 from flickboard.displays.web.config import WebConfig
-from flickboard.displays.web.key import KEY_COOKIE, KEY_HEADER, KEY_MAX_AGE, normal_key
+from flickboard.displays.web.key import KEY_COOKIE, KEY_HEADER, KEY_MAX_AGE, ORGANISER_COOKIE, Grant, Keys, normal_key
 from flickboard.displays.web.limits import Buckets
 from flickboard.displays.web.refusals import Refusals, printable
 from flickboard.displays.web.responses import error_doc, html_response, json_response
@@ -59,23 +60,23 @@ class Site:
     answers for, the scoring key and the rates, and counts every refusal in `refusals`."""
 
     def __init__(
-        self, cfg: WebConfig, key: str, refusals: Refusals, say: Callable[[str], None], pages: Sequence[Pages]
+        self, cfg: WebConfig, keys: Keys, refusals: Refusals, say: Callable[[str], None], pages: Sequence[Pages]
     ) -> None:
         self.cfg = cfg
-        self.key = key  # as the operator wrote it, or ABCD-EFGH
+        self.keys = keys
         self.refusals = refusals
         self.say = say
         self.names = own_names(cfg)
-        self.key_tries = Buckets(*cfg.key_rate)
+        self.key_tries = Buckets(*cfg.key_rate)  # wrong keys, per address
+        self.all_key_tries = Buckets(*cfg.all_keys_rate)  # wrong keys, from every address together
+        self.known: collections.OrderedDict[str, None] = collections.OrderedDict()  # addresses that gave a right key
+        self._known_lock = threading.Lock()
         self.client_rate = Buckets(*cfg.client_rate)
         self.board_rate = Buckets(*cfg.board_rate)
         routes = [route for p in pages for route in p.routes(self)]
         handlers = {HTTPException: self._http_error, Exception: self._crashed}
         self.app = Starlette(routes=routes, exception_handlers=handlers)
         self.app.router.redirect_slashes = False  # `/tv/t1/` is no page, as it never was
-
-    def key_matches(self, given: str) -> bool:
-        return hmac.compare_digest(normal_key(given).encode(), normal_key(self.key).encode())
 
     def host_problem(self, host: str | None, local: str) -> str | None:
         """Why a request's Host is not one this server answers for; None when it is: one of its names (localhost,
@@ -199,20 +200,55 @@ class Site:
         return await self.refuse(request, 403, "foreign Origin", problem)
 
     @staticmethod
-    def given_key(request: Request) -> str | None:
+    def given_key(request: Request, organiser: bool = False) -> str | None:
+        """The key a request gives: its X-Flickboard-Key header, else its cookie (the organiser's, or the scorer's)."""
         given = request.headers.get(KEY_HEADER)
+        cookie = ORGANISER_COOKIE if organiser else KEY_COOKIE
         if given is None:
             for part in (request.headers.get("cookie") or "").split(";"):
                 name, _, value = part.strip().partition("=")
-                if name == KEY_COOKIE:
+                if name == cookie:
                     given = value
         return given
 
-    async def key_ok(self, request: Request, given: str | None) -> Response | None:
-        """None when the scoring key is the server's; a refusal (401, 403) or throttled (429) otherwise. A device that
-        sent too many wrong keys is refused for a while whatever it sends, so guessing goes no faster."""
+    async def key_ok(
+        self, request: Request, given: str | None, *, board: str | None = None, need: str = "any"
+    ) -> Response | None:
+        """None when the key may do what is asked (`need`: "score" `board`, "organiser", "console", or "any" key of
+        this server's); a refusal (401, 403) or throttled (429) otherwise. A device that sent too many wrong keys is
+        refused for a while whatever it sends, so guessing goes no faster; and past a budget of wrong keys from every
+        address together, only devices that gave a right key before are heard, so many addresses buy no more
+        guesses."""
+        grant = await self.grant(request, given, organiser=need == "organiser")
+        if isinstance(grant, Response):
+            return grant
+        if need == "score" and board is not None and not grant.scores(board):
+            if grant.organiser:
+                said = "the organiser's key scores no board: use a scoring key for this board"
+            else:
+                said = f"this is {grant.who}: it does not score board {board}; ask the organiser for that board's key"
+            return await self.refuse(request, 403, "key for other boards", said)
+        if need == "organiser" and not grant.organiser:
+            said = (
+                f"this is {grant.who}: the organiser's page needs the organiser's key (on the terminal of "
+                "flickboard web)"
+            )
+            return await self.refuse(request, 403, "not the organiser's key", said)
+        if need == "console" and not (grant.organiser or grant.boards is None):
+            said = f"this is {grant.who}: the console needs the organiser's key or the scoring key for every board"
+            return await self.refuse(request, 403, "not the organiser's key", said)
+        return None
+
+    async def grant(self, request: Request, given: str | None, organiser: bool = False) -> Grant | Response:
+        """What the given key may do, or the refusal: none given (401), a wrong one (403), too many wrong ones (429)."""
         client = _client(request)
+        whose = "the organiser's key" if organiser else "the scoring key"
         if not given:
+            if organiser:
+                return await self.refuse(
+                    request, 401, "no organiser's key", "the organiser's page needs the organiser's key: it is on "
+                    "the terminal of flickboard web"
+                )  # fmt: skip
             return await self.refuse(request, 401, "no scoring key", _who_needs_the_key(request))
         wait = self.key_tries.wait(client)
         if wait > 0:
@@ -221,21 +257,41 @@ class Site:
                 request,
                 429,
                 "wrong keys throttled",
-                f"too many wrong scoring keys from this device: try again in {secs} s",
+                f"too many wrong keys from this device: try again in {secs} s",
                 {"Retry-After": str(secs)},
             )
-        if self.key_matches(given):
-            return None
+        known = client in self.known
+        wait = 0.0 if known else self.all_key_tries.wait("*")
+        if wait > 0:
+            secs = max(1, math.ceil(wait))
+            return await self.refuse(
+                request,
+                429,
+                "wrong keys from many devices",
+                f"too many wrong keys on this server from many devices just now: try again in {secs} s",
+                {"Retry-After": str(secs)},
+            )
+        grant = self.keys.grant(given)
+        if grant is not None:
+            with self._known_lock:
+                self.known[client] = None
+                self.known.move_to_end(client)
+                while len(self.known) > limits.MAX_BUCKETS:
+                    self.known.popitem(last=False)
+            return grant
         self.key_tries.take(client)
+        self.all_key_tries.take("*")
         # a cookie with an old key (the server restarted without --key-file) is cleared: the next page asks anew
-        forget = {} if request.headers.get(KEY_HEADER) else {"Set-Cookie": f"{KEY_COOKIE}=; Path=/; Max-Age=0"}
+        cookie = ORGANISER_COOKIE if organiser else KEY_COOKIE
+        forget = {} if request.headers.get(KEY_HEADER) else {"Set-Cookie": f"{cookie}=; Path=/; Max-Age=0"}
         return await self.refuse(
             request,
             403,
             "wrong scoring key",
+            f"wrong key: ask the organiser for {whose}" if organiser else
             "wrong scoring key: ask the organiser for the one on their screen",
             forget,
-        )
+        )  # fmt: skip
 
     async def rate_ok(self, request: Request, board: str) -> Response | None:
         wait = self.client_rate.take(_client(request))
@@ -254,9 +310,11 @@ class Site:
             {"Retry-After": str(secs)},
         )
 
-    def key_cookie(self) -> dict[str, str]:
-        key = normal_key(self.key)
-        return {"Set-Cookie": f"{KEY_COOKIE}={key}; Path=/; Max-Age={KEY_MAX_AGE}; HttpOnly; SameSite=Strict"}
+    @staticmethod
+    def key_cookie(given: str, grant: Grant) -> dict[str, str]:
+        """The cookie that keeps a right key in this browser: the organiser's, or the scorer's."""
+        name = ORGANISER_COOKIE if grant.organiser else KEY_COOKIE
+        return {"Set-Cookie": f"{name}={normal_key(given)}; Path=/; Max-Age={KEY_MAX_AGE}; HttpOnly; SameSite=Strict"}
 
     def board_ok(self, request: Request, board: str) -> Response | None:
         """None when the board may be shown: a valid id, followed by this server; a 404 otherwise."""
@@ -308,7 +366,8 @@ class Site:
 
 # Who asks without the key, by the path it asks on: the console is the operator's, every other page a scorer's phone.
 NO_KEY = {
-    "/api/console": "the console shows the operator's details: type the scoring key the operator's terminal shows",
+    "/api/console": "the console shows the operator's details: type the organiser's key (or the scoring key for every "
+    "board) the operator's terminal shows",
 }
 NO_KEY_PHONE = "to score, give this phone the scoring key: the organiser's screen shows it"
 

@@ -27,8 +27,9 @@ class Stream:
     """What waits to be sent on one open event stream, in the server's event loop: whole events, as bytes. The hub
     hands them over from paho's thread with `loop.call_soon_threadsafe`; everything here runs in the loop."""
 
-    def __init__(self, board: str) -> None:
+    def __init__(self, board: str, address: str = "") -> None:
         self.board = board
+        self.address = address  # the client's address (the per-address limit)
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(limits.MAX_QUEUED)
         self.closed = False
         self.resyncs = 0  # times this page fell MAX_QUEUED events behind

@@ -4,7 +4,7 @@
 // board's result held for the organiser, abandon a game in progress that keeps a board, withdraw an entrant; see
 // what the boards said (a game in progress keeping a match waiting, a board that refused a match, with the reason),
 // every stage's standings (the columns of `flickboard tournament standings`), the exports and the score cards.
-// Every act is one POST to /api/tournament/act (scoring key), answered in one line; the event is read every 2 s from
+// Every act is one POST to /api/tournament/act (the organiser's key), answered in one line; the event is read every 2 s from
 // /api/tournament/organiser. While a field is being typed in, the page is not redrawn under it.
 
 (() => {
@@ -288,7 +288,7 @@
       const text = await r.text();
       const res = JSON.parse(text);
       if (!r.ok) {
-        st.key = !["no scoring key", "wrong scoring key"].includes(res.refused);
+        st.key = !["no organiser's key", "not the organiser's key", "wrong scoring key"].includes(res.refused);
         st.error = st.key ? res.error || `refused (${r.status})` : null;
       } else {
         st.key = true;

@@ -176,7 +176,7 @@
       const r = await fetch("/api/console");
       const res = await r.json();
       if (!r.ok) {
-        st.key = !["no scoring key", "wrong scoring key"].includes(res.refused);
+        st.key = !["no scoring key", "wrong scoring key", "not the organiser's key"].includes(res.refused);
         st.error = st.key ? res.error || SAY.refused(r.status) : null;
       } else {
         st.key = true;

@@ -219,7 +219,7 @@
 
   // ---- the scoring key: asked once, then kept by the browser (an HttpOnly cookie set by the server)
 
-  const KEY_REFUSALS = ["no scoring key", "wrong scoring key"];
+  const KEY_REFUSALS = ["no scoring key", "wrong scoring key", "key for other boards"];
 
   function showKeyForm(show) {
     $("keyform").hidden = !show;
