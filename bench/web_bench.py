@@ -67,9 +67,10 @@ class Pages:
     def event(self, seq: int) -> asyncio.Event:
         return self.complete.setdefault(seq, asyncio.Event())
 
-    async def page(self) -> None:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+    async def page(self, i: int = 0) -> None:
+        try:  # each page from its own loopback address, as each TV or phone has its own (one device: a few pages)
+            source = (f"127.0.{2 + i // 250}.{1 + i % 250}", 0)
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=source)
         except OSError as e:
             self.failed.append(f"connect: {e}")
             return
@@ -187,7 +188,7 @@ def web(broker: Any, tmp: Path, pages: int = 1000, updates: int = 30) -> dict[st
 async def _measure(port: int, n: int, updates: int, publish: Any, floor: Floor) -> dict[str, Any]:
     pages = Pages(port, n)
     t0 = time.monotonic()
-    tasks = [asyncio.create_task(pages.page()) for _ in range(n)]
+    tasks = [asyncio.create_task(pages.page(i)) for i in range(n)]
     try:
         async with asyncio.timeout(120):
             await pages.event(0).wait()  # every page has the retained scoreboard: all are open and live

@@ -694,8 +694,14 @@ def test_screenshots_of_the_other_games(browser: Chromium, rig: Rig) -> None:
 
 
 def open_streams(port: int, n: int) -> list[socket.socket]:
-    """`n` event streams opened at once, as `n` pages would, each read up to its first scoreboard."""
-    socks = [socket.create_connection(("127.0.0.1", port), timeout=15) for _ in range(n)]
+    """`n` event streams opened at once, as `n` pages would (each from its own address: one device may have only a few
+    open), each read up to its first scoreboard."""
+    socks = [
+        socket.create_connection(
+            ("127.0.0.1", port), timeout=15, source_address=(f"127.0.{2 + i // 250}.{1 + i % 250}", 0)
+        )
+        for i in range(n)
+    ]
     for s in socks:
         s.sendall(f"GET /api/{BOARD}/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
     return socks

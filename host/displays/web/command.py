@@ -143,7 +143,7 @@ def run_web(args: Any, out: TextIO) -> int:
             print(f"  Organiser's link (for the organiser only): {app.organiser_link}", file=out, flush=True)
             if app.cfg.scorer_keys is not None:
                 print(f"  Scorers' keys, each for its boards: {app.cfg.scorer_keys}", file=out, flush=True)
-            print(f"  Scoring key: {app.key} (every board; {app.cfg.key_source})", file=out, flush=True)
+            print(f"  Scoring key: {app.key} ({app.cfg.key_source}); it scores every board", file=out, flush=True)
             print(f"  Scorers' link (for phones, not the TV): {app.scorer_link}", file=out, flush=True)
             while not stop.wait(0.5):
                 pass

@@ -62,7 +62,8 @@ def load_key(
     WebError."""
     given = env.get(env_name)
     if given is not None and key_file is not None:
-        raise WebError(f"give the key one way: {env_name} or {option}, not both")
+        what = "scoring key" if env_name == KEY_ENV else "organiser's key"
+        raise WebError(f"give the {what} one way: {env_name} or {option}, not both")
     if given is not None:
         problem = key_problem(given)
         if problem:

@@ -257,7 +257,7 @@ class Site:
                 request,
                 429,
                 "wrong keys throttled",
-                f"too many wrong keys from this device: try again in {secs} s",
+                f"too many wrong {'keys' if organiser else 'scoring keys'} from this device: try again in {secs} s",
                 {"Retry-After": str(secs)},
             )
         known = client in self.known
