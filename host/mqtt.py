@@ -176,6 +176,14 @@ class BridgeWatch:
             return self.online(None)
         return self.online(owner) if is_bridge_id(owner) else None
 
+    def retained(self) -> list[tuple[str, bytes]]:
+        """What was heard, as the retained messages that said it (for a listener that joins later)."""
+        with self._lock:
+            said = [(bridge_topic(b, "status"), b"online" if up else b"offline") for b, up in self._online.items()]
+            if self._shared is not None:
+                said.append((BRIDGE_STATUS, b"online" if self._shared else b"offline"))
+        return said
+
     @property
     def bridges(self) -> dict[str, bool]:
         """Every bridge heard of: id -> online."""

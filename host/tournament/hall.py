@@ -69,7 +69,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import paho.mqtt.client as paho
 
@@ -116,6 +116,32 @@ COUNTS = (
 
 class HallError(Exception):
     """The hall cannot start; str() is one line for the organiser."""
+
+
+class Link(Protocol):
+    """Another program's MQTT connection the hall runs on (`flickboard web --tournament`: its hub's), so that one
+    program is one connection under one broker user. It subscribes to what the hall reads (`Hall.topics`), hands
+    every message to `Hall.feed` (after its own size guard), tells `Hall.connection(up, refused)` when its
+    subscriptions are answered or the connection is lost, and publishes the hall's requests."""
+
+    @property
+    def ready(self) -> bool: ...
+
+    @property
+    def connected(self) -> bool: ...
+
+    def publish_entry(self, board: str, payload: bytes, wait: float) -> bool:
+        """An entry on the board's input topic, with the lifetime of one whose answer is awaited `wait` seconds
+        (flickboard/mqtt.py `publish_entry`); False when it could not be sent."""
+        ...
+
+    def attach(self, hall: Hall) -> None:
+        """From now on, hand the hall every message; first, the latest retained scoreboard of each board."""
+        ...
+
+    def detach(self, hall: Hall) -> None:
+        """No more messages for the hall."""
+        ...
 
 
 @dataclass
@@ -298,8 +324,10 @@ class Hall:
         answer_timeout: float = 10.0,
         settle: float = 0.5,
         say: Callable[[str], None] | None = None,
+        link: Link | None = None,
     ) -> None:
         self.path = path
+        self.link = link  # another program's connection to run on (None: the hall's own)
         self.url = mqtt
         self.ca_file = ca_file
         self.boards = tuple(boards) if boards is not None else None
@@ -378,9 +406,16 @@ class Hall:
 
     @property
     def ready(self) -> bool:
+        if self.link is not None:
+            return self.link.ready
         return self._subscriber is not None and self._subscriber.ready
 
     def wait_ready(self, timeout: float = 10) -> bool:
+        if self.link is not None:
+            deadline = time.monotonic() + timeout
+            while not self.link.ready and time.monotonic() < deadline:
+                time.sleep(0.02)
+            return self.link.ready
         return self._subscriber is not None and self._subscriber.wait_ready(timeout)
 
     def dismiss(self, match: str, journal_path: str) -> str:
@@ -418,6 +453,11 @@ class Hall:
             raise HallError(str(e)) from None
         for rec in self._side.records:
             self._restore(rec)
+        if self.link is not None:  # on another program's connection: no second login under the same user
+            self._worker = threading.Thread(target=self._work, name="hall", daemon=True)
+            self._worker.start()
+            self.link.attach(self)
+            return self
         try:
             c = mqtt_client(self.url, self.client_id, self.ca_file, entries=True)
         except ValueError as e:
@@ -440,6 +480,8 @@ class Hall:
 
     def stop(self) -> None:
         self._stop.set()
+        if self.link is not None:
+            self.link.detach(self)
         if self._worker is not None:
             self._worker.join(10)
         if self._client is not None:
@@ -538,8 +580,24 @@ class Hall:
 
     # -- MQTT (paho's network thread: hand everything to the worker) ---------------------------------------
 
-    def _topics(self) -> list[str]:
+    def topics(self) -> list[str]:
+        """What the hall reads: every bridge's status, and the boards' scoreboards and answers."""
         return [*BridgeWatch.TOPICS, *board_topics(self.boards, (SCOREBOARD, RESULT))]
+
+    _topics = topics
+
+    def connection(self, up: bool, refused: list[str] | None = None) -> None:
+        """From a `Link`: its subscriptions are answered (`up`), or the connection is lost."""
+        if up:
+            self._subscribed(refused or [])
+        else:
+            self._down("the connection was lost")
+
+    def feed(self, topic: str, payload: bytes) -> None:
+        """One message, from a `Link` (paho's thread: handed to the worker)."""
+        if self.watch.feed(topic, payload):
+            return
+        self._inbox.put((topic, payload))
 
     def _subscribed(self, refused: list[str]) -> None:
         if refused:
@@ -810,16 +868,21 @@ class Hall:
         self._busy = busy
 
     def _send(self, m: Match, board: str, assign: int, attempt: int) -> None:
-        assert self._client is not None and self._subscriber is not None
-        if not self._subscriber.connected:  # paho would keep it until the reconnect, and its lifetime start then
-            return  # the next pass sends it, once connected
+        if self.link is not None:
+            if not self.link.connected:  # the next pass sends it, once connected
+                return
+        elif self._client is None or self._subscriber is None or not self._subscriber.connected:
+            return  # paho would keep it until the reconnect, and its lifetime start then: the next pass sends it
         prior = self._docs.get(board, {}).get("journal")
         o = Open(m.id, board, _rid(m.id, attempt), assign, prior)
         self._write({"hall": "open", "match": m.id, "board": board, "id": o.rid, "assign": assign, "prior": prior})
         self._opens[m.id] = self._by_rid[o.rid] = o
         payload = json.dumps({"id": o.rid, "new": request_of(self.event, m)}).encode()
         o.sent = time.monotonic()
-        publish_entry(self._client, board, payload, self.answer_timeout)  # dropped by the broker if not taken in time
+        if self.link is not None:  # dropped by the broker if not taken in time
+            self.link.publish_entry(board, payload, self.answer_timeout)
+        elif self._client is not None:
+            publish_entry(self._client, board, payload, self.answer_timeout)
         self._counts["requests"] += 1
 
     def _once(self, what: str, key: str, line: str) -> None:

@@ -15,11 +15,12 @@ file read for them, the hall run for it, and their routes.
 
 The event is read lock-free, and again only when the file changed (`EventFile`). Every act goes through the
 tournament's `Director` (a short lock per act, so the hall and the `flickboard tournament` commands may act on the
-same file). The server runs the `Hall` for the event in-process: the boards open their assigned matches and report
-their results, and its held results are the organiser's to approve or dismiss; what it says about the boards (a
-game in progress that keeps a match waiting, a board that refused a match) is on the organiser's page and the hall
-screen. If another hall holds the file (`flickboard tournament run`), the pages work the same and the organiser's
-page says so (that hall's notices are on its own terminal).
+same file). The server runs the `Hall` for the event in-process, on the server's own MQTT connection (one program,
+one connection, one broker user: a second login under the same user would push the first off): the boards open their
+assigned matches and report their results, and its held results are the organiser's to approve or dismiss; what it
+says about the boards (a game in progress that keeps a match waiting, a board that refused a match) is on the
+organiser's page and the hall screen. If another hall holds the file (`flickboard tournament run`), the pages work
+the same and the organiser's page says so (that hall's notices are on its own terminal).
 """
 
 from __future__ import annotations
@@ -109,8 +110,13 @@ class TournamentPages:
 
     def start(self) -> None:
         cfg = self.web.cfg
-        hall = Hall(
-            self.path, cfg.mqtt, ca_file=cfg.ca_file, boards=cfg.boards, say=lambda t: self.web.say(f"tournament: {t}")
+        hall = Hall(  # on the server's own MQTT connection: one program, one connection, one broker user
+            self.path,
+            cfg.mqtt,
+            ca_file=cfg.ca_file,
+            boards=cfg.boards,
+            say=lambda t: self.web.say(f"tournament: {t}"),
+            link=self.web.hub,
         )
         try:
             self.hall = hall.start()

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.reasoncodes import ReasonCode
@@ -34,9 +34,11 @@ from flickboard.mqtt import (
     HEALTH,
     MAX_DOCUMENT,
     RESULT,
+    SCOREBOARD,
     BridgeWatch,
     PayloadGuard,
     Subscriber,
+    board_topic,
     board_topics,
     parse_board_topic,
     parse_bridge_topic,
@@ -70,6 +72,14 @@ class _Answer:
             self.done.set_result(None)
 
 
+class Tap(Protocol):
+    """What listens on the hub's connection besides the pages (a tournament's hall)."""
+
+    def feed(self, topic: str, payload: bytes) -> None: ...
+
+    def connection(self, up: bool, refused: list[str] | None = None) -> None: ...
+
+
 class Hub:
     """The broker side of `flickboard web`: what the bridge publishes, kept and fanned out to the event streams,
     and manual entries sent on its input topics. paho reconnects on its own; `on_connect` subscribes again."""
@@ -90,6 +100,7 @@ class Hub:
         self.by_address: dict[str, int] = {}  # client address -> its open streams (in the loop only)
         self._pinger: asyncio.Task[None] | None = None  # the loop's one task that pings quiet streams
         self.pending: dict[str, _Answer] = {}
+        self.taps: list[Tap] = []  # a tournament's hall run on this connection (tournament_pages): every message
         self._last_problem = ""
         self._closing = False
         try:
@@ -121,7 +132,32 @@ class Hub:
         return self.subscriber.ready
 
     def topics(self) -> list[str]:
+        """What the pages read, and what a hall on this connection reads (the same boards' scoreboards and answers,
+        and every bridge's status: already among them)."""
         return [*board_topics(self.cfg.boards, DISPLAY_KINDS), *BridgeWatch.TOPICS, EVERY_BRIDGE_HEALTH]
+
+    # -- a tournament's hall on this connection (host/tournament/hall.py, `Link`): one program, one connection
+
+    def attach(self, tap: Tap) -> None:
+        """Hand `tap` every message from now on; first, each board's latest scoreboard and every bridge's status (the
+        retained ones it would have heard had it subscribed itself), and whether the subscriptions are answered."""
+        with self.lock:
+            self.taps = [*self.taps, tap]
+            docs = dict(self.docs)
+        for topic, payload in self.watch.retained():
+            tap.feed(topic, payload)
+        for board, doc in docs.items():
+            tap.feed(board_topic(board, SCOREBOARD), doc.encode())
+        if self.ready:
+            tap.connection(True, [])
+
+    def detach(self, tap: Tap) -> None:
+        with self.lock:
+            self.taps = [t for t in self.taps if t is not tap]
+
+    def publish_entry(self, board: str, payload: bytes, wait: float) -> bool:
+        """A request of the hall's, with an entry's lifetime (QoS 1); False when paho could not take it."""
+        return publish_entry(self.client, board, payload, wait).rc == mqtt.MQTT_ERR_SUCCESS
 
     def start(self) -> None:
         try:
@@ -180,12 +216,16 @@ class Hub:
     def _subscribed(self, refused: list[str]) -> None:
         if refused:
             self._problem(f"the broker {self.cfg.mqtt} refused the subscription to {', '.join(refused)}")
+        for tap in self.taps:
+            tap.connection(True, refused)
 
     def _down(self, rc: ReasonCode) -> None:
         if self._closing:
             return
         self._problem(f"lost the broker {self.cfg.mqtt} ({rc}); reconnecting")
         self._fan_status()
+        for tap in self.taps:
+            tap.connection(False)
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
         size = self.guard.take()
@@ -197,7 +237,10 @@ class Hub:
                     "dropped unread (a real scoreboard is a few kB)",
                 )
                 return
-            self._message(msg.topic, bytes(msg.payload), bool(msg.retain))
+            payload = bytes(msg.payload)
+            self._message(msg.topic, payload, bool(msg.retain))
+            for tap in self.taps:  # after the pages' own copy is kept: `attach` misses nothing in between
+                tap.feed(msg.topic, payload)
         except Exception as e:  # never let one odd message stop the others
             self.say(printable(f"a message on {msg.topic[:80]} could not be used ({type(e).__name__}: {e})"))
 
