@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -362,6 +363,7 @@ def load_config(
                 source = "--" + key.replace("_", "-")
             values[key] = _normalise(key, raw, source)
             sources[key] = source
+    warn_password_in_url(values["mqtt"], sources["mqtt"])
     if values["password_file"] is not None:
         values["mqtt"] = _with_password_file(values["mqtt"], values["password_file"], sources)
     if values["bridge_id"] is None:
@@ -390,6 +392,17 @@ def _with_password_file(url: MqttUrl | None, path: str, sources: Mapping[str, st
     if not password:
         raise ConfigError(f"{where}: the password file {path!r} is empty")
     return replace(url, password=password)
+
+
+def warn_password_in_url(url: MqttUrl | None, source: str) -> None:
+    """One line on stderr when the broker password is inside --mqtt: any user of the machine reads it with `ps`."""
+    if url is not None and url.password is not None and source == "--mqtt":
+        print(
+            "flickboard: warning: the broker password is inside --mqtt, where anyone on this machine can read it "
+            f"(ps): put it alone in a file only you can read and give --password-file FILE (or {PASSWORD_ENV})",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 CLIENT_KEYS = ("mqtt", "ca_file", "password_file")
@@ -422,6 +435,7 @@ def client_settings(
     url: MqttUrl | None = values["mqtt"]
     if url is None:
         raise ConfigError("give the broker: --mqtt URL, or `mqtt` in the settings file (--config)")
+    warn_password_in_url(url, sources["mqtt"])
     if values["password_file"] is not None:
         url = _with_password_file(url, values["password_file"], sources)
     elif url.username is not None and url.password is None and env.get(PASSWORD_ENV):
