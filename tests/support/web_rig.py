@@ -411,10 +411,11 @@ class WebProcess:
     """`flickboard web` as the operator runs it: its own process (`python -m flickboard.displays.web`), its terminal
     read. `key` and `link` are what the terminal showed; `errors` is every line it wrote on stderr so far."""
 
-    def __init__(self, broker: Broker, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, broker: Broker, *args: str, env: dict[str, str] | None = None, mqtt: str | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "-m", "flickboard.displays.web", "--mqtt", broker.url, "--port", str(self.port), *args]
+        url = mqtt or broker.url
+        cmd = [sys.executable, "-m", "flickboard.displays.web", "--mqtt", url, "--port", str(self.port), *args]
         root = Path(__file__).resolve().parents[2]
         full_env = {**os.environ, "PYTHONPATH": str(root)}
         full_env.pop("FLICKBOARD_WEB_KEY", None)  # the operator's own setting, if any, is not this test's

@@ -14,11 +14,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import socket
 import ssl
 import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -31,74 +29,25 @@ import pytest
 from e2e import SHOT_MS, BridgeProc, Watcher, game, proto, replay_summary
 from faults import Tap, prefix, score_matches, tap_stdout
 from paho.mqtt.enums import CallbackAPIVersion
+from secure_broker import EXAMPLE, SecureBroker
 
 from flickboard.core import journal
 from flickboard.rules.transcript import parse_transcript
 from flickboard.sim.board_scenario import from_transcript
-from flickboard.sim.broker import Broker, find_mosquitto, free_port
+from flickboard.sim.broker import find_mosquitto
 from flickboard.sim.driver import Driver
 from flickboard.sim.simulator import spawn_board
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "docs" / "mosquitto"
 USERS = ("flickboard-bridge", "display", "scorer", "web", "integrations", "table-1", "table-2")
 MAX_PACKET = 262144  # docs/mosquitto/mosquitto.conf max_packet_size
-
-
-class SecureBroker(Broker):
-    """Mosquitto run from the example configuration: `port` is the boards' listener (password, no TLS),
-    `tls_port` the TLS listener; `passwords[user]` the users' passwords; `ca` the CA certificate."""
-
-    def __init__(self, exe: str) -> None:
-        self.exe = exe
-        self.host = "127.0.0.1"
-        self.port = free_port()
-        self.tls_port = free_port()
-        self._dir = tempfile.TemporaryDirectory(prefix="flickboard-secure-mosquitto-")
-        d = Path(self._dir.name)
-        self.conf = d / "mosquitto.conf"
-        self.log = d / "mosquitto.log"
-        self.proc = None
-        etc = d / "etc"
-        etc.mkdir()
-        (d / "db").mkdir()
-        made = subprocess.run(
-            ["sh", str(EXAMPLE / "make-certs.sh"), str(etc), "localhost", "127.0.0.1"], capture_output=True, text=True
-        )
-        assert made.returncode == 0, made.stderr
-        self.ca = etc / "ca.crt"
-        shutil.copy(EXAMPLE / "acl", etc / "acl")
-        self.passwords = {u: secrets.token_urlsafe(12) for u in USERS}
-        pwfile = etc / "passwords"
-        for i, (user, pw) in enumerate(self.passwords.items()):
-            args = ["mosquitto_passwd", "-b", *(["-c"] if i == 0 else []), str(pwfile), user, pw]
-            p = subprocess.run(args, capture_output=True, text=True)
-            assert p.returncode == 0, p.stderr
-        text = (EXAMPLE / "mosquitto.conf").read_text()
-        assert "listener 1883\n" in text and "listener 8883\n" in text
-        text = text.replace("/etc/mosquitto/flickboard/", f"{etc}/").replace("/var/lib/mosquitto/", f"{d}/db/")
-        text = text.replace("listener 1883\n", f"listener {self.port} 127.0.0.1\n")
-        text = text.replace("listener 8883\n", f"listener {self.tls_port} 127.0.0.1\n")
-        if os.geteuid() == 0:
-            text += "user root\n"
-        text += f"log_dest file {self.log}\n"
-        self.conf.write_text(text)
-        self._start()
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection((self.host, self.tls_port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, self.log.read_text()
-                time.sleep(0.02)
 
 
 @pytest.fixture(scope="module")
 def secure() -> Iterator[SecureBroker]:
     exe = find_mosquitto()
     assert exe is not None, "Mosquitto is not installed (make test installs it)"
-    b = SecureBroker(exe)
+    b = SecureBroker(exe, USERS)
     try:
         yield b
     finally:

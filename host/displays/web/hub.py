@@ -148,8 +148,10 @@ class Hub:
             tap.feed(topic, payload)
         for board, doc in docs.items():
             tap.feed(board_topic(board, SCOREBOARD), doc.encode())
-        if self.ready:
-            tap.connection(True, [])
+        # Told now, whatever the state (the subscriber tells its hooks before it counts itself ready, so a tap that
+        # joins in between would never hear): a hall plans only while `ready` holds, and hears again at each new
+        # connection's subscriptions.
+        tap.connection(True, [])
 
     def detach(self, tap: Tap) -> None:
         with self.lock:
