@@ -103,11 +103,13 @@ COUNTS = (
     "recognised",  # of those: recognised (the answer was not heard, e.g. the hall was killed before it came)
     "refused",  # answered with a refusal (the match is sent back to waiting for a board)
     "busy",  # a match kept from its board by a game in progress there (counted once per match and game)
+    "displaced",  # an opened match a new game was started over (a `new` typed on its board): held for the organiser
     "unanswered",  # no answer within the timeout
     "results",  # result acts appended from a board
     "agreed",  # a board's result the event already had (a retained scoreboard again, a restart)
     "held",  # a board's result that disagrees with the one recorded: held for the organiser
     "dismissed",  # held results the organiser set aside
+    "other_bridge",  # a scoreboard of a match's journal from a bridge other than the one that keeps its board
     "other_players",  # a match's own journal whose players are not the match's (a person re-opened it by hand)
     "unreadable",  # a scoreboard or answer that is not a JSON object of the known format
     "oversize",  # a message over MAX_DOCUMENT, dropped unread
@@ -158,6 +160,7 @@ class Open:
     message: str = ""
     sent: float = 0.0  # time.monotonic() of the last send
     restored: bool = False  # written by an earlier run of the hall: its answer may never come
+    bridge: str | None = None  # the bridge that keeps the board: the first scoreboard of the match's journal names it
 
     def doc(self) -> dict[str, Any]:
         return {
@@ -653,8 +656,8 @@ class Hall:
             doc = json.loads(payload) if payload else None
         except ValueError:
             doc = None
-        if kind == SCOREBOARD and board in self._busy:
-            self._dirty = True  # its game may have ended: look again whether its match can open
+        if kind == SCOREBOARD:
+            self._dirty = True  # a game may have ended, or a new one been started over a match: look again
         if kind == SCOREBOARD and not payload:  # a retained scoreboard cleared
             self._docs.pop(board, None)
             return
@@ -737,6 +740,21 @@ class Hall:
                 return  # not a journal of this tournament's matches: a stale or unrelated scoreboard
         m = self.event.matches.get(match)
         if m is None or not m.known:
+            return
+        o = self._opens.get(match)
+        if o is None or o.board != board or o.journal != path:
+            return  # not the board and journal the hall opened this match on
+        said = doc.get("bridge") if isinstance(doc.get("bridge"), str) else None
+        if o.bridge is None:
+            o.bridge = said
+        elif said != o.bridge:  # another bridge's scoreboard for this journal: not the board's own result
+            self._counts["other_bridge"] += 1
+            self._once(
+                "bridge",
+                f"{match} {said}",
+                f"hall: a scoreboard for {match} on {board} from bridge {said}, not {o.bridge} that keeps the board: "
+                "not taken",
+            )
             return
         act = board_result(self.event, m, board, doc)
         if act is None:
@@ -853,6 +871,15 @@ class Hall:
         for board, (n, m) in heads.items():
             o = self._opens.get(m.id)
             if o is not None and o.assign == n and o.board == board and o.state != "retry":
+                why = self._displaced(o)
+                if why is not None:  # a `new` typed over the opened match: held for the organiser, said
+                    path = self._docs[board]["journal"]
+                    busy[board] = {"board": board, "match": m.id, "journal": path,
+                                   "game": game_text(self._docs[board]), "reason": why}  # fmt: skip
+                    if ("displaced", f"{m.id} {path}", board) not in self._said:
+                        self._said.add(("displaced", f"{m.id} {path}", board))
+                        self._counts["displaced"] += 1
+                        self.say(f"held for the organiser: {m.id} on {board}: {why}")
                 continue
             why = self.in_the_way(board)
             if why is not None:
@@ -866,6 +893,29 @@ class Hall:
                 continue
             self._send(m, board, n, attempt=1 if o is None else int(o.rid.rsplit("#", 1)[1]) + 1)
         self._busy = busy
+
+    def _displaced(self, o: Open) -> str | None:
+        """Why the match the hall opened is no longer on its board: a new game was started there over it (a `new`
+        typed at the bridge or sent by `flickboard enter`), not one of this tournament's matches. None when the board
+        still shows the match's journal. Once that game is over, or the organiser abandons it, the match is sent
+        again (`retry`)."""
+        if o.state != "opened" or o.journal is None:
+            return None
+        doc = self._docs.get(o.board)
+        if doc is None or doc["journal"] == o.journal or doc["journal"] in self._journals:
+            return None
+        score = doc.get("score")
+        over = isinstance(score, dict) and score.get("over") is True
+        if over or doc["journal"] in self.event.abandoned(o.board):
+            o.state = "retry"
+            self._dirty = True
+            return None
+        m = self.event.matches.get(o.match)
+        who = " v ".join(m.sides) if m is not None else o.match
+        return (
+            f"a new game was started on board {o.board} over the match {o.match} ({who}): {game_text(doc)}; the match "
+            "waits: finish that game, or abandon it, and the match opens again"
+        )
 
     def _send(self, m: Match, board: str, assign: int, attempt: int) -> None:
         if self.link is not None:

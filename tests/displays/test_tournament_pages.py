@@ -848,3 +848,48 @@ def test_each_headline_an_entrant_can_get(tmp_path: Path) -> None:
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th"
     ]  # fmt: skip
+
+
+def test_a_new_game_over_a_tournament_match_is_refused_from_a_phone_and_held_for_the_organiser(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """The hall opened a match on t1. A phone's `new` there is refused in one line; a `new` typed at the bridge (or
+    sent by `flickboard enter`) is held for the organiser: the hall screen and the organiser's page say the match
+    waits and why, never "ready" in silence; once that game is abandoned, the match is opened again."""
+    path = str(tmp_path / "open.jsonl")
+    swiss_event(path, ["Ana", "Ben", "Cy", "Di"], rounds=1)
+    with organiser(path) as d:
+        d.pair_round("swiss")
+        mid = d.event.stages["swiss"].rounds[-1][0]
+        d.assign(mid, "t1")
+        players = sorted(d.event.entrants[s].players[0] for s in d.event.matches[mid].sides)
+    rig = TournamentRig(broker, tmp_path, path, boards=("t1", "t2"))
+    try:
+        until(lambda: sorted(rig.bridge.scoreboard("t1")["score"]["players"]) == players, "the match opened on t1")
+        opened = rig.bridge.scoreboard("t1")["journal"]
+        # a phone (with the scoring key) asks for a new game there: refused, nothing sent
+        status, res = rig.http("POST", "/api/t1/input", {"new": {"players": ["Cy", "Di"]}})
+        assert status == 409 and res["refused"] == "board holds a tournament match", res
+        assert f"holds the tournament match {mid}" in res["error"] and "\n" not in res["error"]
+        assert rig.bridge.scoreboard("t1")["journal"] == opened
+        # a scorer at the bridge's terminal types `new` over it anyway, and plays a shot
+        new = {"rules": "tournament-2019", "players": ["Cy", "Di"], "match": "games:1"}
+        assert rig.bridge.mqtt_input("t1", json.dumps({"id": "by-hand", "new": new}).encode())["ok"]
+        assert rig.bridge.submit("t1", "shot zone").accepted
+        held = until(lambda: rig.hall.busy, "the hall to hold the match for the organiser")
+        assert held[0]["match"] == mid and "a new game was started on board t1" in held[0]["reason"]
+        assert rig.hall.counts["displaced"] == 1
+        assert any("held for the organiser" in s and mid in s for s in rig.said)
+        status, view = rig.http("GET", "/api/tournament/hall")
+        assert any(n["kind"] == "busy" and n["match"] == mid for n in view["notices"]), view["notices"]
+        status, org = rig.http("GET", "/api/tournament/organiser")
+        assert status == 200 and mid in json.dumps(org)
+        # the organiser abandons the game typed over it: the match is opened on t1 again
+        game = rig.bridge.scoreboard("t1")["journal"]
+        status, res = rig.act(do="abandon", board="t1", journal=game)
+        assert status == 200, res
+        until(lambda: rig.bridge.scoreboard("t1")["journal"] not in (opened, game), "the match opened again")
+        assert sorted(rig.bridge.scoreboard("t1")["score"]["players"]) == players
+        until(lambda: not rig.hall.busy, "the hold lifted")
+    finally:
+        rig.close()

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 from tournament_rig import spoil_journals
 
 from flickboard.cli.bridge import start_bridge
@@ -365,3 +367,51 @@ def test_a_game_in_progress_keeps_its_board_until_it_ends_or_is_abandoned(broker
         hall.stop()
         running.stop()
     assert not read(path).rejected
+
+
+def test_a_result_is_taken_only_from_the_bridge_that_keeps_the_board(broker: Broker, tmp_path: Path) -> None:
+    """Another bridge's login (any holder of a bridge's password) publishes a finished scoreboard for the journal the
+    hall opened, with the winner it chooses: not taken, counted, said once. The board's own result is then taken."""
+    path = str(tmp_path / "open.jsonl")
+    with Director.create(path, "Club open") as d:
+        for name in ("Ana", "Ben"):
+            d.add_entrant(name)
+        d.start_stage("rr", "round-robin", match="games:1")
+        m1 = next(iter(d.event.matches))
+    running = start_bridge(
+        BridgeConfig(
+            mqtt=parse_mqtt_url(broker.url),
+            boards=("t1",),
+            journals=str(tmp_path / "journals"),
+            client_id=f"hall-test-{uuid.uuid4().hex[:8]}",
+            bridge_id="room-a",
+        )
+    )
+    said: list[str] = []
+    hall = Hall(path, parse_mqtt_url(broker.url), answer_timeout=5, settle=0.3, say=said.append).start()
+    try:
+        assert hall.wait_ready(10)
+        hall.act({"act": "assign", "match": m1, "board": "t1"})
+        until(lambda: hall.opens.get(m1, {}).get("state") == "opened", "the match opened on t1")
+        until(lambda: hall.opens[m1]["journal"] == running.bridge.scoreboard("t1")["journal"], "its scoreboard")
+        time.sleep(0.5)  # the hall has seen the board's own scoreboard of the match
+        forged = json.loads(json.dumps(running.bridge.scoreboard("t1")))
+        forged["bridge"] = "room-b"
+        forged["score"]["over"] = True
+        forged["score"]["winner"] = forged["score"]["sides"][1]["name"]
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"forger-{uuid.uuid4().hex[:6]}")
+        c.connect(broker.host, broker.port)
+        c.loop_start()
+        c.publish("flickboard/t1/scoreboard", json.dumps(forged), qos=1).wait_for_publish(10)
+        until(lambda: hall.counts["other_bridge"] == 1, "the forged scoreboard refused")
+        assert hall.event.matches[m1].outcome is None and read(path).matches[m1].outcome is None
+        assert sum("not taken" in s and "room-b" in s for s in said) == 1
+        c.loop_stop()
+        c.disconnect()
+        players = players_of(hall.event, hall.event.matches[m1])
+        play(running.bridge, "t1", players, seed=3)
+        until(lambda: hall.event.matches[m1].outcome is not None, "the board's own result")
+        assert hall.event.matches[m1].outcome.evidence["bridge"] == "room-a"
+    finally:
+        hall.stop()
+        running.stop()

@@ -118,6 +118,7 @@ class TournamentPages:
             say=lambda t: self.web.say(f"tournament: {t}"),
             link=self.web.hub,
         )
+        self.web.hub.checks.append(self.new_over_a_match)
         try:
             self.hall = hall.start()
         except HallError as e:
@@ -127,6 +128,23 @@ class TournamentPages:
     def stop(self) -> None:
         if self.hall is not None:
             self.hall.stop()
+
+    def new_over_a_match(self, board: str, req: dict[str, Any]) -> str | None:
+        """Why a `new` from a phone may not start a game on this board: the board holds one of the tournament's
+        matches, not decided yet (a game started over it would leave the match "ready" while another is played).
+        The organiser takes the match off the board first (unassign), or it is played."""
+        if "new" not in req:
+            return None
+        with contextlib.suppress(OSError, journal.JournalError):
+            ev = self.file.get()
+            for m in ev.matches.values():
+                if m.board == board and not m.decided and m.known:
+                    who = " v ".join(m.sides)
+                    return (
+                        f"board {board} holds the tournament match {m.id} ({who}): a new game cannot be started "
+                        "there; the organiser takes the match off the board first"
+                    )
+        return None
 
     def hall_state(self) -> dict[str, Any]:
         if self.hall is not None:

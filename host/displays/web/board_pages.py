@@ -127,6 +127,10 @@ class BoardPages:
                 said = plain_request(sent, str(e)) if isinstance(sent, dict) else {}
                 return json_response(400, {**error_doc(str(e)), **said})
             req = {"line": checked.line} if checked.line is not None else {"new": checked.new}
+            for check in hub.checks:
+                why = check(board, req)
+                if why is not None:
+                    return await site.refuse(request, 409, "board holds a tournament match", why)
             code, res = await hub.send_async(board, req)
             if code == 200:  # the bridge's answer, and beside it the same said for the scorer (plain.py)
                 res.update(plain(self.score(board), req, res))

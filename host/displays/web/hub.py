@@ -101,6 +101,9 @@ class Hub:
         self._pinger: asyncio.Task[None] | None = None  # the loop's one task that pings quiet streams
         self.pending: dict[str, _Answer] = {}
         self.taps: list[Tap] = []  # a tournament's hall run on this connection (tournament_pages): every message
+        # checks an entry must pass before it is sent: (board, request) -> why not, or None (a tournament's pages
+        # refuse a `new` over a board's tournament match)
+        self.checks: list[Callable[[str, dict[str, Any]], str | None]] = []
         self._last_problem = ""
         self._closing = False
         try:
