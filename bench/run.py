@@ -100,7 +100,7 @@ def run_rp2(quick: bool, tmp: Path) -> dict[str, Any]:
 def run_web(quick: bool, tmp: Path) -> dict[str, Any]:
     with mosquitto(NODELAY) as b:
         if quick:
-            return web_bench.web(b, tmp, pages=200, updates=20)
+            return web_bench.web(b, tmp, pages=200, updates=20, flood=2000)
         return web_bench.web(b, tmp, pages=1000, updates=30)
 
 

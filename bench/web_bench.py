@@ -3,7 +3,7 @@ on a live Mosquitto; this process opens `pages` Server-Sent Event streams to it 
 lightest client there is, not browsers), publishes scoreboard updates on the broker, and times, per update, how long
 until every page has it. Beside it, the floor: the same update reaching one plain MQTT subscriber.
 
-    python -m bench.run --only web            # 1,000 pages, 30 updates
+    python -m bench.run --only web            # 1,000 pages, 30 updates; then 10,000 streams from one address
 """
 
 from __future__ import annotations
@@ -133,8 +133,9 @@ def _get(port: int, path: str) -> int:
         return 0
 
 
-def web(broker: Any, tmp: Path, pages: int = 1000, updates: int = 30) -> dict[str, Any]:
-    """`pages` live pages of one board, `updates` scoreboards published one after another."""
+def web(broker: Any, tmp: Path, pages: int = 1000, updates: int = 30, flood: int = 10_000) -> dict[str, Any]:
+    """`pages` live pages of one board, `updates` scoreboards published one after another; then one device tries to
+    open `flood` streams from one address."""
     _raise_file_limit(pages + 512)
     tmp.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=tmp) as work:
@@ -169,6 +170,7 @@ def web(broker: Any, tmp: Path, pages: int = 1000, updates: int = 30) -> dict[st
         rss_idle = rss_kib(server.pid)[0]
         out = asyncio.run(_measure(port, pages, updates, publish, floor))
         rss_open, rss_peak = rss_kib(server.pid)
+        out["flood"] = _flood(port, flood, server.pid)
     finally:
         floor.close()
         publisher.loop_stop()
@@ -229,11 +231,54 @@ async def _measure(port: int, n: int, updates: int, publish: Any, floor: Floor) 
     }
 
 
+def _flood(port: int, n: int, pid: int) -> dict[str, Any]:
+    """One device opens `n` event streams, one after the other, from one address (the attack of issue 34 opened
+    10,000 in 21 s): how many are taken, how fast the rest are refused, the server's memory after, and whether a
+    page from another address still gets its stream."""
+    import socket
+
+    rss_before = rss_kib(pid)[0]
+    held: list[socket.socket] = []
+    codes: dict[str, int] = {}
+    slowest = 0.0
+    t0 = time.monotonic()
+    try:
+        for _ in range(n):
+            t = time.monotonic()
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.sendall(f"GET /api/{BOARD}/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            head = s.recv(64)
+            slowest = max(slowest, time.monotonic() - t)
+            code = head.split(b" ", 2)[1].decode() if head.count(b" ") >= 2 else "none"
+            codes[code] = codes.get(code, 0) + 1
+            if code == "200":
+                held.append(s)
+            else:
+                s.close()
+        took = time.monotonic() - t0
+        rss_flooded = rss_kib(pid)[0]
+        other = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.7", 0))
+        other.sendall(f"GET /api/{BOARD}/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        other_ok = other.recv(64).startswith(b"HTTP/1.1 200")
+        other.close()
+    finally:
+        for s in held:
+            s.close()
+    return {
+        "streams_tried": n,
+        "answers": codes,
+        "took_s": round(took, 2),
+        "slowest_answer_ms": round(slowest * 1000, 1),
+        "server_rss_kib": {"before": rss_before, "after": rss_flooded},
+        "another_address_gets_its_stream": other_ok,
+    }
+
+
 def self_check() -> None:  # pragma: no cover - `python -m bench.web_bench`: a quick run by hand
     from flickboard.sim.broker import mosquitto
 
     with mosquitto() as b, tempfile.TemporaryDirectory() as tmp:
-        print(json.dumps(web(b, Path(tmp), pages=200, updates=5), indent=1))
+        print(json.dumps(web(b, Path(tmp), pages=200, updates=5, flood=2000), indent=1))
 
 
 if __name__ == "__main__":
