@@ -57,7 +57,7 @@ from flickboard.errors import UserError
 PARTS = ("bridge", "web", "integrations", "tournament")  # the sections, in the order the parts start
 BROKER_KEYS = ("mqtt", "ca_file", "password_file")  # the file's top level: every part's broker settings
 # options a section may not have: a one-shot action, or what the file says elsewhere ([tournament] for the web's)
-REFUSED = {"bridge": ("stdin",), "integrations": ("retract",), "web": ("tournament",)}
+REFUSED = {"bridge": ("stdin",), "integrations": ("retract",), "web": ("tournament", "issue_key", "revoke_key")}
 FIRST_DELAY_S = 1.0
 MAX_DELAY_S = 60.0
 STABLE_S = 60.0  # a part that ran this long starts again after FIRST_DELAY_S when it dies
