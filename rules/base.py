@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from flickboard.rules.text import Message
+
 # Who gave an input: a person (typed, or a transcript line) or the board's sensors (a line marked `@sensor`).
 Source = Literal["manual", "sensor"]
 
@@ -67,7 +69,7 @@ def _one_swap(a: str, b: str) -> bool:
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """ "; did you mean 'X'?" for a near miss, to end a NotationError's message; "" when nothing is near."""
     near = near_miss(word, choices)
-    return f"; did you mean '{near}'?" if near else ""
+    return Message("; did you mean '{word}'?", word=near) if near else ""
 
 
 # The help line of the two entries above, the same in every game (the last line of each game's `HELP`).
@@ -81,11 +83,13 @@ def read_undo_correct(verb: str, args: list[str], text: str) -> Undo | Correct |
     whole line); None when the verb is neither."""
     if verb == "undo":
         if args:
-            raise NotationError("'undo' takes nothing after it")
+            raise NotationError(Message("'undo' takes nothing after it"))
         return Undo()
     if verb == "correct":
         if len(args) < 2 or not _ENTRY.fullmatch(args[0]):
-            raise NotationError("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
+            raise NotationError(
+                Message("write 'correct N LINE' (replace entry N) or 'correct N -' (entry N never happened)")
+            )
         rest = text.split("#", 1)[0].split(None, 2)[2].strip()
         return Correct(int(args[0]), None if rest == "-" else rest)
     return None

@@ -108,6 +108,9 @@ def _play(pl: argparse.ArgumentParser) -> None:
     pl.add_argument(
         "--breaker", "--start", help="who breaks (Flicochet: starts) the first game (default: the first player)"
     )
+    pl.add_argument(
+        "--lang", metavar="LANG", help="the language to speak: en, fr (default: the game's; Québec Pichenottes: fr)"
+    )
     pl.add_argument("--journal", help="where to keep the journal (default: journals/DATE-NAMES.jsonl)")
     pl.add_argument("--resume", metavar="JOURNAL", help="continue the match kept in this journal")
     pl.set_defaults(func=cmd_play)

@@ -11,14 +11,18 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
+from flickboard import i18n
 from flickboard.cli.files import is_journal
-from flickboard.core import render
+from flickboard.core import render, render_games
 from flickboard.core.scoreboard import PROMPT_MOMENTS, moment_text, moments
 from flickboard.core.session import Session
 from flickboard.errors import UserError
+from flickboard.i18n import SOURCE
 from flickboard.rules import games
 from flickboard.rules.games import AnyGame
 from flickboard.rules.names import fold
+from flickboard.rules.quebec import Quebec
+from flickboard.rules.text import N_
 
 # The prompt's own words, after the game's notation (its `notation_help`) in `help`.
 PROMPT_HELP = """  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
@@ -32,8 +36,22 @@ COMMANDS = {
 }
 
 
-def _help_text(game: AnyGame) -> str:
+PROMPT_HELP_FR = """  score   le tableau complet    status   le résumé    help   ce texte    quit   quitter (ou Ctrl-D)
+Chaque entrée est gardée au journal avant de compter ; une entrée refusée ne change rien."""
+
+
+def _help_text(game: AnyGame, lang: str = SOURCE) -> str:
+    if lang == "fr" and isinstance(game, Quebec):  # the sheet's own words (rules/quebec/notation.py)
+        names = game.setup.players
+        return notation_fr_help(names[0]) + "\n" + PROMPT_HELP_FR
     return f"{games.help_for(game)}\n{PROMPT_HELP}"
+
+
+def notation_fr_help(player: str) -> str:
+    from flickboard.rules.quebec.notation import HELP_FR
+
+    pad = " " * max(1, 19 - len(player))  # the descriptions start in the same column
+    return HELP_FR.format(player=player, pad=pad)
 
 
 def _slug(names: Sequence[str]) -> str:
@@ -42,6 +60,11 @@ def _slug(names: Sequence[str]) -> str:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    asked = getattr(args, "lang", None)
+    if asked and not i18n.known(asked):
+        raise UserError(
+            f"--lang {asked}: there is no catalogue for it; the languages are {', '.join(i18n.languages())}"
+        )
     if args.resume:
         path = args.resume
         if args.players or args.journal or args.game:
@@ -100,9 +123,15 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         except OSError as e:
             raise UserError(f"cannot create the folder for {path}: {e.strerror or e}") from None
         session = Session.create(path, game)
-        out.write(f"New match, journal {path}\n(after a crash: flickboard play --resume {path})\n")
+        _ = i18n.translator(i18n.choose(asked, game.name))
+        out.write(
+            _("New match, journal {path}", path=path)
+            + "\n"
+            + _("(after a crash: flickboard play --resume {path})", path=path)
+            + "\n"
+        )
     with session.journal:
-        return _play_loop(session, out, sys.stdin)
+        return _play_loop(session, out, sys.stdin, i18n.choose(asked, session.game.name))
 
 
 PROMPT_WORDS = sorted(w for ws in COMMANDS.values() for w in ws if len(w) > 2)  # offered as a line's first word
@@ -253,16 +282,19 @@ def _isatty(f: TextIO) -> bool:
         return False
 
 
-def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
+def _play_loop(session: Session, out: TextIO, inp: TextIO, lang: str = SOURCE) -> int:
     game = session.game
+    _ = i18n.translator(lang)
     out.write(
-        f"{game.title} · {game.options.name}: {game.options.summary}\nType 'help' for the notation, 'quit' to stop.\n\n"
+        f"{game.title} · {game.options.name}: {_(game.options.summary)}\n"
+        + _("Type 'help' for the notation, 'quit' to stop.")
+        + "\n\n"
     )
     prompter = _Prompter(session, out, inp)
     doc = session.summary()
-    out.write(render.status(doc) + "\n")
+    out.write(render.status(doc, lang) + "\n")
     while True:
-        out.write(render.prompt_line(doc) + "\n")
+        out.write(render.prompt_line(doc, lang) + "\n")
         try:
             line = prompter.read()
         except KeyboardInterrupt:
@@ -274,28 +306,29 @@ def _play_loop(session: Session, out: TextIO, inp: TextIO) -> int:
         if word in COMMANDS["quit"]:
             break
         if word in COMMANDS["help"]:
-            out.write(_help_text(game) + "\n")
+            out.write(_help_text(game, lang) + "\n")
             continue
         if word in COMMANDS["score"]:
-            out.write(render.scoreboard(doc) + "\n")
+            out.write(render.scoreboard(doc, lang) + "\n")
             continue
         if word in COMMANDS["status"]:
-            out.write(render.status(doc) + "\n")
+            out.write(render.status(doc, lang) + "\n")
             continue
         if not word or word.startswith("#"):
             continue
         result = session.submit(line)
         doc = session.summary()
         if result.accepted:
-            out.write(f"  ok [{result.n}] {result.message}\n")
+            out.write(f"  ok [{result.n}] {render_games.notation_line(_(result.message), lang, game.name)}\n")
             for m in moments("", session.game, result):
-                note = moment_text(m) if m["type"] in PROMPT_MOMENTS else ""
+                note = moment_text(m, lang) if m["type"] in PROMPT_MOMENTS else ""
                 if note:
                     out.write(f"  {note}\n")
         else:
-            out.write(f"  refused [{result.n}]: {result.message}{_hint(session, line)}\n")
-        out.write(render.status(doc) + "\n")
-    out.write(f"Journal saved: {session.journal.path}\n")
+            refused = _("refused [{n}]: {why}", n=result.n, why=_(result.message))
+            out.write(f"  {refused}{_(_hint(session, line)) if _hint(session, line) else ''}\n")
+        out.write(render.status(doc, lang) + "\n")
+    out.write(_("Journal saved: {path}", path=session.journal.path) + "\n")
     out.flush()
     return 0
 
@@ -306,4 +339,4 @@ def _hint(session: Session, line: str) -> str:
     game = session.game
     if first in game.keywords or ":" in first or first in {w.lower() for w in game.words()}:
         return ""
-    return " (type 'help' for the notation)"
+    return N_(" (type 'help' for the notation)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flickboard.core import render_games
+from flickboard.i18n import SOURCE
 
 
 def _other_game(doc: dict[str, Any]) -> bool:
@@ -30,9 +31,9 @@ def _fmt(x: float) -> str:
     return str(int(x)) if x == int(x) else f"{x:g}"
 
 
-def scoreboard(doc: dict[str, Any]) -> str:
+def scoreboard(doc: dict[str, Any], lang: str = SOURCE) -> str:
     if _other_game(doc):
-        return render_games.scoreboard(doc)
+        return render_games.scoreboard(doc, lang)
     sides = [s["name"] for s in doc["sides"]]
     width = max(8, *(len(s) for s in sides))
     lines = [
@@ -116,10 +117,10 @@ def standing(doc: dict[str, Any]) -> str:
     return f"after {_plural(played, 'game')}: " + ", ".join(parts)
 
 
-def status(doc: dict[str, Any]) -> str:
+def status(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """The compact view printed after every input: one line for the match, one per side for the game."""
     if _other_game(doc):
-        return render_games.status(doc)
+        return render_games.status(doc, lang)
     sides = [s["name"] for s in doc["sides"]]
     lines = []
     cur = doc["current"]
@@ -162,11 +163,11 @@ def _zones_prompt(doc: dict[str, Any], questions: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def prompt_line(doc: dict[str, Any]) -> str:
+def prompt_line(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """What the scorer must do next: whose shot and its kind, the open question and its answers, or the
     zones to enter (one line per side)."""
     if _other_game(doc):
-        return render_games.prompt_line(doc)
+        return render_games.prompt_line(doc, lang)
     if doc["over"]:
         return (
             f"MATCH OVER: {doc['winner']} wins. 'score' shows the scoreboard, 'undo' takes back the last input, "
@@ -215,9 +216,9 @@ def _who(doc: dict[str, Any], player: str) -> str:
 # ---------------------------------------------------------------- a scoreboard document (docs/mqtt.md) as text
 
 
-def text_view(doc: dict[str, Any]) -> str:
+def text_view(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """A terminal view of a scoreboard document: the scoreboard, then the sensor side's state."""
-    lines = [f"board {doc['board']} · " + link_text(doc.get("board_link") or {}), scoreboard(doc["score"])]
+    lines = [f"board {doc['board']} · " + link_text(doc.get("board_link") or {}), scoreboard(doc["score"], lang)]
     shot = doc.get("open_shot")
     if shot:
         facts = " ".join(shot["facts"]) or "-"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flickboard.i18n import SOURCE, Translator, translator
+
 QUEBEC = "pichenottes-quebec"
 FLICOCHET = "flicochet"
 
@@ -18,28 +20,44 @@ def _names(doc: dict[str, Any]) -> list[str]:
     return [s["name"] for s in doc["sides"]]
 
 
-def _teams(doc: dict[str, Any]) -> str:
-    return " vs ".join(
+def _teams(doc: dict[str, Any], _: Translator | None = None) -> str:
+    return (_(" vs ") if _ else " vs ").join(
         f"{s['name']} ({', '.join(s['players'])})" if s["players"] != [s["name"]] else s["name"] for s in doc["sides"]
     )
 
 
-def title(doc: dict[str, Any]) -> str:
+def title(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """The scoreboard's first line: game, rule set, target and the sides."""
     if doc["game"] == QUEBEC:
-        return f"Québec Pichenottes · {doc['rules']} · partie to {doc['target']} · {_teams(doc)}"
+        _ = translator(lang)
+        return _(
+            "Québec Pichenottes · {rules} · partie to {target} · {teams}",
+            rules=doc["rules"],
+            target=doc["target"],
+            teams=_teams(doc, _),
+        )
     variants = ", ".join(doc.get("variants") or []) or "base game"
     return f"Flicochet · {variants} · to {doc['target']} · {_teams(doc)}"
 
 
-def _quebec_round(doc: dict[str, Any], r: dict[str, Any]) -> str:
+def colour_word(colour: str | None, _: Translator) -> str:
+    """A dame's colour as the players say it ("green" → "verte")."""
+    return {"green": _("green"), "red": _("red")}.get(colour or "", colour or "?")
+
+
+def _quebec_round(doc: dict[str, Any], r: dict[str, Any], _: Translator) -> str:
     names = _names(doc)
     pts = r["points"] or ["-", "-"]
-    cols = [c or "?" for c in r["colours"]]
+    cols = [colour_word(c, _) for c in r["colours"]]
     parts = [f"{names[i]} ({cols[i]}) {pts[i]}" for i in (0, 1)]
     lost = r["compteuse_points_lost"]
-    extra = [f"{names[i]} lost c-points {lost[i]} (règle 13)" for i in (0, 1) if lost[i]]
-    return f"  manche {r['number']}: " + ", ".join(parts) + (f"; {'; '.join(extra)}" if extra else "")
+    extra = [
+        _("{side} lost {points} compteuse point(s) (règle 13)", side=names[i], points=lost[i])
+        for i in (0, 1)
+        if lost[i]
+    ]
+    head = _("manche {number}", number=r["number"])
+    return f"  {head}: " + ", ".join(parts) + (f"; {'; '.join(extra)}" if extra else "")
 
 
 def _flicochet_round(doc: dict[str, Any], r: dict[str, Any]) -> str:
@@ -54,7 +72,7 @@ def _flicochet_round(doc: dict[str, Any], r: dict[str, Any]) -> str:
     return f"  round {r['number']} ({r['start']} started): " + "; ".join(bits)
 
 
-def current_rows(doc: dict[str, Any]) -> list[str]:
+def current_rows(doc: dict[str, Any], lang: str = SOURCE) -> list[str]:
     """One line per side for the manche or round in progress (shared by the status and the big terminal view)."""
     cur = doc.get("current")
     if not cur:
@@ -63,16 +81,18 @@ def current_rows(doc: dict[str, Any]) -> list[str]:
     width = max(len(n) for n in names)
     rows = []
     if doc["game"] == QUEBEC:
+        _ = translator(lang)
         for i, name in enumerate(names):
-            colour = cur["colours"][i] or "no colour yet"
+            colour = colour_word(cur["colours"][i], _) if cur["colours"][i] else _("no colour yet")
             left = cur["dames_left"][i]
             won = [f"c{c['value']}" for c in cur["compteuses"] if c["side"] == name and c["where"] == "won"]
             pend = [f"c{c['value']}" for c in cur["compteuses"] if c["side"] == name and c["where"] == "pending"]
-            bits = [f"{colour:<13}", f"dames left {left if left is not None else '-':>2}"]
+            count = str(left if left is not None else "-").rjust(2)
+            bits = [f"{colour:<13}", _("dames left {n}", n=count)]
             if won:
-                bits.append("compteuses " + " ".join(won))
+                bits.append(_("compteuses {list}", list=" ".join(won)))
             if pend:
-                bits.append("to bury " + " ".join(pend))
+                bits.append(_("to bury {list}", list=" ".join(pend)))
             rows.append(f"  {name.ljust(width)}  " + "  ".join(bits))
         return rows
     for i, name in enumerate(names):
@@ -92,66 +112,112 @@ def current_rows(doc: dict[str, Any]) -> list[str]:
     return rows
 
 
-def headline(doc: dict[str, Any]) -> str:
+def headline(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """The manche or round in progress, in one line."""
     cur = doc.get("current")
     if not cur:
         return ""
     if doc["game"] == QUEBEC:
-        return f"Manche {cur['manche']} (break: {cur['breaker']}), {cur['shots']} shot(s) played"
+        _ = translator(lang)
+        return _(
+            "Manche {manche} (break: {breaker}), {shots} shot(s) played",
+            manche=cur["manche"],
+            breaker=cur["breaker"],
+            shots=cur["shots"],
+        )
     return f"Round {cur['round']} ({cur['start']} starts, {cur['start_player']}), {cur['flicks_played']} flick(s)"
 
 
-def _over(doc: dict[str, Any]) -> str:
+def _over(doc: dict[str, Any], _: Translator) -> str:
     names, totals = _names(doc), doc["totals"]
     if doc["winner"] not in names:
-        return f"Game over: {totals[0]}-{totals[1]}."
+        return _("Game over: {a}-{b}.", a=totals[0], b=totals[1])
     w = names.index(doc["winner"])
-    return f"Game over: {doc['winner']} wins {totals[w]}-{totals[1 - w]}."
+    return _("Game over: {winner} wins {a}-{b}.", winner=doc["winner"], a=totals[w], b=totals[1 - w])
 
 
-def scoreboard(doc: dict[str, Any]) -> str:
+def scoreboard(doc: dict[str, Any], lang: str = SOURCE) -> str:
     names = _names(doc)
-    lines = [title(doc)]
+    _ = translator(lang)
+    lines = [title(doc, lang)]
     rounds = doc["rounds"]
     if rounds:
-        lines.append("  ".join(f"{n} {t}" for n, t in zip(names, doc["totals"], strict=True)) + "   (total)")
-        lines += [_quebec_round(doc, r) if doc["game"] == QUEBEC else _flicochet_round(doc, r) for r in rounds]
+        lines.append("  ".join(f"{n} {t}" for n, t in zip(names, doc["totals"], strict=True)) + "   " + _("(total)"))
+        lines += [_quebec_round(doc, r, _) if doc["game"] == QUEBEC else _flicochet_round(doc, r) for r in rounds]
     if doc.get("current"):
-        lines.append(headline(doc))
-        lines += current_rows(doc)
+        lines.append(headline(doc, lang))
+        lines += current_rows(doc, lang)
     if doc["over"]:
-        lines.append(_over(doc))
+        lines.append(_over(doc, _))
     if doc["rejected_inputs"]:
-        lines.append(f"({doc['rejected_inputs']} input(s) refused; nothing they said was counted)")
+        lines.append(_("({n} input(s) refused; nothing they said was counted)", n=doc["rejected_inputs"]))
     return "\n".join(lines)
 
 
-def status(doc: dict[str, Any]) -> str:
+def status(doc: dict[str, Any], lang: str = SOURCE) -> str:
     names = _names(doc)
+    _ = translator(lang)
     totals = ", ".join(f"{n} {t}" for n, t in zip(names, doc["totals"], strict=True))
     if doc["over"]:
-        return _over(doc)
-    return "\n".join([f"{headline(doc)} · {totals} (to {doc['target']})", *current_rows(doc)])
+        return _over(doc, _)
+    line = _("{headline} · {totals} (to {target})", headline=headline(doc, lang), totals=totals, target=doc["target"])
+    return "\n".join([line, *current_rows(doc, lang)])
 
 
-def prompt_line(doc: dict[str, Any]) -> str:
-    """What the scorer enters next: the open question and its answers, else the next shot or flick."""
+# What a Québec scorer may type for a shot, in the notation's English words and in the sheet's (notation.py).
+_QUEBEC_SHOTS = {
+    SOURCE: "shot red green | shot c5 red | shot none | shot chien | shot red off green | foul",
+    "fr": "coup rouge verte | coup compteuse 5 rouge | coup rien | coup chien | coup rouge par terre verte | faute",
+}
+
+
+# The notation's words as a French scorer types them (rules/quebec/notation.py reads both).
+_SHEET_WORDS = {"shot": "coup", "color": "couleur", "green": "verte", "red": "rouge", "none": "rien"}
+_SHEET_WORDS |= {"foul": "faute", "pocket": "poche", "undo": "annule", "correct": "corrige", "off": "par terre"}
+
+
+def notation_line(line: str, lang: str, game: str = QUEBEC) -> str:
+    """A Québec notation line in the words a scorer of `lang` types (`shot red@2` → `coup rouge@2` in French)."""
+    if game != QUEBEC or lang != "fr":
+        return line
+    out = []
+    for word in line.split(" "):
+        name, at, pocket = word.partition("@")
+        if name in ("c5", "c10"):
+            out.append(f"compteuse {name[1:]}{at}{pocket}")
+        else:
+            out.append(_SHEET_WORDS.get(name, name) + at + pocket)
+    return " ".join(out)
+
+
+def prompt_line(doc: dict[str, Any], lang: str = SOURCE) -> str:
+    """What the scorer enters next: the open question and its answers, else the next shot or flick. A question's
+    text is said in `lang` when it is still the game's own sentence (rules/text.py), as in `play`."""
+    _ = translator(lang)
     if doc["over"]:
-        return (
-            f"GAME OVER: {doc['winner']} wins. 'score' shows the scoreboard, 'undo' takes back the last input, "
-            "'quit' leaves"
+        return _(
+            "GAME OVER: {winner} wins. 'score' shows the scoreboard, 'undo' takes back the last input, 'quit' leaves",
+            winner=doc["winner"],
         )
     qs = doc["questions"]
     if qs:
-        return "\n".join(f"QUESTION: {q['text']} → type: {' | '.join(q['answers'])}" for q in qs)
+        return "\n".join(
+            _(
+                "QUESTION: {text} → type: {answers}",
+                text=_(q["text"]),
+                answers=" | ".join(notation_line(a, lang, doc["game"]) for a in q["answers"]),
+            )
+            for q in qs
+        )
     cur = doc.get("current") or {}
     if doc["game"] == QUEBEC and cur.get("to_play"):
-        again = " again" if cur.get("turn_shots") else ""
-        return (
-            f"{cur['to_play']} to shoot{again} · what did the shot pocket? → shot red green | shot c5 red | "
-            "shot none | shot chien | shot red off green | foul"
+        line = (
+            _("{player} to shoot again", player=cur["to_play"])
+            if cur.get("turn_shots")
+            else _("{player} to shoot", player=cur["to_play"])
         )
+        ask = _("what did the shot pocket?")
+        return f"{line} · {ask} → {_QUEBEC_SHOTS.get(lang, _QUEBEC_SHOTS[SOURCE])}"
     if doc["game"] == FLICOCHET and cur.get("to_flick"):
         side = next(s["name"] for s in doc["sides"] if cur["to_flick"] in s["players"])
         on = [k + 1 for k, where in enumerate(cur.get("jacks") or ["table"]) if where == "table"]
@@ -160,4 +226,4 @@ def prompt_line(doc: dict[str, Any]) -> str:
             f"{cur['to_flick']} ({side}) to flick · → flick | flick at CM (placed CM from the jack) | after it: "
             f"off red | off white | {jack}"
         )
-    return "nothing is due: type 'score' for the scoreboard"
+    return _("nothing is due: type 'score' for the scoreboard")

@@ -13,8 +13,11 @@ from flickboard.core.evidence import open_checks
 from flickboard.core.render import final_line as final_line  # the document's text: kept importable from here
 from flickboard.core.render import text_view as text_view
 from flickboard.core.session import Outcome, Session
+from flickboard.i18n import SOURCE, Translator, say, translator
 from flickboard.rules.games import AnyGame, side_names
 from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.quebec import sheet
+from flickboard.rules.text import N_
 
 SCOREBOARD_FORMAT = "flickboard-scoreboard"
 SCOREBOARD_VERSION = 1
@@ -121,13 +124,22 @@ PROMPT_MOMENTS = frozenset(
 )
 
 
-def moment_text(m: dict[str, Any]) -> str:
-    """One line for a scoring moment (empty: not worth a line on its own). One vocabulary for every terminal."""
+def moment_text(m: dict[str, Any], lang: str = SOURCE) -> str:
+    """One line for a scoring moment (empty: not worth a line on its own). One vocabulary for every terminal, said in
+    `lang` where a catalogue has it (Québec Pichenottes' moments: flickboard/i18n)."""
     t = m.get("type")
+    _ = translator(lang)
     if t == "shot" and "pocketed" in m:  # Québec Pichenottes
-        what = " ".join(m.get("pocketed") or []) or "nothing"
-        off = f", off the board: {' '.join(m['off'])}" if m.get("off") else ""
-        return f"shot {m.get('number')}: {m.get('player')} pockets {what}{off}"
+        what = " ".join(_piece_words(m.get("pocketed") or [], _)) or _("nothing")
+        if m.get("off"):
+            return _(
+                "shot {number}: {player} pockets {what}, off the board: {off}",
+                number=m.get("number"),
+                player=m.get("player"),
+                what=what,
+                off=" ".join(_piece_words(m["off"], _)),
+            )
+        return _("shot {number}: {player} pockets {what}", number=m.get("number"), player=m.get("player"), what=what)
     if t == "shot":
         return f"shot {m.get('number')}: {m.get('player')} ({m.get('kind')})"
     if t == "twenty":
@@ -148,8 +160,8 @@ def moment_text(m: dict[str, Any]) -> str:
         return f"FORFEIT: {m.get('side')} forfeits the game ({m.get('reason')})"
     if t == "game-over" and "totals" in m:  # Québec Pichenottes, Flicochet: the game is the whole match
         tot = m.get("totals") or ["?", "?"]
-        return f"GAME OVER: {m.get('winner')} wins, {tot[0]}-{tot[1]}"
-    text = _other_moment(t, m)
+        return _("GAME OVER: {winner} wins, {a}-{b}", winner=m.get("winner"), a=tot[0], b=tot[1])
+    text = _quebec_moment(t, m, lang) or _other_moment(t, m)
     if text:
         return text
     if t == "game-over":
@@ -163,26 +175,63 @@ def moment_text(m: dict[str, Any]) -> str:
     return ""
 
 
-def _other_moment(t: object, m: dict[str, Any]) -> str:
-    """Québec Pichenottes and Flicochet moments, in the same vocabulary."""
+_PIECES = {"green": N_("green"), "red": N_("red")}
+
+
+def _piece_words(pieces: list[str], _: Translator) -> list[str]:
+    """Pieces as the players say them: `green@2` → `verte@2` in French; c5, c10 and chien are the sheet's own."""
+    out = []
+    for p in pieces:
+        name, at, pocket = str(p).partition("@")
+        out.append(_(_PIECES[name]) + at + pocket if name in _PIECES else str(p))
+    return out
+
+
+def _quebec_moment(t: object, m: dict[str, Any], lang: str) -> str:
+    """Québec Pichenottes' moments, citing the rules in the sheet's own words (rules/quebec/sheet.py)."""
+    _ = translator(lang)
+
+    def cite(rule: object) -> str:
+        return sheet.cite(str(rule), lang, say)
+
     if t == "pocket-evidence":
-        return f"a piece entered pocket {m.get('pocket')}: name it on the shot line (e.g. red@{m.get('pocket')})"
+        return _(
+            "a piece entered pocket {pocket}: name it on the shot line (e.g. red@{pocket})", pocket=m.get("pocket")
+        )
     if t == "colour":
-        how = "chose" if m.get("chosen") else "plays"
-        return f"{m.get('side')} {how} {m.get('colour')} (règle 10)"
+        colour = _(_PIECES.get(str(m.get("colour")), str(m.get("colour"))))
+        if m.get("chosen"):
+            return _("{side} chose {colour} ({rule})", side=m.get("side"), colour=colour, rule=cite("10"))
+        return _("{side} plays {colour} ({rule})", side=m.get("side"), colour=colour, rule=cite("10"))
     if t == "compteuse":
-        what = {"won": "is good", "returned": "goes back to the centre", "pending": "must be buried now"}
-        return f"compteuse {m.get('value')} ({m.get('side')}) {what.get(str(m.get('outcome')), m.get('outcome'))}"
+        outcome = str(m.get("outcome"))
+        values = {"value": m.get("value"), "side": m.get("side"), "rule": cite(m.get("rule") or "11")}
+        if outcome == "won":
+            return _("compteuse {value} ({side}) is good ({rule})", **values)
+        if outcome == "returned":
+            return _("compteuse {value} ({side}) goes back to the centre ({rule})", **values)
+        if outcome == "pending":
+            return _("compteuse {value} ({side}) must be buried now ({rule})", **values)
+        return ""
     if t == "foul":
-        return f"foul by {m.get('player')}: the turn passes (règle 15)"
+        return _("foul by {player}: the turn passes ({rule})", player=m.get("player"), rule=cite("15"))
     if t == "turn-end":
-        return f"turn over ({', '.join(m.get('stops') or []) or 'nothing pocketed'}): {m.get('next')} plays"
+        stops = [s for s in (m.get("stops") or []) if s != "nothing"]
+        if not stops:
+            return _("turn over (nothing pocketed): {player} plays", player=m.get("next"))
+        why = "; ".join(cite(s) for s in stops)
+        return _("turn over ({why}): {player} plays", why=why, player=m.get("next"))
     if t == "manche-over":
         pts = m.get("points") or ["?", "?"]
-        return f"MANCHE {m.get('manche')} OVER: {pts[0]}-{pts[1]}"
+        return _("MANCHE {manche} OVER: {a}-{b}", manche=m.get("manche"), a=pts[0], b=pts[1])
     if t == "tie":
         tot = m.get("totals") or ["?", "?"]
-        return f"TIED at {tot[0]}-{tot[1]}: another manche (règle 6)"
+        return _("TIED at {a}-{b}: another manche ({rule})", a=tot[0], b=tot[1], rule=cite("6"))
+    return ""
+
+
+def _other_moment(t: object, m: dict[str, Any]) -> str:
+    """Flicochet's moments, in the same vocabulary."""
     if t == "jack-off":
         return f"JACK {m.get('jack')} OFF the table (by {m.get('by')}): +{m.get('penalty')} to {m.get('to')}"
     if t == "jack-place-off":

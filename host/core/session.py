@@ -29,6 +29,7 @@ from flickboard.rules.immutable import evolve
 from flickboard.rules.pichenotte import Pichenotte, State
 from flickboard.rules.pichenotte.engine import Facts, Shot
 from flickboard.rules.quebec import Quebec
+from flickboard.rules.text import message_of
 
 # Every game's refusal: a rule that forbids the input, or a line its notation cannot read (rules/base.py).
 REFUSED = (Illegal, NotationError)
@@ -154,8 +155,9 @@ class Fold:
             if known is not None:
                 outcome = self._line(n, known[0], source, known[1])
         except REFUSED as e:
-            self.rejected.append((n, text, str(e)))
-            return Outcome(n, False, str(e))
+            said = message_of(e)  # the rules' own sentence, which a display can say in the players' language
+            self.rejected.append((n, text, said))
+            return Outcome(n, False, said)
         if not self.queue and self.spill is None:  # nothing for the sensor side to do (_drain would find the same)
             self.waiting = None
             return outcome

@@ -17,6 +17,7 @@ from typing import Any, Literal, NamedTuple
 
 from flickboard.rules.base import Illegal, Source
 from flickboard.rules.immutable import Log, evolve
+from flickboard.rules.text import Message
 
 from .options import Options
 
@@ -25,6 +26,8 @@ COLOURS: tuple[Colour, Colour] = ("green", "red")
 COMPTEUSES = (5, 10)
 PIECES = ("green", "red", "c5", "c10", "chien")
 POCKETS = (1, 2, 3, 4)
+# The colours as a sentence says them (a display says them in the players' language: "verte", "rouge").
+COLOUR_WORDS: dict[str, str] = {"green": Message("green"), "red": Message("red")}
 
 
 # ---------------------------------------------------------------- inputs
@@ -189,7 +192,7 @@ class State:
                 Question(
                     "colour",
                     side,
-                    f"{who} chooses a colour before shooting (règle 10)",
+                    Message("{player} chooses a colour before shooting (règle 10)", player=who),
                     ("color green", "color red"),
                 )
             )
@@ -200,7 +203,10 @@ class State:
                 Question(
                     "identify",
                     side,
-                    f"the sensors saw a piece enter pocket {pockets}: which piece? (name it on the shot line)",
+                    Message(
+                        "the sensors saw a piece enter pocket {pockets}: which piece? (name it on the shot line)",
+                        pockets=pockets,
+                    ),
                     tuple(f"shot {p}@{n}" for n in dict.fromkeys(m.evidence) for p in ("green", "red", "c5", "c10")),
                 )
             )
@@ -229,7 +235,9 @@ def apply(options: Options, state: State, inp: Input) -> Result:
     """Apply one input. Raises Illegal (state untouched) when the rules do not allow it."""
     fx: list[dict[str, Any]] = []
     if state.over:
-        raise Illegal(f"the partie is over: {state.setup.sides[state.winner or 0]} won; start a new partie")
+        raise Illegal(
+            Message("the partie is over: {side} won; start a new partie", side=state.setup.sides[state.winner or 0])
+        )
     if isinstance(inp, Shot):
         new = _shot(options, state, inp, fx)
     elif isinstance(inp, ChooseColour):
@@ -273,7 +281,7 @@ def _name(state: State, side: int) -> str:
 
 def _manche(state: State) -> Manche:
     if state.manche is None:
-        raise Illegal("no manche is in progress")
+        raise Illegal(Message("no manche is in progress"))
     return state.manche
 
 
@@ -281,8 +289,12 @@ def _check_seat(state: State, seat: int | None) -> int:
     m = _manche(state)
     if seat is not None and seat != m.seat:
         raise Illegal(
-            f"it is {state.setup.players[m.seat]}'s turn, not {state.setup.players[seat]}'s "
-            "(a turn goes on while the player pockets legally, then passes to the next seat)"
+            Message(
+                "it is {player}'s turn, not {other}'s "
+                "(a turn goes on while the player pockets legally, then passes to the next seat)",
+                player=state.setup.players[m.seat],
+                other=state.setup.players[seat],
+            )
         )
     return m.seat
 
@@ -310,7 +322,7 @@ def _word(p: Pocketed) -> str:
 def _evidence(state: State, inp: PocketEvidence, fx: list[dict[str, Any]]) -> State:
     m = _manche(state)
     if inp.pocket not in POCKETS:
-        raise Illegal(f"there is no pocket {inp.pocket}: the pockets are 1 to 4")
+        raise Illegal(Message("there is no pocket {pocket}: the pockets are 1 to 4", pocket=inp.pocket))
     fx.append({"type": "pocket-evidence", "pocket": inp.pocket, "source": inp.source})
     return evolve(state, manche=evolve(m, evidence=(*m.evidence, inp.pocket)))
 
@@ -319,10 +331,17 @@ def _choose(state: State, inp: ChooseColour, fx: list[dict[str, Any]]) -> State:
     m = _manche(state)
     if m.chooser is None:
         if m.colours[0] is None:
-            raise Illegal("no colour to choose now: the break's first dame gives the breaker's colour (règle 10)")
+            raise Illegal(
+                Message("no colour to choose now: the break's first dame gives the breaker's colour (règle 10)")
+            )
         raise Illegal(
-            f"the colours are already set for this manche: {_name(state, 0)} {m.colours[0]}, "
-            f"{_name(state, 1)} {m.colours[1]} (règle 10)"
+            Message(
+                "the colours are already set for this manche: {side} {colour}, {other} {other_colour} (règle 10)",
+                side=_name(state, 0),
+                colour=COLOUR_WORDS[m.colours[0] or "green"],
+                other=_name(state, 1),
+                other_colour=COLOUR_WORDS[m.colours[1] or "red"],
+            )
         )
     side = state.setup.side_of(m.chooser)
     colours: list[Colour | None] = [None, None]
@@ -353,7 +372,7 @@ def _blocking(state: State) -> None:
     m = _manche(state)
     if m.chooser is not None:
         who = state.setup.players[m.chooser]
-        raise Illegal(f"first {who} chooses a colour (règle 10): 'color green' or 'color red'")
+        raise Illegal(Message("first {player} chooses a colour (règle 10): 'color green' or 'color red'", player=who))
 
 
 def _return_pending(m: Manche, side: int) -> tuple[Manche, list[int]]:
@@ -372,22 +391,38 @@ def _check_pieces(state: State, inp: Shot) -> None:
     words = [p.piece for p in inp.pocketed] + list(inp.off)
     for p in inp.pocketed:
         if p.pocket is not None and p.pocket not in POCKETS:
-            raise Illegal(f"there is no pocket {p.pocket}: the pockets are 1 to 4")
+            raise Illegal(Message("there is no pocket {pocket}: the pockets are 1 to 4", pocket=p.pocket))
     for colour in COLOURS:
         n = words.count(colour)
         if n > state.on_board(colour):
-            raise Illegal(f"only {state.on_board(colour)} {colour} dame(s) are on the board, not {n}")
+            raise Illegal(
+                Message(
+                    "only {left} {colour} dame(s) are on the board, not {n}",
+                    left=state.on_board(colour),
+                    colour=COLOUR_WORDS[colour],
+                    n=n,
+                )
+            )
     for c in m.compteuses:
         w = f"c{c.value}"
         n = words.count(w)
         if n and c.where != "board":
             whose = _name(state, c.side if c.side is not None else 0)
-            where = "won by" if c.where == "won" else "waiting to be buried by"
-            raise Illegal(f"the {c.value} compteuse is not on the board: it is {where} {whose}")
+            if c.where == "won":
+                raise Illegal(
+                    Message("the {value} compteuse is not on the board: it is won by {side}", value=c.value, side=whose)
+                )
+            raise Illegal(
+                Message(
+                    "the {value} compteuse is not on the board: it is waiting to be buried by {side}",
+                    value=c.value,
+                    side=whose,
+                )
+            )
         if n > 1:
-            raise Illegal(f"the {c.value} compteuse can only be named once in a shot")
+            raise Illegal(Message("the {value} compteuse can only be named once in a shot", value=c.value))
     if words.count("chien") > 1:
-        raise Illegal("one chien is shot at a time: name it once (pocketed or off the board)")
+        raise Illegal(Message("one chien is shot at a time: name it once (pocketed or off the board)"))
 
 
 def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -> State:
@@ -400,7 +435,11 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
     for pocket in m.evidence:
         if pocket not in named:
             raise Illegal(
-                f"the sensors saw a piece enter pocket {pocket}: name it on the shot line (e.g. 'shot red@{pocket}')"
+                Message(
+                    "the sensors saw a piece enter pocket {pocket}: "
+                    "name it on the shot line (e.g. 'shot red@{pocket}')",
+                    pocket=pocket,
+                )
             )
         named.remove(pocket)
     side = state.setup.side_of(seat)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from flickboard.rules.text import N_
+
 BuriedWithOther = Literal["good", "returned"]
 
 
@@ -54,7 +56,7 @@ class Options:
 
 _OFFICIEL = Options(
     name="officiel",
-    summary="Règlements officiels: 31 points, compteuses need a fond and burying, lost with 5 dames or more left.",
+    summary=N_("Règlements officiels: 31 points, compteuses need a fond and burying, lost with 5 dames or more left."),
     seed="Règlements officiels du jeu de Pichenottes, règles 1-17",
 )
 
@@ -65,8 +67,10 @@ RULE_SETS: dict[str, Options] = {
         replace(
             _OFFICIEL,
             name="officiel-17-2",
-            summary="As officiel, but a compteuse buried together with an opponent dame goes back to the centre "
-            "(règle 17.2 read literally instead of règle 11).",
+            summary=N_(
+                "As officiel, but a compteuse buried together with an opponent dame goes back to the centre "
+                "(règle 17.2 read literally instead of règle 11)."
+            ),
             buried_with_other="returned",
         ),
     )

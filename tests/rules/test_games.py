@@ -60,16 +60,19 @@ ALL_RED = "shot " + " ".join(["red"] * 11)
 def test_play_quebec_by_hand_resume_and_replay(tmp_path: Path) -> None:
     path = tmp_path / "partie.jsonl"
     first = "shot red\nshot green\nshot none\nshot c5 green\nbogus words\nquit\n"
-    p = run("play", "--game", "quebec", "--players", "Ann", "Bob", "--target", "9", "--journal", str(path), stdin=first)
+    p = run(
+        "play", "--game", "quebec", "--players", "Ann", "Bob", "--target", "9", "--journal", str(path), "--lang", "en",
+        stdin=first,
+    )  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stdout + p.stderr
     assert "Québec Pichenottes · officiel" in p.stdout
     assert "Ann to shoot" in p.stdout  # the prompt says whose shot it is
-    assert "Ann plays red (règle 10)" in p.stdout  # the first dame gives the colour
+    assert "Ann plays red (règle 10: the first dame pocketed gives the colour)" in p.stdout
     assert "refused [5]" in p.stdout and "(type 'help' for the notation)" in p.stdout
     # Ann's green stopped her (règle 17.1), Bob pocketed nothing, Ann's c5 with a green went back (règle 14):
     # Bob is to play when the partie is resumed.
-    p = run("play", "--resume", str(path), stdin=f"shot green\nshot none\n{ALL_RED}\nshot none\n")
+    p = run("play", "--resume", str(path), "--lang", "en", stdin=f"shot green\nshot none\n{ALL_RED}\nshot none\n")
     assert p.returncode == 0, p.stderr
     assert "Resumed" in p.stdout and "5 entries replayed (1 refused)" in p.stdout
     assert "Bob to shoot" in p.stdout
@@ -272,7 +275,10 @@ def test_the_bridge_runs_a_quebec_partie_with_pocket_sensors(tmp_path: Path) -> 
     score = bus.last("flickboard/qb/scoreboard")["score"]
     assert score["over"] and score["winner"] == "Ann" and score["totals"] == [12, 0]  # règle 12: 12 greens left
     texts = [moment_text(m) for m in bus.all("flickboard/qb/events")]
-    assert "Ann plays red (règle 10)" in texts and "GAME OVER: Ann wins, 12-0" in texts
+    assert (
+        "Ann plays red (règle 10: the first dame pocketed gives the colour)" in texts
+        and "GAME OVER: Ann wins, 12-0" in texts
+    )
     assert "MANCHE 1 OVER: 12-0" in texts
     assert final_line(bus.last("flickboard/qb/scoreboard")) == "Ann 12 - Bob 0 (Ann wins the game)"
 

@@ -4,7 +4,8 @@ The package is `flickboard`: its folders are `host/` (`flickboard`) and `rules/`
 pyproject.toml maps them, and pyproject.toml lists every package. Data flows board → link → protocol → bridge →
 journal → fold (rules, evidence) → documents → topics → displays:
 - `flickboard.rules` imports nothing else of the package;
-- `core` (journal, session, evidence, documents) only the rules, itself and the JSON module;
+- `core` (journal, session, evidence, documents) only the rules, itself, the JSON module and the catalogues
+  (`i18n`, which say its sentences in the players' language);
 - `board` the core, itself and the shared modules;
 - `tournament` (the director's journal and fold) itself, the rules registry, the core's journal and the JSON
   module; its one I/O module, `hall.py` (the director's link to the boards over MQTT), also the shared `mqtt` and
@@ -13,7 +14,7 @@ journal → fold (rules, evidence) → documents → topics → displays:
   the manual-entry request), never the bridge or the links; its tournament pages (`tournament_pages`) also the
   tournament director (their acts go through its `Director`, the boards through its `Hall`) and the journal's lock
   error;
-- the shared modules (`config`, `mqtt`, `jsontext`, `lifecycle`, `errors`) only each other;
+- the shared modules (`config`, `mqtt`, `jsontext`, `lifecycle`, `errors`, `i18n`) only each other;
 - `cli` and `sim` compose the rest.
 Everywhere: no import circles (not even through an import deferred into a function), no import of another module's
 `_private` names, and names written in full (`flickboard.…`) outside a game's own package.
@@ -29,7 +30,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = "flickboard.rules"
-SHARED = {f"flickboard.{m}" for m in ("config", "mqtt", "jsontext", "lifecycle", "errors")}
+SHARED = {f"flickboard.{m}" for m in ("config", "mqtt", "jsontext", "lifecycle", "errors", "i18n", "i18n.catalogues")}
 DOCUMENTS = {f"flickboard.core.{m}" for m in ("scoreboard", "render", "render_games", "entries")}
 
 
@@ -47,7 +48,7 @@ def allowed(module: str, imported: str) -> bool:
     if module in SHARED:
         return imported in SHARED
     if inside(module, "flickboard.core"):
-        return within("flickboard.core") or imported == "flickboard.jsontext"
+        return within("flickboard.core") or imported in ("flickboard.jsontext", "flickboard.i18n")
     if inside(module, "flickboard.board"):
         return within("flickboard.board") or within("flickboard.core") or imported in SHARED
     if inside(module, "flickboard.tournament"):
