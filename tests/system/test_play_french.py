@@ -1,0 +1,88 @@
+"""`flickboard play` in the players' language: a Québec partie is said in French, in the sheet's words, from the
+first line to the last (and in English with --lang en); a Pichenotte match stays English unless --lang fr."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_SCRIPT = Path(sys.executable).with_name("flickboard")
+FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
+
+
+def play(tmp_path: Path, *args: str, stdin: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("FLICKBOARD_DEBUG", None)
+    p = subprocess.run(
+        [*FLICKBOARD, "play", "--journal", str(tmp_path / "j.jsonl"), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stdout + p.stderr
+    return p.stdout
+
+
+# Ann breaks with a green: she plays green (règle 10); c5 and a green: good; two reds end the turn (17.1);
+# Bob's shot pockets nothing; Ann moves a piece (15); a typo; the scoreboard.
+QUEBEC = "coup verte\ncoup compteuse 5 verte\ncoup dame rouge\ncoup rien\nfaute\ncoup aucune\ncoup bleu\nscore\n"
+
+
+def test_a_quebec_partie_is_played_in_french(tmp_path: Path) -> None:
+    out = play(tmp_path, "--game", "quebec", "--players", "Ann", "Bob", stdin=QUEBEC)
+    assert "Nouvelle partie, journal" in out
+    assert "Tapez « help » pour la notation" in out
+    assert "à Ann de jouer · qu'a empoché le coup ? → coup rouge verte" in out
+    assert "Ann joue la verte (règle 10 : « La première dame entrée indique la couleur" in out
+    assert "la compteuse 5 (Ann) est bonne" in out
+    assert (
+        "fin du tour (règle 17.1 : « s'il entre une dame d'une autre couleur que la sienne ») : au tour de Bob" in out
+    )
+    assert "fin du tour (rien d'empoché) : au tour de Ann" in out
+    assert (
+        "fin du tour (règle 15 : « Les joueurs qui jouent dans le trou du chien ne déplacent aucune pichenotte" in out
+    )
+    assert "refusé [7] : « bleu » n'est ni une pièce" in out
+    assert "Pichenottes du Québec · officiel · partie en 31 · Ann contre Bob" in out
+    assert "dames qui restent" in out and "Journal gardé" in out
+    for english in ("to shoot", "turn over", "refused", "dames left", "Journal saved"):
+        assert english not in out, english
+
+
+def test_a_quebec_partie_in_english_when_asked(tmp_path: Path) -> None:
+    out = play(tmp_path, "--game", "quebec", "--players", "Ann", "Bob", "--lang", "en", stdin=QUEBEC)
+    assert "Ann to shoot · what did the shot pocket?" in out
+    assert "Ann plays green (règle 10: the first dame pocketed gives the colour)" in out
+    assert "turn over (règle 17.1: a dame of the other colour went in): Bob plays" in out
+    assert "refused [7]: 'bleu' is not a piece" in out
+    assert "tour" not in out.replace("Journal", "")
+
+
+def test_pichenotte_stays_english_unless_french_is_picked(tmp_path: Path) -> None:
+    out = play(tmp_path, "--rules", "beginner", "--players", "Ana", "Ben", stdin="shot hit\nbogus\n")
+    assert "New match, journal" in out and "Journal saved" in out and "refused [2]" in out
+    assert "Nouvelle" not in out and "refusé" not in out
+    (tmp_path / "fr").mkdir()
+    out = play(tmp_path / "fr", "--rules", "beginner", "--players", "Ana", "Ben", "--lang", "fr", stdin="bogus\n")
+    assert "Nouvelle partie, journal" in out and "refusé [1]" in out
+
+
+def test_an_unknown_language_is_said_plainly(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(
+        [*FLICKBOARD, "play", "--game", "quebec", "--players", "Ann", "Bob", "--lang", "xx"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert "--lang xx: there is no catalogue for it; the languages are en, fr" in p.stderr + p.stdout
