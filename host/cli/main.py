@@ -216,6 +216,7 @@ def _scoreboard(sb: argparse.ArgumentParser) -> None:
     sb.add_argument("--big", action="store_true", help="the big view, even into a pipe")
     sb.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="side colours (default: auto)")
     sb.add_argument("--timeout", type=float, default=5.0, help="with --once: seconds to wait (default 5)")
+    sb.add_argument("--lang", metavar="LANG", help="en, fr (default: the game's; Québec Pichenottes: fr)")
     sb.set_defaults(func=cmd_scoreboard)
 
 

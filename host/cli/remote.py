@@ -304,6 +304,7 @@ def _newer_than(c: OneShotClient, seen: int) -> Callable[[str, bytes], bool]:
 def run_scoreboard(args: Any, out: TextIO) -> int:
     """Show the board's retained scoreboard, then (unless --once) every update until Ctrl-C. On a terminal it is
     the big view (host/displays/terminal.py), redrawn in place; `--plain` (or a pipe) prints the plain text view."""
+    from flickboard import i18n
     from flickboard.core.render import final_line, text_view
     from flickboard.displays.terminal import big_view, link_lines
 
@@ -329,11 +330,13 @@ def run_scoreboard(args: Any, out: TextIO) -> int:
             try:
                 doc = json.loads(boards[-1])
                 bridge_online = c.bridges.owner_online(doc)
+                lang = i18n.choose(getattr(args, "lang", None), doc["score"].get("game"))
                 if big:
                     width = shutil.get_terminal_size((100, 30)).columns
-                    view = big_view(doc, width=width, color=color, bridge_online=bridge_online)
+                    view = big_view(doc, width=width, color=color, bridge_online=bridge_online, lang=lang)
                 else:
-                    view = "\n".join([text_view(doc), *(f"  {line}" for line in link_lines(doc, bridge_online))])
+                    lines = [text_view(doc, lang), *(f"  {line}" for line in link_lines(doc, bridge_online))]
+                    view = "\n".join(lines)
             except (ValueError, KeyError, TypeError, AttributeError, IndexError):
                 print("(a scoreboard message this version cannot read)", file=out, flush=True)
                 if args.once:

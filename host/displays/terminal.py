@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from flickboard.core import render_games
+from flickboard.i18n import SOURCE, translator
 
 # 5-row block glyphs, 4 columns wide (plus a space between glyphs).
 _GLYPHS = {
@@ -93,29 +94,41 @@ def _points(score: dict[str, Any]) -> tuple[list[int], str]:
     return [int(totals[0]), int(totals[1])], label
 
 
-def _target_points(score: dict[str, Any]) -> tuple[list[int], str]:
+def _target_points(score: dict[str, Any], lang: str = SOURCE) -> tuple[list[int], str]:
     """Québec Pichenottes and Flicochet: the points so far, towards the target."""
     totals = score.get("totals") or [0, 0]
+    if score.get("game") == render_games.QUEBEC:
+        _ = translator(lang)
+        done = len(score.get("rounds") or [])
+        target = score.get("target")
+        if done:
+            return [int(totals[0]), int(totals[1])], _(
+                "points after {n} manche(s) · first to {target}", n=done, target=target
+            )
+        return [int(totals[0]), int(totals[1])], _("points · first to {target}", target=target)
     what = "manche" if score.get("game") == render_games.QUEBEC else "round"
     done = len(score.get("rounds") or [])
     after = f" after {done} {what}{'s' if done != 1 else ''}" if done else ""
     return [int(totals[0]), int(totals[1])], f"points{after} · first to {score.get('target')}"
 
 
-def _other_game(score: dict[str, Any], sides: list[str], color: bool) -> list[str]:
+def _other_game(score: dict[str, Any], sides: list[str], color: bool, lang: str = SOURCE) -> list[str]:
     """The middle part for a Québec Pichenottes or Flicochet document: the manche or round in progress, one line
     per side in its colour, the last rounds' points, and what is due now (questions come after, as for every game)."""
     lines: list[str] = []
+    _ = translator(lang)
     cur = score.get("current")
     if cur:
-        rows = render_games.current_rows(score)
+        rows = render_games.current_rows(score, lang)
         for i, row in enumerate(rows):
             lines.append(_paint(row, SIDE_COLORS[i], color) if i < 2 else row)
         lines.append("")
-        lines.append(render_games.headline(score))
+        lines.append(render_games.headline(score, lang))
         if score["game"] == render_games.QUEBEC and cur.get("to_play"):
-            again = " (again)" if cur.get("turn_shots") else ""
-            lines.append(f"next: {cur['to_play']} to shoot{again}")
+            if cur.get("turn_shots"):
+                lines.append(_("next: {player} to shoot (again)", player=cur["to_play"]))
+            else:
+                lines.append(_("next: {player} to shoot", player=cur["to_play"]))
         elif score["game"] == render_games.FLICOCHET:
             if cur.get("to_place_jack"):
                 lines.append(f"next: {cur['to_place_jack']} places the jack")
@@ -127,20 +140,24 @@ def _other_game(score: dict[str, Any], sides: list[str], color: bool) -> list[st
                 lines.append("jack points so far: " + ", ".join(f"{p[0]}-{p[1]}" for p in pts if p is not None))
     rounds = score.get("rounds") or []
     if rounds:
-        what = "manche" if score["game"] == render_games.QUEBEC else "round"
         last = rounds[-6:]
         cells = [f"{r['number']}: {r['points'][0]}-{r['points'][1]}" for r in last if r.get("points")]
-        if cells:
-            lines.append(f"{what}s ({sides[0]}-{sides[1]}): " + "  ".join(cells))
+        if cells and score["game"] == render_games.QUEBEC:
+            lines.append(_("manches ({a}-{b}): {cells}", a=sides[0], b=sides[1], cells="  ".join(cells)))
+        elif cells:
+            lines.append(f"rounds ({sides[0]}-{sides[1]}): " + "  ".join(cells))
     if score.get("over"):
         won = score.get("winner")
         code = SIDE_COLORS[sides.index(won)] if won in sides else DIM
         tot = score.get("totals") or [0, 0]
-        lines.append(_paint(f"GAME OVER: {won} wins {tot[0]}-{tot[1]}" if won else "GAME OVER", code, color))
+        over = _("GAME OVER: {winner} wins {a}-{b}", winner=won, a=tot[0], b=tot[1]) if won else _("GAME OVER")
+        lines.append(_paint(over, code, color))
     return lines
 
 
-def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_online: bool | None = None) -> str:
+def big_view(
+    doc: dict[str, Any], width: int = 80, color: bool = False, bridge_online: bool | None = None, lang: str = SOURCE
+) -> str:
     score = doc["score"]
     sides = [s["name"] for s in score["sides"]]
     cur = score.get("current") or {}
@@ -157,14 +174,14 @@ def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_o
     if game == "pichenotte":
         head = f"Flickboard · board {doc['board']} · {score['rules']} · match {score['match']}"
     else:
-        head = f"Flickboard · board {doc['board']} · {render_games.title(score)}"
+        head = f"Flickboard · board {doc['board']} · {render_games.title(score, lang)}"
     lines.append(head + ("   " + " ".join(status) if status else ""))
     dup = only_duplicates_text(doc)
     if dup:
         lines.append(_paint(f"REPEATS ONLY: {dup}", WARN, color))
     lines.append("")
 
-    points, label = _points(score) if game == "pichenotte" else _target_points(score)
+    points, label = _points(score) if game == "pichenotte" else _target_points(score, lang)
     blocks = [big_number(points[0]), big_number(points[1])]
     row = ""
     for i in (0, 1):
@@ -181,7 +198,7 @@ def big_view(doc: dict[str, Any], width: int = 80, color: bool = False, bridge_o
     lines.append("")
 
     if game != "pichenotte":
-        lines += _other_game(score, sides, color)
+        lines += _other_game(score, sides, color, lang)
     elif cur:
         tw = cur.get("twenties") or [0, 0]
         hand, board, ditch = cur.get("in_hand") or [0, 0], cur.get("on_board") or [0, 0], cur.get("in_ditch") or [0, 0]
