@@ -25,6 +25,7 @@ from flickboard.core.evidence import unsettled
 from flickboard.core.session import Session
 from flickboard.rules.games import side_names
 from flickboard.rules.pichenotte import Pichenotte
+from flickboard.rules.text import N_
 
 
 def _choice(label: str, line: str, confirm: bool = False) -> dict[str, Any]:
@@ -52,8 +53,8 @@ PLAIN_ANSWERS = {
     "short": "No, short of it",
     "choose leave": "Leave it on the board",
     "choose ditch": "Remove it to the ditch",
-    "color green": "Green",
-    "color red": "Red",
+    "color green": N_("Green"),
+    "color red": N_("Red"),
     "place": "Placed on the table",
     "place off": "It left the table",
 }
@@ -75,7 +76,9 @@ def asks(session: Session) -> list[dict[str, Any]]:
                 continue
             side = names[q.side] if isinstance(q.side, int) else None
             choices = [_choice(_plain_answer(a), a) for a in q.answers]
-            out.append(_ask(q.kind, _cap(q.text), _other_spectator(q.kind, q.text), choices, side))
+            ask = _ask(q.kind, _cap(q.text), _other_spectator(q.kind, q.text), choices, side)
+            said = _said(q.text)
+            out.append({**ask, "say": said} if said else ask)
     if fold.review:
         choices = [_choice("Checked: go on", "reviewed")]
         if fold.waiting_events:
@@ -98,6 +101,15 @@ def asks(session: Session) -> list[dict[str, Any]]:
             )
         )
     return out
+
+
+def _said(text: str) -> dict[str, Any] | None:
+    """The engine's sentence as its catalogues know it (rules/text.py), for a screen in another language:
+    `{"text": template, "values": {...}}`; None for a sentence that is not one of them."""
+    template, values = getattr(text, "template", None), getattr(text, "values", None)
+    if not isinstance(template, str) or not isinstance(values, dict):
+        return None
+    return {"text": template, "values": {k: v if isinstance(v, int) else str(v) for k, v in values.items()}}
 
 
 def _plain_answer(line: str) -> str:

@@ -407,11 +407,11 @@ def test_the_command_prints_its_urls_and_stops_cleanly(broker: Broker, tmp_path:
 # ---------------------------------------------------------------- the pages, in a real browser
 
 
-def open_page(browser: Chromium, rig: Rig, kind: str, width: int, height: int) -> Page:
+def open_page(browser: Chromium, rig: Rig, kind: str, width: int, height: int, query: str = "") -> Page:
     page = browser.page(width, height, mobile=kind == "enter")
     if kind == "enter":  # the scorer's phone opens the operator's link once: it keeps the key
         page.goto(f"{rig.url}/scorer?key={rig.web.key}")
-    page.goto(f"{rig.url}/{kind}/{BOARD}")
+    page.goto(f"{rig.url}/{kind}/{BOARD}{query}")
     n = rig.synced()["entries"]
     page.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.state === 'live'")
     return page
@@ -563,11 +563,11 @@ def test_quebec_tv_and_entry_pages(browser: Chromium, rig: Rig) -> None:
     rig.bridge.board_state(BOARD, True)
     rig.bridge.new_game(BOARD, "officiel", ["Ana", "Ben"], None, "31")
     rig.bridge.submit(BOARD, "shot")  # Ana breaks, nothing goes in: Ben chooses a colour
-    tv = open_page(browser, rig, "tv", 1280, 720)
+    tv = open_page(browser, rig, "tv", 1280, 720, "?lang=en")  # in English (French: test_web_french.py)
     assert "Québec Pichenottes · officiel · partie to 31 · manche 1" in tv.text("#match")
     assert tv.text("#side0 .colour") == "no colour yet" and "points of 31" in tv.text("#side0 .total")
     assert tv.text("#flags") == "Ben chooses a colour before shooting"  # the room's words, once
-    phone = open_page(browser, rig, "enter", 360, 740)
+    phone = open_page(browser, rig, "enter", 360, 740, "?lang=en")
     assert phone.eval("document.getElementById('shot').hidden") and phone.text("#penalties") == ""
     tap_line(phone, rig, "#questions button[data-line='color red']", "color red")
     tv.wait("document.querySelector('#side1 .colour').innerText === 'RED'")

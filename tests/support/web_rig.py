@@ -69,13 +69,15 @@ class Chromium:
             raise
         self.pages: list[Page] = []
 
-    def page(self, width: int = 1280, height: int = 720, mobile: bool = False) -> Page:
-        """A new tab in a new browser context: a viewport of width x height, as a phone when `mobile`."""
+    def page(self, width: int = 1280, height: int = 720, mobile: bool = False, locale: str | None = None) -> Page:
+        """A new tab in a new browser context: a viewport of width x height, as a phone when `mobile`; `locale`: the
+        browser's language (navigator.language and Accept-Language), Chromium's own when None."""
         ctx = self.browser.new_context(
             viewport={"width": width, "height": height},
             device_scale_factor=1,
             is_mobile=mobile,
             reduced_motion="reduce",
+            **({"locale": locale} if locale else {}),
         )
         ctx.set_default_timeout(10_000)
         page = Page(ctx.new_page())

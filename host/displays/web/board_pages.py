@@ -7,6 +7,7 @@ CSS and scripts, and the JSON they read and post.
 | `/tv/<board>`, `/enter/<board>` | the TV scoreboard, the phone entry page |
 | `/static/<file>` | their CSS and scripts |
 | `/api/boards`, `/api/rules` | JSON: the boards seen; every game's rule sets (and Pichenotte's zone values) |
+| `/api/messages` | JSON: the pages' sentences in the languages they may speak (`?lang=`, the browser's, a game's) |
 | `/api/<board>/scoreboard` | JSON: the latest scoreboard document (404 until one was seen) |
 | `/api/<board>/stream` | `text/event-stream`: `status` and the latest `scoreboard`, then each new one, `moment`s |
 | `POST /api/<board>/input` | `{"line": ...}` or `{"new": {...}}`: checked, sent with an id, the bridge's answer |
@@ -26,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from flickboard import i18n
 from flickboard.core.entries import RequestError, read_request
 from flickboard.displays.web.config import WebConfig
 from flickboard.displays.web.hub import Hub
@@ -79,6 +81,13 @@ class BoardPages:
 
         async def api_rules(request: Request) -> Response:
             return json_response(200, rules_info())
+
+        async def api_messages(request: Request) -> Response:
+            q = request.query_params
+            return json_response(
+                200,
+                messages_doc(q.get("lang") or self.cfg.lang, request.headers.get("accept-language"), q.get("browser")),
+            )
 
         async def api_scoreboard(request: Request) -> Response:
             board = request.path_params["board"]
@@ -143,6 +152,7 @@ class BoardPages:
             Route("/static/{name}", static, methods=get),
             Route("/api/boards", api_boards, methods=get),
             Route("/api/rules", api_rules, methods=get),
+            Route("/api/messages", api_messages, methods=get),
             Route("/api/{board}/scoreboard", api_scoreboard, methods=get),
             Route("/api/{board}/stream", api_stream, methods=get),
             Route("/api/{board}/input", post_input, methods=post),
@@ -223,3 +233,18 @@ def rules_info() -> dict[str, Any]:
         for name, game in games.GAMES.items()
     ]
     return {"rules": sets, "games": info, "default": "tournament-2019"}
+
+
+def messages_doc(asked: str | None, accept: str | None, browser: str | None) -> dict[str, Any]:
+    """What a page needs to speak (common.js `FB.T`): the language the user asked for (`?lang=`, `flickboard web
+    --lang`), the browser's first language there is a catalogue for (Accept-Language, else `navigator.languages`),
+    each game's own language, and the catalogues of those languages ({English sentence: translation}). A page picks
+    as i18n.choose does: asked, else the game's, else the browser's, else English."""
+    first = next((i18n.known(x) for x in [*i18n.accepted(accept), *(browser or "").split(",")] if i18n.known(x)), None)
+    wanted = {i18n.known(asked), first, *i18n.GAME_LANGUAGES.values()} - {None, i18n.SOURCE}
+    return {
+        "asked": i18n.known(asked),
+        "browser": first,
+        "games": dict(i18n.GAME_LANGUAGES),
+        "messages": {lang: i18n.catalogue(lang) for lang in sorted(x for x in wanted if x)},
+    }

@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, TextIO
 
-from flickboard import lifecycle
+from flickboard import i18n, lifecycle
 from flickboard.config import ConfigError, add_broker_arguments, board_problem, broker_of
 from flickboard.displays.web.config import WebConfig, WebError
 from flickboard.displays.web.key import (
@@ -71,6 +71,11 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         help="one more name the server answers for (a DNS name, a reverse proxy's; repeatable)",
     )
     p.add_argument(
+        "--lang",
+        metavar="LANG",
+        help="the pages' language: en, fr (default: the game's, Québec Pichenottes: fr; else the browser's)",
+    )
+    p.add_argument(
         "--tournament",
         metavar="FILE",
         help="a tournament journal: its hall screen, entrants' and organiser's pages and score cards, and its hall "
@@ -97,6 +102,9 @@ def web_config(args: Any) -> WebConfig:
         dict(os.environ), getattr(args, "organiser_key_file", None), ORGANISER_ENV, "--organiser-key-file"
     )
     allowed = tuple(h.strip() for h in getattr(args, "allowed_host", None) or [] if h.strip())
+    lang = getattr(args, "lang", None)
+    if lang and not i18n.known(lang):
+        raise WebError(f"--lang {lang}: there is no catalogue for it; the languages are {', '.join(i18n.languages())}")
     return WebConfig(
         url,
         ca_file=ca_file,
@@ -109,6 +117,7 @@ def web_config(args: Any) -> WebConfig:
         organiser_source=organiser_source,
         scorer_keys=getattr(args, "scorer_keys", None),
         allowed_hosts=allowed,
+        lang=i18n.known(lang),
     )
 
 

@@ -34,6 +34,7 @@ class WebConfig:
     key_rate: tuple[float, float] = KEY_RATE  # wrong keys per second and burst, per client address
     all_keys_rate: tuple[float, float] = ALL_KEYS_RATE  # wrong keys per second and burst, from every address at once
     streams_per_address: int = STREAMS_PER_ADDRESS  # live pages at once from one client address
+    lang: str | None = None  # the pages' language (--lang); None: the game's, else the browser's (flickboard/i18n)
 
 
 # ---------------------------------------------------------------- refusals, keys and rates

@@ -1,0 +1,119 @@
+"""The pages in the players' language (host/i18n, common.js `FB.T`): a Québec partie on the TV and the phone in
+French, from the same catalogues as the terminal, in a real Chromium against a real bridge and Mosquitto
+(tests/support/web_rig.py); English on request (`?lang=en`); a Pichenotte match stays English unless the browser or
+the user picks French."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from web_rig import BOARD, Chromium, Page, Rig, check_png
+
+from flickboard.sim.broker import Broker
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "build" / "screenshots"
+
+
+@pytest.fixture
+def rig(broker: Broker, tmp_path: Path) -> Iterator[Rig]:
+    r = Rig(broker, tmp_path)
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chromium]:
+    with Chromium() as b:
+        yield b
+
+
+def open_page(browser: Chromium, rig: Rig, kind: str, size: tuple[int, int], query: str = "", **kw: str) -> Page:
+    page = browser.page(*size, mobile=kind == "enter", **kw)
+    if kind == "enter":
+        page.goto(f"{rig.url}/scorer?key={rig.web.key}")
+    page.goto(f"{rig.url}/{kind}/{BOARD}{query}")
+    n = rig.synced()["entries"]
+    page.wait(f"document.body.dataset.entries === '{n}' && document.body.dataset.state === 'live'")
+    return page
+
+
+def tap_line(page: Page, rig: Rig, selector: str, line: str) -> None:
+    n = len(rig.records())
+    page.click(selector)
+    page.wait(f"document.body.dataset.entries === '{n + 1}'")
+    assert rig.records()[-1]["in"] == line
+
+
+def test_a_quebec_partie_in_french_on_the_tv_and_the_phone(browser: Chromium, rig: Rig) -> None:
+    rig.bridge.board_state(BOARD, True)
+    rig.bridge.new_game(BOARD, "officiel", ["Ana", "Ben"], None, "31")
+    rig.bridge.submit(BOARD, "shot none")  # Ana breaks, nothing goes in: Ben chooses his colour (règle 10)
+    tv = open_page(browser, rig, "tv", (1920, 1080))
+    tv.wait("document.documentElement.lang === 'fr'")
+    assert "Pichenottes du Québec · officiel · partie en 31 · manche 1 · coup 2" in tv.text("#match")
+    assert tv.text("#side0 .colour") == "pas encore de couleur" and "points sur 31" in tv.text("#side0 .total")
+    assert tv.text("#flags") == "Ben choisit sa couleur avant de jouer"
+    phone = open_page(browser, rig, "enter", (390, 844))
+    phone.wait("document.documentElement.lang === 'fr'")
+    assert phone.text("#questions .qtext") == "Ben choisit sa couleur avant de jouer (règle 10)"
+    assert phone.text("#questions button[data-line='color red']") == "Rouge"
+    tap_line(phone, rig, "#questions button[data-line='color red']", "color red")
+    tv.wait("document.querySelector('#side1 .colour').innerText === 'ROUGE'")
+    assert tv.text("#side0 .colour") == "VERTE" and "à Ben de jouer" in tv.text("#turn")
+    assert "casse de Ana" in tv.text("#turn")
+    phone.wait("document.querySelector('.qshot h2') !== null")
+    assert phone.text(".qshot h2") == "Coup de Ben : qu'est-ce qui est entré dans une poche ?"
+    assert phone.text(".qshot .pieces:not(.off) button[data-piece='red']") == "rouge"
+    assert phone.text("#shot-send") == "Envoyer le coup"
+    for piece in ["red", "c5", "red"]:  # a fond, a compteuse, a red to bury it: Ben's c5 is good (règle 11)
+        phone.click(f".qshot .pieces:not(.off) button[data-piece='{piece}']")
+        tap_line(phone, rig, "#shot-send", f"shot {piece}")
+    tv.wait("document.querySelector('#side1 .comp.won') !== null")
+    assert tv.text("#side1 .comp.won") == "c5 gagnée" and "dames qui restent" in tv.text("#side1 .dames")
+    assert "COMPTEUSE 5 pour Ben" in tv.text("#recent")
+    assert "Ben rejoue" in tv.text("#turn")
+    assert "manche 1 · en 31 · Ana verte / Ben rouge · dames qui restent" in phone.text("#summary")
+    assert "Ben rejoue : touchez ce que le coup a empoché, puis Envoyer." in phone.text("#now")
+    check_png(tv.screenshot(SHOTS / "tv-quebec-fr.png"), 1920, 1080)
+    check_png(phone.screenshot(SHOTS / "enter-quebec-fr.png", full_page=True), 390)
+    page_text = tv.text("body") + phone.text("body")
+    for english in ("to shoot", "no colour yet", "dames left", "points of"):
+        assert english not in page_text, english
+    assert tv.errors == [] and phone.errors == []
+    # The same partie in English when asked for.
+    en = open_page(browser, rig, "tv", (1280, 720), "?lang=en")
+    assert "Québec Pichenottes · officiel · partie to 31" in en.text("#match") and "Ben to shoot again" in en.text(
+        "#turn"
+    )
+    assert en.eval("document.documentElement.lang") == "en"
+    for p in (tv, phone, en):
+        p.close()
+
+
+def test_a_pichenotte_match_stays_english_unless_french_is_picked(browser: Chromium, rig: Rig) -> None:
+    rig.bridge.board_state(BOARD, True)
+    tv = open_page(browser, rig, "tv", (1280, 720))
+    assert "Ana to shoot" in tv.text("#turn") and tv.eval("document.documentElement.lang") == "en"
+    tv.close()
+    fr = open_page(browser, rig, "tv", (1280, 720), locale="fr-CA")  # a French browser
+    fr.wait("document.documentElement.lang === 'fr'")
+    fr.close()
+    asked = open_page(browser, rig, "tv", (1280, 720), "?lang=fr")
+    asked.wait("document.documentElement.lang === 'fr'")
+    asked.close()
+
+
+def test_the_messages_a_page_reads(rig: Rig) -> None:
+    status, doc = rig.http("GET", "/api/messages")
+    assert status == 200 and doc["asked"] is None and doc["browser"] is None
+    assert doc["games"] == {"pichenottes-quebec": "fr"}
+    assert doc["messages"]["fr"]["{player} to shoot"] == "à {player} de jouer"
+    status, doc = rig.http("GET", "/api/messages?lang=fr&browser=de-DE,en")
+    assert doc["asked"] == "fr"
+    status, doc = rig.http("GET", "/api/messages?lang=xx&browser=de-DE,fr-CA")
+    assert doc["asked"] is None and doc["browser"] == "fr"
