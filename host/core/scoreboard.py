@@ -219,7 +219,7 @@ def _quebec_moment(t: object, m: dict[str, Any], lang: str) -> str:
         stops = [s for s in (m.get("stops") or []) if s != "nothing"]
         if not stops:
             return _("turn over (nothing pocketed): {player} plays", player=m.get("next"))
-        why = "; ".join(cite(s) for s in stops)
+        why = "; ".join(cite("10/casse" if s == "10" else s) for s in stops)  # a turn ends on règle 10 at the break
         return _("turn over ({why}): {player} plays", why=why, player=m.get("next"))
     if t == "manche-over":
         pts = m.get("points") or ["?", "?"]

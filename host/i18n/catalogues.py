@@ -23,10 +23,20 @@ def extract(output: Path = TEMPLATE) -> Path:
     args = ["pybabel", "-q", "extract", "-F", str(ROOT / "babel.cfg"), "--no-default-keywords"]
     for k in KEYWORDS:
         args += ["-k", k]
-    args += ["--add-location=file", "--sort-output", "--no-wrap", "--project=flickboard", "-o", str(output)]
+    args += ["--add-location=file", "--sort-output", "--no-wrap", "--project=flickboard", f"--version={_version()}"]
+    args += ["-o", str(output)]
     args += ["host", "rules"]
     _run(args)
     return output
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("flickboard")
+    except PackageNotFoundError:
+        return "0"
 
 
 def update() -> None:

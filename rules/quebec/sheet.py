@@ -14,6 +14,9 @@ from flickboard.rules.text import Message
 QUOTES: dict[str, str] = {
     "6": "En cas d'égalité, les participants jouent un tour supplémentaire.",
     "10": "La première dame entrée indique la couleur du participant ou de l'équipe pour cette manche.",
+    # the same rule when the break gives no colour (its second paragraph): the turn passes to the one who chooses
+    "10/casse": "si aucune dame n'entre dans la poche, l'autre joueur (le no. 2 en double ou le no. 3 en simple) "
+    "décidera de la couleur qu'il choisit avant de jouer",
     "11": "la compteuse devra être enterrée (entrer une autre dame de sa couleur) et ce, aussitôt la compteuse entrée",
     "12": "accumule un point pour chaque dame de l'adversaire qui reste sur le jeu",
     "13": "ce participant ou cette équipe perd les points de la (des) compteuse(s)",
@@ -31,6 +34,7 @@ QUOTES: dict[str, str] = {
 GLOSSES: dict[str, str] = {
     "6": Message("a tie plays another manche"),
     "10": Message("the first dame pocketed gives the colour"),
+    "10/casse": Message("no dame at the break: the next player chooses the colour"),
     "11": Message("a compteuse must be buried by an own dame at once"),
     "12": Message("all its dames in: a point per opponent dame left"),
     "13": Message("5 dames or more left: the compteuses' points are lost"),
@@ -50,10 +54,11 @@ SHEET_LANGUAGE = "fr"
 def cite(rule: str, lang: str, say: Callable[[str, str], str] | None = None) -> str:
     """`règle 17.1 : « s'il entre une dame d'une autre couleur que la sienne »` in French (the sheet's words);
     `règle 17.1: a dame of the other colour went in` otherwise. `say(text, lang)` translates the gloss."""
-    number = rule.split(" ", 1)[0]
-    if lang == SHEET_LANGUAGE and number in QUOTES:
-        return f"règle {number} : « {QUOTES[number]} »"
-    gloss = GLOSSES.get(number)
+    key = rule.split(" ", 1)[0]  # "11 (two colours: good, turn over)" is règle 11; "10/casse" is règle 10's second part
+    number = key.split("/", 1)[0]
+    if lang == SHEET_LANGUAGE and key in QUOTES:
+        return f"règle {number} : « {QUOTES[key]} »"
+    gloss = GLOSSES.get(key)
     if gloss is None:
         return f"règle {rule}"
     text = say(gloss, lang) if say is not None else str(gloss)

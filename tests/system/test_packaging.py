@@ -58,6 +58,7 @@ def test_the_wheel_holds_every_package_and_data_file(wheel: Path) -> None:
         "flickboard/sim/rp2/package-lock.json",
         "flickboard/firmware/simboard.py",
         "flickboard/firmware/config.example.json",
+        "flickboard/i18n/locale/fr/LC_MESSAGES/flickboard.po",
     ):
         assert f in names, f
     # the board's files, every one: the firmware's sources and the board profiles (host/board/files.py)
@@ -121,6 +122,10 @@ def test_the_installed_wheel_runs_the_commands_from_any_folder(wheel: Path, tmp_
     p = flickboard("play", "--players", "Ana", "Ben", stdin="shot zone\n")
     assert p.returncode == 0 and "Journal saved: journals/" in p.stdout, p.stdout + p.stderr
     assert "2/24" in p.stdout and len(list((club / "journals").glob("*.jsonl"))) == 1
+    p = flickboard("play", "--game", "quebec", "--players", "Ana", "Ben", "--journal", "q.jsonl", stdin="coup rien\n")
+    assert p.returncode == 0 and "fin du tour (règle 10 : « si aucune dame n'entre dans la poche" in p.stdout, (
+        p.stdout + p.stderr
+    )
 
     # Without the extras: each missing part is asked for in one sentence.
     p = flickboard("sim", "--random-game", "--seed", "3")
