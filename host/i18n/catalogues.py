@@ -6,7 +6,9 @@ untranslated, a changed one fuzzy, a gone one obsolete). docs/translating.md say
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from babel.messages.frontend import CommandLineInterface
 
@@ -37,6 +39,44 @@ def _version() -> str:
         return version("flickboard")
     except PackageNotFoundError:
         return "0"
+
+
+# What a page's HTML says to people besides its text: FB.T's page translation (common.js) reads the same attributes.
+HTML_ATTRIBUTES = ("placeholder", "title", "aria-label")
+
+
+def extract_html(
+    fileobj: Any, keywords: Any, comment_tags: Any, options: Any
+) -> Iterator[tuple[int, None, str, list[str]]]:
+    """A Babel extractor for the pages' HTML (babel.cfg): every piece of text a person reads, each element's text
+    (its spaces collapsed) and the attributes above; never a script's or a style's."""
+    from html.parser import HTMLParser
+
+    found: list[tuple[int, None, str, list[str]]] = []
+
+    class Texts(HTMLParser):
+        skip = 0
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag in ("script", "style"):
+                self.skip += 1
+            for name, value in attrs:
+                if name in HTML_ATTRIBUTES and value and value.strip():
+                    found.append((self.getpos()[0], None, " ".join(value.split()), []))
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("script", "style"):
+                self.skip = max(0, self.skip - 1)
+
+        def handle_data(self, data: str) -> None:
+            text = " ".join(data.split())
+            if text and not self.skip and any(c.isalpha() for c in text):
+                found.append((self.getpos()[0], None, text, []))
+
+    parser = Texts(convert_charrefs=True)
+    parser.feed(fileobj.read().decode(options.get("encoding", "utf-8")))
+    parser.close()
+    yield from found
 
 
 def update() -> None:

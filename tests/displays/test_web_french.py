@@ -61,6 +61,12 @@ def test_a_quebec_partie_in_french_on_the_tv_and_the_phone(browser: Chromium, ri
     phone = open_page(browser, rig, "enter", (390, 844))
     phone.wait("document.documentElement.lang === 'fr'")
     assert phone.text("#questions .qtext") == "Ben choisit sa couleur avant de jouer (règle 10)"
+    # the page's own words too (its HTML): the undo button, the free line's label and its placeholder
+    assert phone.text("#more button[data-line='undo']") == "Annuler la dernière entrée"
+    assert phone.text("label[for='free-line']") == "Toute entrée (notation)"
+    assert phone.eval("document.getElementById('free-line').placeholder").startswith("ex. ")
+    assert phone.eval("document.title") == "Flickboard pointage"
+    assert tv.text("#live") == "EN DIRECT"
     assert phone.text("#questions button[data-line='color red']") == "Rouge"
     tap_line(phone, rig, "#questions button[data-line='color red']", "color red")
     tv.wait("document.querySelector('#side1 .colour').innerText === 'ROUGE'")
