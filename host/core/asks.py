@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from flickboard import i18n
 from flickboard.core.evidence import unsettled
 from flickboard.core.session import Session
 from flickboard.rules.games import side_names
@@ -77,8 +78,8 @@ def asks(session: Session) -> list[dict[str, Any]]:
             side = names[q.side] if isinstance(q.side, int) else None
             choices = [_choice(_plain_answer(a), a) for a in q.answers]
             ask = _ask(q.kind, _cap(q.text), _other_spectator(q.kind, q.text), choices, side)
-            said = _said(q.text)
-            out.append({**ask, "say": said} if said else ask)
+            said = i18n.said(q.text)
+            out.append({**ask, "sentence": said} if said else ask)
     if fold.review:
         choices = [_choice("Checked: go on", "reviewed")]
         if fold.waiting_events:
@@ -101,15 +102,6 @@ def asks(session: Session) -> list[dict[str, Any]]:
             )
         )
     return out
-
-
-def _said(text: str) -> dict[str, Any] | None:
-    """The engine's sentence as its catalogues know it (rules/text.py), for a screen in another language:
-    `{"text": template, "values": {...}}`; None for a sentence that is not one of them."""
-    template, values = getattr(text, "template", None), getattr(text, "values", None)
-    if not isinstance(template, str) or not isinstance(values, dict):
-        return None
-    return {"text": template, "values": {k: v if isinstance(v, int) else str(v) for k, v in values.items()}}
 
 
 def _plain_answer(line: str) -> str:

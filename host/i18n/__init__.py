@@ -23,6 +23,7 @@ __all__ = [
     "catalogue",
     "choose",
     "languages",
+    "said",
     "say",
     "translator",
 ]
@@ -120,6 +121,16 @@ def _message(text: object) -> tuple[str, dict[str, Any]] | None:
     return (
         (template, values) if isinstance(text, str) and isinstance(template, str) and isinstance(values, dict) else None
     )
+
+
+def said(text: object) -> dict[str, Any] | None:
+    """A rules' `Message` as JSON, for a screen that says it in its own language (common.js `FB.T` reads it):
+    `{"text": template, "values": {...}}`, a value that is itself a message the same way; None for other text."""
+    message = _message(text)
+    if message is None:
+        return None
+    values = {k: said(v) or (v if isinstance(v, int | float) else str(v)) for k, v in message[1].items()}
+    return {"text": message[0], "values": values}
 
 
 def say(text: str, lang: str, /, **values: Any) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from flickboard import i18n
 from flickboard.board.bridge.admission import unknown_board
 from flickboard.board.bridge.board_game import BoardGame, BridgeError, GameSetup
 from flickboard.board.bridge.holds import Holds
@@ -167,7 +168,9 @@ class Entries(Holds):
                 return invalid(str(e), rid)
             if out.n == 0:
                 return invalid("a blank line is not an entry", rid)
-            return {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
+            answer = {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
+            said = i18n.said(out.message)  # the rules' sentence, for a screen in the players' language
+            return {**answer, "sentence": said} if said else answer
         new = req.new or {}
         rules, players = new.get("rules", self.setup.rules), new["players"]
         match, target = new.get("match"), new.get("target")

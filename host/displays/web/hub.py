@@ -476,7 +476,9 @@ class Hub:
     @staticmethod
     def _answered(slot: _Answer) -> tuple[int, dict[str, Any]]:
         res = slot.result or {}
-        return 200, {k: res.get(k) for k in ("ok", "entry", "message", "board")}
+        sentence = res.get("sentence")  # the rules' sentence, for the page's language (docs/mqtt.md)
+        kept = {k: res.get(k) for k in ("ok", "entry", "message", "board")}
+        return 200, kept | ({"sentence": sentence} if sentence else {})
 
 
 def _json_object(payload: bytes) -> dict[str, Any] | None:
