@@ -131,3 +131,19 @@ def test_the_messages_a_page_reads(rig: Rig) -> None:
     assert doc["asked"] == "fr"
     status, doc = rig.http("GET", "/api/messages?lang=xx&browser=de-DE,fr-CA")
     assert doc["asked"] is None and doc["browser"] == "fr"
+
+
+def test_the_console_in_french_for_a_french_operator(browser: Chromium, rig: Rig) -> None:
+    rig.bridge.board_state(BOARD, True)
+    rig.bridge.new_game(BOARD, "officiel", ["Ana", "Ben"], None, "31")
+    rig.bridge.tick()  # the bridge's health document
+    console = browser.page(1280, 900, locale="fr-CA")
+    console.goto(f"{rig.url}/scorer?key={rig.web.key}")
+    console.goto(f"{rig.url}/console")
+    console.wait("document.body.dataset.boards === '1' && document.querySelector('section.bridge .facts') !== null")
+    console.wait("document.getElementById('live').innerText === 'EN DIRECT'")
+    assert "en marche" in console.text("section.bridge h2")
+    assert "pointage" in console.text("section.board .facts") and "Ana 0 – Ben 0" in console.text("section.board")
+    assert console.text("section.board a.btn") == "Télé"
+    assert console.errors == []
+    console.close()
