@@ -46,7 +46,10 @@ def test_the_completions_of_partial_lines() -> None:
     assert "undo " in completions(PICHENOTTE, "") and "quit " in completions(PICHENOTTE, "")
     quebec = completion_words(games.create("quebec", ["Ann", "Bob"]))
     assert completions(quebec, "shot r") == ["red ", "rien ", "rouge ", "rouges "]  # the sheet's words too
-    assert completions(quebec, "shot c") == ["c10 ", "c5 ", "chien ", "color ", "colour ", "correct ", "couleur "]
+    assert completions(quebec, "shot c") == [
+        *("c10 ", "c5 ", "chien ", "color ", "colour ", "compteuse ", "compteuses ", "correct ", "corrige "),
+        *("corriger ", "couleur ", "coup "),
+    ]
     assert completions(quebec, "B") == ["Bob "]
     flicochet = completion_words(games.create("flicochet", ["Cy", "Di", "Ed"]))
     assert completions(flicochet, "E") == ["Ed ", "exit "] and completions(flicochet, "off E") == ["Ed "]
