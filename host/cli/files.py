@@ -12,6 +12,7 @@ import sys
 from importlib import resources
 from typing import TextIO
 
+from flickboard import i18n
 from flickboard.core import journal, render
 from flickboard.core.session import Fold, fold_entries, fold_records, game_of
 from flickboard.errors import UserError
@@ -113,11 +114,13 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
+        lang = i18n.choose(getattr(args, "lang", None), game.name)
+        _ = i18n.translator(lang)
         if args.sample:
-            out.write(f"Replaying the bundled sample game ({os.path.basename(path)}):\n\n")
-        out.write(render.scoreboard(doc) + "\n")
+            out.write(_("Replaying the bundled sample game ({name}):", name=os.path.basename(path)) + "\n\n")
+        out.write(render.scoreboard(doc, lang) + "\n")
         if not doc["over"]:
-            out.write("next: " + render.prompt_line(doc) + "\n")
+            out.write(_("next: {what}", what=render.prompt_line(doc, lang)) + "\n")
     return 1 if args.strict and fold.rejected else 0
 
 

@@ -127,6 +127,7 @@ def _replay(rp: argparse.ArgumentParser) -> None:
         help="replay a bundled sample game: pichenotte (the default), quebec or flicochet",
     )
     rp.add_argument("--strict", action="store_true", help="exit 1 if any input was refused")
+    rp.add_argument("--lang", metavar="LANG", help="en, fr (default: the game's; Québec Pichenottes: fr)")
     rp.set_defaults(func=cmd_replay)
 
 

@@ -86,3 +86,18 @@ def test_an_unknown_language_is_said_plainly(tmp_path: Path) -> None:
     )
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "--lang xx: there is no catalogue for it; the languages are en, fr" in p.stderr + p.stdout
+
+
+def test_replay_says_a_quebec_partie_in_french(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def replay(*args: str) -> str:
+        p = subprocess.run([*FLICKBOARD, "replay", *args], capture_output=True, text=True, timeout=60, env=env)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+        return p.stdout
+
+    said = replay("--sample", "quebec")
+    assert "Pichenottes du Québec · officiel · partie en 15 · Ann contre Bob" in said
+    assert "Partie terminée : Bob gagne 22-14." in said
+    assert "Game over: Bob wins 22-14." in replay("--sample", "quebec", "--lang", "en")
+    assert "Pichenotte · tournament-2019" in replay("--sample")
