@@ -78,9 +78,14 @@ UNDO_HELP = "  undo | correct N LINE | correct N -    take back the last input /
 _ENTRY = re.compile(r"[0-9]{1,9}")  # an entry number: ASCII digits, small enough for int()
 
 
+# The same two entries in French, in every game (docs/translating.md).
+UNDO_WORDS = {"annule": "undo", "annuler": "undo", "corrige": "correct", "corriger": "correct"}
+
+
 def read_undo_correct(verb: str, args: list[str], text: str) -> Undo | Correct | None:
     """`undo` or `correct N LINE|-` (verb: the line's first word, lower case; args: the words after it; text: the
-    whole line); None when the verb is neither."""
+    whole line), or their French words; None when the verb is none of them."""
+    verb = UNDO_WORDS.get(verb, verb)
     if verb == "undo":
         if args:
             raise NotationError(Message("'undo' takes nothing after it"))

@@ -102,3 +102,12 @@ def test_a_citation_quotes_the_sheet_in_french_and_glosses_it_otherwise() -> Non
     )
     assert sheet.cite("17.1", "en", i18n.say) == "règle 17.1: a dame of the other colour went in"
     assert sheet.cite("11 (two colours: good, turn over)", "fr").startswith("règle 11 : « la compteuse devra")
+
+
+@pytest.mark.parametrize("game", ["pichenotte", "flicochet"])
+def test_annule_and_corrige_in_every_game(game: str) -> None:
+    from flickboard.rules import games
+
+    g = games.create(game, ["Ana", "Ben"])
+    assert g.parse("annule") == g.parse("undo") == Undo()
+    assert g.parse("corrige 2 -") == Correct(2, None)
