@@ -147,3 +147,17 @@ def test_the_console_in_french_for_a_french_operator(browser: Chromium, rig: Rig
     assert console.text("section.board a.btn") == "Télé"
     assert console.errors == []
     console.close()
+
+
+def test_flickboard_web_lang_picks_the_pages_language() -> None:
+    from flickboard.cli.main import build_parser
+    from flickboard.displays.web.board_pages import messages_doc
+    from flickboard.displays.web.command import web_config
+    from flickboard.displays.web.config import WebError
+
+    parse = build_parser("web").parse_args
+    assert web_config(parse(["web", "--mqtt", "mqtt://127.0.0.1:1883", "--lang", "fr"])).lang == "fr"
+    assert web_config(parse(["web", "--mqtt", "mqtt://127.0.0.1:1883"])).lang is None
+    with pytest.raises(WebError, match="--lang xx: there is no catalogue for it; the languages are en, fr"):
+        web_config(parse(["web", "--mqtt", "mqtt://127.0.0.1:1883", "--lang", "xx"]))
+    assert messages_doc("fr", "de-DE", None)["asked"] == "fr"  # what a page reads when no ?lang= says otherwise
