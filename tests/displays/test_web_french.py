@@ -89,7 +89,8 @@ def test_a_quebec_partie_in_french_on_the_tv_and_the_phone(browser: Chromium, ri
     phone.type_text("#free-line", "coup bleu")
     tap_line(phone, rig, "#free button[type='submit']", "coup bleu")
     phone.wait("document.getElementById('answer').dataset.ok === 'false'")
-    assert "Refusé : « bleu » n'est ni une pièce (verte, rouge, compteuse 5" in phone.text("#answer")
+    assert "Pas pris : « bleu » n'est ni une pièce ni un joueur" in phone.text("#answer")
+    assert "ni une pièce (verte, rouge, compteuse 5, compteuse 10, chien)" in phone.text("#answer")  # the help
     phone.eval("document.getElementById('free-line').value = ''")  # the refused line stays, to be fixed
     phone.type_text("#free-line", "coup aucune")  # and accepted in them
     tap_line(phone, rig, "#free button[type='submit']", "coup aucune")

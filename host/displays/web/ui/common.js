@@ -5,25 +5,100 @@
 const FB = (() => {
   const board = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
 
+  // The page's language (docs/translating.md): the sentences come from the server's catalogues (/api/messages), and
+  // the language is the one asked for (?lang=, flickboard web --lang), else the game's own (Québec Pichenottes: French),
+  // else the browser's, else English. T("{player} to shoot", {player}) says a sentence in it; a sentence the catalogue
+  // lacks (or has with other {fields}) stays English. Each page's SAY table says its words through T.
+  let speech = { asked: null, browser: null, games: {}, messages: {} };
+  let lang = "en";
+  let playing = null; // the game on the page, once its scoreboard came
+  const asked = new URLSearchParams(location.search).get("lang") || "";
+  const browser = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || ""]).join(",");
+  const said = fetch(`/api/messages?lang=${encodeURIComponent(asked)}&browser=${encodeURIComponent(browser)}`)
+    .then((r) => r.json())
+    .then((d) => {
+      if (d && d.messages) speech = d;
+      speak(playing);
+    })
+    .catch(() => {});
+
+  // The page's own words (its HTML), as the page was loaded: said again in the page's language when it changes.
+  const SAID_ATTRIBUTES = ["placeholder", "title", "aria-label"];
+  const squeeze = (text) => text.replace(/\s+/g, " ").trim();
+  const statics = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (squeeze(n.data) && n.parentElement && n.parentElement.tagName !== "SCRIPT") statics.push({ node: n, text: squeeze(n.data) });
+  }
+  for (const node of document.body.querySelectorAll(SAID_ATTRIBUTES.map((a) => `[${a}]`).join(","))) {
+    for (const a of SAID_ATTRIBUTES) if (node.hasAttribute(a)) statics.push({ node, attr: a, text: squeeze(node.getAttribute(a)) });
+  }
+  const title = document.title;
+
+  function speak(game) {
+    playing = game || null;
+    const was = document.documentElement.lang;
+    lang = speech.asked || (speech.games || {})[game] || speech.browser || "en";
+    document.documentElement.lang = lang;
+    if (was === lang) return;
+    for (const s of statics) {
+      if (s.attr) s.node.setAttribute(s.attr, T(s.text));
+      else s.node.data = s.node.data.replace(/\S[\s\S]*\S|\S/, T(s.text));
+    }
+    document.title = T(title);
+  }
+
+  const fields = (text) => (text.match(/\{[^{}]*\}/g) || []).sort().join();
+
+  function T(text, values) {
+    const found = (speech.messages[lang] || {})[text];
+    const template = found && fields(found) === fields(text) ? found : text;
+    const value = (v) => (v && typeof v === "object" && typeof v.text === "string" ? T(v.text, v.values) : String(v));
+    return template.replace(/\{(\w+)\}/g, (all, k) => (values && k in values ? value(values[k]) : all));
+  }
+
+  // A Québec dame's colour as the players say it ("green": "verte" in French).
+  function colourWord(colour) {
+    if (colour === "green") return T("green");
+    if (colour === "red") return T("red");
+    return String(colour || "");
+  }
+
   // Every word the shared parts write, in one place (the moments' words are momentText's, below). A plural is one
   // function: plural(1, "game") is "1 game".
   const plural = (n, word) => `${n} ${word}${Number(n) === 1 ? "" : "s"}`;
   const SAY = {
-    connecting: "Connecting to the display server…",
-    noConnection: "NO CONNECTION to the display server: reconnecting…",
-    brokerLost: "NOT LIVE: the display server lost the MQTT broker: reconnecting…",
-    scorerOffline: "SCORER OFFLINE: the bridge is not running, scores are not live",
-    waiting: (b) => `Waiting for board ${b}'s scoreboard (is a bridge following it?)`,
+    get connecting() {
+      return T("Connecting to the display server…");
+    },
+    get noConnection() {
+      return T("NO CONNECTION to the display server: reconnecting…");
+    },
+    get brokerLost() {
+      return T("NOT LIVE: the display server lost the MQTT broker: reconnecting…");
+    },
+    get scorerOffline() {
+      return T("SCORER OFFLINE: the bridge is not running, scores are not live");
+    },
+    waiting: (b) => T("Waiting for board {board}'s scoreboard (is a bridge following it?)", { board: b }),
     repeats: (n) => `The board's last ${n} messages were all repeats of ones already counted: nothing new is scored`,
-    boardOffline: "BOARD OFFLINE: the sensors are not reporting; enter shots by hand",
-    behind: "The board is catching up: some of its events have not arrived yet",
-    shootoutMatch: "a twenties shoot-out, 12 pucks each",
+    get boardOffline() {
+      return T("BOARD OFFLINE: the sensors are not reporting; enter shots by hand");
+    },
+    get behind() {
+      return T("The board is catching up: some of its events have not arrived yet");
+    },
+    get shootoutMatch() {
+      return T("a twenties shoot-out, 12 pucks each");
+    },
     games: (n) => plural(n, "game"),
     firstToPoints: (n) => `first to ${plural(n, "point")}`,
     firstToWins: (n, of) => `first to win ${plural(n, "game")}` + (of ? ` of ${of}` : ""),
     kinds: { contact: "contact or call a twenty", call: "declared twenty", free: "free shot", shootout: "shoot-out" },
     freeShot: (zone) => `free shot: rest in the ${zone} zone`,
-    contactShot: "contact shot",
+    get contactShot() {
+      return T("contact shot");
+    },
   };
 
   // el("div", {class: "x", text: "hi", data: {line: "undo"}}, child, ...)
@@ -66,6 +141,10 @@ const FB = (() => {
 
   // The usual wiring: keep the link state, the status and the scoreboard in `st` and redraw on each change.
   function follow(st, render, moment) {
+    said.then(() => {
+      speak(st.doc && st.doc.score && st.doc.score.game);
+      render();
+    });
     return connect({
       link(up) {
         st.linkUp = up;
@@ -77,6 +156,7 @@ const FB = (() => {
       },
       scoreboard(doc) {
         st.doc = doc;
+        speak(doc && doc.score && doc.score.game);
         render();
       },
       moment,
@@ -181,7 +261,7 @@ const FB = (() => {
       case "edge":
         return "A puck stands on edge in the hole";
       case "question":
-        return room ? "" : "A question for the players"; // the room reads the question itself on the state line
+        return room ? "" : T("A question for the players"); // the room reads the question itself on the state line
       case "pocket-evidence":
         return room ? "" : otherMoment(m); // the scorer names the piece; the room waits for the shot
       default:
@@ -195,19 +275,19 @@ const FB = (() => {
     const t = m.totals || ["?", "?"];
     switch (m.type) {
       case "pocket-evidence":
-        return `A piece entered pocket ${m.pocket}: name it`;
+        return T("A piece entered pocket {pocket}: name it", { pocket: m.pocket });
       case "colour":
-        return `${m.side} plays ${String(m.colour).toUpperCase()}`;
+        return T("{side} plays {colour}", { side: m.side, colour: colourWord(m.colour).toUpperCase() });
       case "compteuse":
-        if (m.outcome === "won") return `COMPTEUSE ${m.value} for ${m.side}`;
-        if (m.outcome === "pending") return `${m.side}: bury the compteuse ${m.value} now`;
-        return `compteuse ${m.value} back to the centre`;
+        if (m.outcome === "won") return T("COMPTEUSE {value} for {side}", { value: m.value, side: m.side });
+        if (m.outcome === "pending") return T("{side}: bury the compteuse {value} now", { value: m.value, side: m.side });
+        return T("compteuse {value} back to the centre", { value: m.value });
       case "foul":
-        return `FOUL by ${m.player}`;
+        return T("FOUL by {player}", { player: m.player });
       case "manche-over":
-        return `MANCHE ${m.manche} OVER: ${p[0]}–${p[1]}`;
+        return T("MANCHE {manche} OVER: {a}–{b}", { manche: m.manche, a: p[0], b: p[1] });
       case "tie":
-        return `TIED ${t[0]}–${t[1]}: another manche`;
+        return T("TIED {a}–{b}: another manche", { a: t[0], b: t[1] });
       case "jack-off":
         return `JACK OFF THE TABLE: +${m.penalty} to ${m.to}`;
       case "jack-place-off":
@@ -283,5 +363,5 @@ const FB = (() => {
     return CARD_RANK[m.type] || 0;
   }
 
-  return { board, el, fill, plural, cardRank, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, keyForm, rules, ruleSet };
+  return { board, el, fill, T, colourWord, language: () => lang, plural, cardRank, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, keyForm, rules, ruleSet };
 })();

@@ -5,60 +5,126 @@
 // /api/<board>/scoreboard.
 
 (() => {
-  const { el, fill } = FB;
+  const { el, fill, T } = FB;
   const $ = (id) => document.getElementById(id);
   const EVERY_MS = 2000;
   const st = { boards: {}, docs: {}, bridges: {}, broker: null, error: null, key: true };
 
   // Every word this page writes itself, in one place.
   const SAY = {
-    keyFirst: "Type the scoring key above (the operator's terminal shows it): the boards and their bridges follow.",
-    noBridge: "No bridge has reported on this broker yet: start flickboard bridge for the boards (docs/mqtt.md).",
+    get keyFirst() {
+      return T("Type the scoring key above (the operator's terminal shows it): the boards and their bridges follow.");
+    },
+    get noBridge() {
+      return T("No bridge has reported on this broker yet: start flickboard bridge for the boards (docs/mqtt.md).");
+    },
     online: (via) => `online${via ? ` via ${via}` : ""}`,
-    offlineLink: "OFFLINE",
-    byHand: "no board connected (scored by hand)",
-    tv: "TV",
-    enter: "Enter",
-    noScoreboard: "no scoreboard yet",
+    get offlineLink() {
+      return T("OFFLINE");
+    },
+    get byHand() {
+      return T("no board connected (scored by hand)");
+    },
+    get tv() {
+      return T("TV");
+    },
+    get enter() {
+      return T("Enter");
+    },
+    get noScoreboard() {
+      return T("no scoreboard yet");
+    },
     review: (entry, text) => `needs review (entry ${entry}): ${text}`,
     waiting: (entry, text) => `waiting (entry ${entry}): ${text}`,
     check: (text) => `check: ${text}`,
     repeats: (since, count) => `only repeats since ${since}: ${count} messages already counted (a restarted board reusing its boot id?)`,
-    score: "score",
-    game: "game",
-    now: "now",
-    board: "board",
-    delivery: "delivery",
+    get score() {
+      return T("score");
+    },
+    get game() {
+      return T("game");
+    },
+    get now() {
+      return T("now");
+    },
+    get board() {
+      return T("board");
+    },
+    get delivery() {
+      return T("delivery");
+    },
     deliveryText: (link, missing) =>
       `boot ${link.boot} · processed ${link.processed} of ${link.high_water}${link.in_sync === false ? " · BEHIND" : ""}${missing ? ` · missing ${missing}` : ""}`,
-    openShot: "open shot",
-    queued: "queued board events",
-    sensorEvents: "sensor events",
-    journal: "journal",
+    get openShot() {
+      return T("open shot");
+    },
+    get queued() {
+      return T("queued board events");
+    },
+    get sensorEvents() {
+      return T("sensor events");
+    },
+    get journal() {
+      return T("journal");
+    },
     journalText: (path, entries) => `${path} (${entries} entries)`,
-    updated: "updated",
-    questions: "Questions, and the lines that answer them",
-    notes: "Latest notes",
-    running: "running",
-    offline: "OFFLINE",
-    notHeard: "status not heard",
+    get updated() {
+      return T("updated");
+    },
+    get questions() {
+      return T("Questions, and the lines that answer them");
+    },
+    get notes() {
+      return T("Latest notes");
+    },
+    get running() {
+      return T("running");
+    },
+    get offline() {
+      return T("OFFLINE");
+    },
+    get notHeard() {
+      return T("status not heard");
+    },
     bridge: (id, state) => `Bridge ${id}: ${state}`,
-    noHealth: "no health document from it yet",
+    get noHealth() {
+      return T("no health document from it yet");
+    },
     link: (name, connected, reason) => `${name}: ${connected ? "connected" : `down (${reason || "?"})`}`,
-    keeps: "keeps",
-    noBoard: "no board yet",
-    started: "started",
-    messages: "board messages",
+    get keeps() {
+      return T("keeps");
+    },
+    get noBoard() {
+      return T("no board yet");
+    },
+    get started() {
+      return T("started");
+    },
+    get messages() {
+      return T("board messages");
+    },
     messagesText: (c) =>
       `${c.messages || 0} (new ${c.new || 0}, repeats ${c.duplicates || 0}, gaps ${c.gaps || 0}, lost ${c.lost_seqs || 0})`,
-    entries: "entries",
+    get entries() {
+      return T("entries");
+    },
     entriesText: (n) => `${n.accepted || 0} taken, ${n.refused || 0} refused by the rules, ${n.invalid || 0} not understood`,
-    refusedLines: "Latest refused lines",
-    live: "LIVE",
-    notLive: "NOT LIVE",
-    brokerLost: "the display server lost the MQTT broker: reconnecting",
+    get refusedLines() {
+      return T("Latest refused lines");
+    },
+    get live() {
+      return T("LIVE");
+    },
+    get notLive() {
+      return T("NOT LIVE");
+    },
+    get brokerLost() {
+      return T("the display server lost the MQTT broker: reconnecting");
+    },
     refused: (status) => `the console was refused (${status})`,
-    noServer: "no answer from the display server: trying again",
+    get noServer() {
+      return T("no answer from the display server: trying again");
+    },
   };
 
   // A bridge's time (UTC, "2026-11-28T04:15:13.123456Z") as the operator's clock reads it: 05:15:13, with the date

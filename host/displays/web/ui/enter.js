@@ -3,7 +3,7 @@
 // through POST /api/<board>/input; `flickboard web` passes it to the bridge and returns the bridge's answer.
 
 (() => {
-  const { el, fill } = FB;
+  const { el, fill, T } = FB;
   const $ = (id) => document.getElementById(id);
   const st = {
     doc: null,
@@ -31,101 +31,210 @@
     sending: (label) => `Sending ${label}…`,
     notSent: {
       "scorer-offline": "Nothing was sent: the scorer's computer (the bridge) is not running. Tap again once the page says LIVE.",
-      disconnected: "Nothing was sent: this phone has lost the display server. Tap again once the page says LIVE.",
-      connecting: "Nothing was sent yet: the page is still connecting. Tap again once it says LIVE.",
+      get disconnected() {
+        return T("Nothing was sent: this phone has lost the display server. Tap again once the page says LIVE.");
+      },
+      get connecting() {
+        return T("Nothing was sent yet: the page is still connecting. Tap again once it says LIVE.");
+      },
     },
-    noServer: "No answer from the display server: check the score before sending it again.",
-    refused: (message) => `Not taken: ${message}`,
+    get noServer() {
+      return T("No answer from the display server: check the score before sending it again.");
+    },
+    refused: (message) => T("Not taken: {reason}", { reason: message }),
     started: (what, players) => `New ${what} started: ${players}`,
-    keyKept: "Scoring key kept on this phone: you can score",
-    dismiss: "Close",
-    help: "The notation's own words:",
-    thisGame: "this game",
-    match: "match",
-    points: "points",
+    get keyKept() {
+      return T("Scoring key kept on this phone: you can score");
+    },
+    get dismiss() {
+      return T("Close");
+    },
+    get help() {
+      return T("The notation's own words:");
+    },
+    get thisGame() {
+      return T("this game");
+    },
+    get match() {
+      return T("match");
+    },
+    get points() {
+      return T("points");
+    },
     lastGame: (g, names) =>
       `Game ${g.number}: ${names[0]} ${g.points[0]} – ${g.points[1]} ${names[1]}, ` + (g.winner ? `won by ${g.winner}` : "tied"),
-    zonesDue: "Every puck is shot: enter each side's zones below.",
-    askDue: "Answer the question below.",
-    noShot: "No shot is due.",
+    get zonesDue() {
+      return T("Every puck is shot: enter each side's zones below.");
+    },
+    get askDue() {
+      return T("Answer the question below.");
+    },
+    get noShot() {
+      return T("No shot is due.");
+    },
     zoneTotal: (side, total) => `${side}: ${total} so far`,
-    tapAgain: (label) => `Tap again: ${label}`,
+    tapAgain: (label) => T("Tap again: {label}", { label }),
     toTarget: (target) => `to ${target}`,
-    quebecWhere: (manche, target, colours, dames) => `manche ${manche} · to ${target} · ${colours} · dames left ${dames}`,
+    quebecWhere: (manche, target, colours, dames) => T("manche {manche} · to {target} · {colours} · dames left {left}", { manche, target, colours, left: dames }),
     flicochetWhere: (round, target, inHand, jacks) =>
       `round ${round} · to ${target} · in hand ${inHand[0]}–${inHand[1]} · ${jacks.length === 1 ? "jack" : "jacks"} ${jacks.join(", ")}`,
     pichenotteWhere: (totals, game, shot, shots, twenties) =>
       `match ${totals[0]}–${totals[1]} · game ${game} · shot ${shot}/${shots} · twenties ${twenties[0]}–${twenties[1]}`,
-    gameOver: (winner, totals) => `Game over: ${winner} wins ${totals[0]}–${totals[1]}. Start a new game below.`,
+    gameOver: (winner, totals) => T("Game over: {winner} wins {a}–{b}. Start a new game below.", { winner, a: totals[0], b: totals[1] }),
     matchOver: (winner) => `Match over: ${winner} wins. Start a new match below.`,
-    orderDue: "End of the round: tap the discs on the table, closest to the jack first.",
-    quebecToShoot: (player, again) => `${player} to shoot${again ? " again" : ""}: tap what the shot pocketed, then Send.`,
+    get orderDue() {
+      return T("End of the round: tap the discs on the table, closest to the jack first.");
+    },
+    quebecToShoot: (player, again) =>
+      T("{who}: tap what the shot pocketed, then Send.", { who: again ? T("{player} to shoot again", { player }) : T("{player} to shoot", { player }) }),
     toFlick: (player, team) => `${player}${team ? ` (${team})` : ""} to flick · then any disc or jack off the table.`,
-    nothingDue: "Nothing is due.",
+    get nothingDue() {
+      return T("Nothing is due.");
+    },
     shooting: (player, kind) => `${player} is shooting · ${kind}`,
     toShoot: (player, kind) => `${player} to shoot · ${kind}`,
-    remove: "remove",
+    get remove() {
+      return T("remove");
+    },
     puck: (n) => `puck ${n}`,
     zonesTitle: (side) => `Zones: ${side}`,
     zonesFull: (count) => `All ${count} ${count === 1 ? "puck has its" : "pucks have a"} zone: send them`,
     zonesNext: (n, count) => `Puck ${n} of ${count} on the board: tap its zone`,
-    back: "⌫ Back",
-    clear: "Clear",
-    send: "Send",
+    get back() {
+      return T("⌫ Back");
+    },
+    get clear() {
+      return T("Clear");
+    },
+    get send() {
+      return T("Send");
+    },
     sendZones: (side) => `Send ${side}'s zones`,
-    hit: "Hit",
-    miss: "Miss",
+    get hit() {
+      return T("Hit");
+    },
+    get miss() {
+      return T("Miss");
+    },
     inZone: (zone) => `In the ${zone} zone`,
-    short: "Short",
-    declareThis: "Declare this shot a twenty",
-    declareNext: "Declare a twenty (next shot)",
-    declaredIn: "Declared twenty: in",
-    declaredMissed: "Declared twenty: missed",
-    shotPlayed: "Shot played",
-    nothingYet: "nothing yet",
-    quebecShot: (player) => `${player}'s shot: what went in a pocket?`,
-    knockedOff: "Knocked off the board:",
-    sendShot: "Send the shot",
-    sendLine: (line) => `Send: ${line}`,
-    nothingPocketed: "Nothing pocketed",
-    foul: "Foul (turn passes)",
+    get short() {
+      return T("Short");
+    },
+    get declareThis() {
+      return T("Declare this shot a twenty");
+    },
+    get declareNext() {
+      return T("Declare a twenty (next shot)");
+    },
+    get declaredIn() {
+      return T("Declared twenty: in");
+    },
+    get declaredMissed() {
+      return T("Declared twenty: missed");
+    },
+    get shotPlayed() {
+      return T("Shot played");
+    },
+    get nothingYet() {
+      return T("nothing yet");
+    },
+    quebecShot: (player) => T("{player}'s shot: what went in a pocket?", { player }),
+    get knockedOff() {
+      return T("Knocked off the board:");
+    },
+    get sendShot() {
+      return T("Send the shot");
+    },
+    sendLine: (line) => T("Send: {line}", { line }),
+    get nothingPocketed() {
+      return T("Nothing pocketed");
+    },
+    get foul() {
+      return T("Foul (turn passes)");
+    },
     jackOff: (n) => (n ? `Jack ${n} off` : "Jack off"),
     flickTitle: (player, team, n) => `${player}${team ? ` (${team})` : ""} · flick ${n}`,
     flick: (player) => `Flick: ${player}`,
-    afterFlick: "After the flick, off the table:",
-    redOff: "Red disc off",
-    whiteOff: "White disc off",
-    closestFirst: "closest first",
+    get afterFlick() {
+      return T("After the flick, off the table:");
+    },
+    get redOff() {
+      return T("Red disc off");
+    },
+    get whiteOff() {
+      return T("White disc off");
+    },
+    get closestFirst() {
+      return T("closest first");
+    },
     orderTitle: (jack) => `End of round: ${jack ? `jack ${jack}` : "the jack"}`,
-    orderHow: "Tap the discs on the table, closest to the jack first (until the first disc of the other colour is enough).",
+    get orderHow() {
+      return T("Tap the discs on the table, closest to the jack first (until the first disc of the other colour is enough).");
+    },
     redLeft: (n) => `Red (${n} left)`,
     whiteLeft: (n) => `White (${n} left)`,
-    noDisc: "No disc on the table",
-    sendOrder: "Send the order",
-    distances: "Or the measured distances (cm):",
+    get noDisc() {
+      return T("No disc on the table");
+    },
+    get sendOrder() {
+      return T("Send the order");
+    },
+    get distances() {
+      return T("Or the measured distances (cm):");
+    },
     penalty: (side) => `Penalty ${side} (−20)`,
-    game: "game",
-    startNew: (what) => `Start a new ${what}`,
-    tapAgainNew: (what) => `Tap again: start a new ${what}`,
-    moreTitle: "Penalty, undo",
-    moreTitleOther: "Undo, any entry",
+    get game() {
+      return T("game");
+    },
+    startNew: (what) => (what === "game" ? T("Start a new game") : T("Start a new match")),
+    tapAgainNew: (what) => (what === "game" ? T("Tap again: start a new game") : T("Tap again: start a new match")),
+    get moreTitle() {
+      return T("Penalty, undo");
+    },
+    get moreTitleOther() {
+      return T("Undo, any entry");
+    },
     // The free line's example speaks of this match (its second side's first player) in Pichenotte.
     example: (game, other) =>
-      ({ pichenotte: other ? `e.g. shot hit ${other}:ditch` : "e.g. shot hit", [QUEBEC]: "e.g. shot red c5@2", [FLICOCHET]: "e.g. flick at 12" })[game] || "",
-    variants: "Variants (combine any)",
-    rules: "Rules",
-    playersInOrder: (players) => `Players, in turn order: ${players}`,
-    players: "Players",
+      ({ pichenotte: other ? `e.g. shot hit ${other}:ditch` : "e.g. shot hit", [QUEBEC]: T("e.g. shot red c5@2"), [FLICOCHET]: "e.g. flick at 12" })[game] || "",
+    get variants() {
+      return T("Variants (combine any)");
+    },
+    get rules() {
+      return T("Rules");
+    },
+    playersInOrder: (players) => T("Players, in turn order: {players}", { players }),
+    get players() {
+      return T("Players");
+    },
     player: (n, doubles) => `player ${n}${doubles ? " (doubles)" : ""}`,
-    playTo: "Play to (points; blank: the rules')",
-    matchFormat: "Match format",
-    matchFormatHint: "the rule set's (e.g. games:8, wins:2)",
-    flicochetTarget: "8 (12 with two jacks)",
-    quebecTarget: "31",
-    live: "LIVE",
-    notLive: "NOT LIVE",
-    newMatch: "a new match",
-    newGame: "a new game",
+    get playTo() {
+      return T("Play to (points; blank: the rules')");
+    },
+    get matchFormat() {
+      return T("Match format");
+    },
+    get matchFormatHint() {
+      return T("the rule set's (e.g. games:8, wins:2)");
+    },
+    get flicochetTarget() {
+      return T("8 (12 with two jacks)");
+    },
+    get quebecTarget() {
+      return T("31");
+    },
+    get live() {
+      return T("LIVE");
+    },
+    get notLive() {
+      return T("NOT LIVE");
+    },
+    get newMatch() {
+      return T("a new match");
+    },
+    get newGame() {
+      return T("a new game");
+    },
   };
   const OK_MS = 6000; // a taken entry's green line goes by itself; a refusal stays until closed or replaced
 
@@ -168,6 +277,12 @@
   // The refusal as the scorer reads it: the server's sentence and fixes; the notation only for the free line.
   function refusal(res, origin) {
     const free = !!(origin && origin.closest && origin.closest("#free"));
+    if (res.sentence && FB.language() !== "en") {
+      // the rules' own sentence, said in the players' language (the bridge keeps it beside its message)
+      const whole = T(res.sentence.text, res.sentence.values);
+      const reason = whole.replace(/\s*\([^()]*\)/g, ""); // its examples and citations are the help's (plain.py)
+      return { text: `✗ ${SAY.refused(reason)}`, fixes: res.fixes || [], help: free ? whole : null };
+    }
     if (res.say) return { text: `✗ ${res.say}`, fixes: res.fixes || [], help: free && res.message !== res.say ? res.message : null };
     if (res.error) return { text: `✗ ${res.error}` };
     return { text: `✗ ${SAY.refused(res.message)}` };
@@ -284,7 +399,7 @@
     const cur = score.current;
     if (!cur) return SAY.toTarget(score.target);
     if (score.game === QUEBEC) {
-      const cols = score.sides.map((s, i) => `${s.name} ${cur.colours[i] || "?"}`).join(" / ");
+      const cols = score.sides.map((s, i) => `${s.name} ${cur.colours[i] ? FB.colourWord(cur.colours[i]) : "?"}`).join(" / ");
       return SAY.quebecWhere(cur.manche, score.target, cols, cur.dames_left.map((d) => (d === null ? "-" : d)).join("–"));
     }
     return SAY.flicochetWhere(cur.round, score.target, cur.in_hand, cur.jacks);
@@ -361,6 +476,8 @@
 
   const KIND_CLASS = { ditch: "q ditch", edge: "q edge", twenty: "q prov", review: "attention", waiting: "attention" };
 
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
   function askCards(doc) {
     const names = FB.sideNames(doc.score);
     const out = [];
@@ -376,13 +493,13 @@
         el(
           "div",
           { class: `card ask ${KIND_CLASS[a.kind] || "q"}${i >= 0 ? ` side${i}` : ""}`, data: { kind: a.kind, side: a.side || "" } },
-          el("p", { class: "qtext", text: a.text }),
+          el("p", { class: "qtext", text: a.sentence ? capital(T(a.sentence.text, a.sentence.values)) : a.text }),
           extra.length ? el("ul", { class: "more-items" }, ...extra) : null,
           el(
             "div",
             { class: a.choices.length > 2 ? "grid1" : "grid2" },
             ...a.choices.map((c, k) =>
-              lineButton(c.label, c.line, {
+              lineButton(T(c.label), c.line, {
                 confirm: c.confirm,
                 cls: `big ${k === 0 && !c.confirm ? "primary" : ""} ${a.kind === "colour" ? c.label.toLowerCase() : ""}`,
               })
@@ -480,13 +597,16 @@
     const cur = score.current;
     if (!cur || score.over || !cur.to_play) return [];
     const chips = [];
-    st.shot.pocketed.forEach((p, k) => chips.push(el("button", { type: "button", class: `chip ${p}`, data: { act: "piece-del", where: "pocketed", index: k }, text: p })));
-    st.shot.off.forEach((p, k) => chips.push(el("button", { type: "button", class: `chip off ${p}`, data: { act: "piece-del", where: "off", index: k }, text: `off ${p}` })));
+    const word = (p) => (p === "green" || p === "red" ? FB.colourWord(p) : p);
+    st.shot.pocketed.forEach((p, k) => chips.push(el("button", { type: "button", class: `chip ${p}`, data: { act: "piece-del", where: "pocketed", index: k }, text: word(p) })));
+    st.shot.off.forEach((p, k) =>
+      chips.push(el("button", { type: "button", class: `chip off ${p}`, data: { act: "piece-del", where: "off", index: k }, text: T("off {piece}", { piece: word(p) }) }))
+    );
     if (!chips.length) chips.push(el("span", { class: "chip empty", text: SAY.nothingYet }));
     const count = (where, p) => st.shot[where].filter((x) => x === p).length;
     const pieceButton = (where, p) => {
       const n = count(where, p);
-      return el("button", { type: "button", class: `piece ${p}`, data: { act: "piece-add", where, piece: p }, text: n ? `${p} ×${n}` : p });
+      return el("button", { type: "button", class: `piece ${p}`, data: { act: "piece-add", where, piece: p }, text: n ? `${word(p)} ×${n}` : word(p) });
     };
     const empty = !st.shot.pocketed.length && !st.shot.off.length;
     return [
@@ -610,7 +730,7 @@
       if (!b.dataset.label) b.dataset.label = b.textContent;
       const armed = isArmed(b.dataset.line);
       b.classList.toggle("armed", armed);
-      b.textContent = armed ? SAY.tapAgain(b.dataset.label) : b.dataset.label;
+      b.textContent = armed ? SAY.tapAgain(T(b.dataset.label)) : T(b.dataset.label); // the HTML's words, in the page's language
     }
     const newArmed = isArmed("new");
     $("new-start").classList.toggle("armed", newArmed);

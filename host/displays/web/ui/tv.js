@@ -2,62 +2,112 @@
 // The TV scoreboard: one board's scoreboard document, drawn big, redrawn on every change.
 
 (() => {
-  const { el, fill } = FB;
+  const { el, fill, T } = FB;
   const st = { doc: null, status: null, linkUp: null, rules: null };
   // Every word this page writes itself, in one place (the moments' are FB.momentText's, common.js).
   const SAY = {
     allShot: (game) => `Game ${game}: every puck is shot`,
-    last: "Last:",
-    live: "LIVE",
-    notLive: "NOT LIVE",
-    thisGame: "this game",
-    matchPoints: "match points",
-    toShootTag: "TO SHOOT",
-    toFlickTag: "TO FLICK",
+    get last() {
+      return T("Last:");
+    },
+    get live() {
+      return T("LIVE");
+    },
+    get notLive() {
+      return T("NOT LIVE");
+    },
+    get thisGame() {
+      return T("this game");
+    },
+    get matchPoints() {
+      return T("match points");
+    },
+    get toShootTag() {
+      return T("TO SHOOT");
+    },
+    get toFlickTag() {
+      return T("TO FLICK");
+    },
     twenties: (n) => (n === 1 ? "twenty" : "twenties"),
     toConfirm: (n) => `${n} to confirm`,
     penalty: (n) => `penalty −${n}`,
-    inHand: "in hand",
-    onBoard: "on board",
-    inDitch: "in ditch",
-    onTable: "on table",
-    off: "off",
+    get inHand() {
+      return T("in hand");
+    },
+    get onBoard() {
+      return T("on board");
+    },
+    get inDitch() {
+      return T("in ditch");
+    },
+    get onTable() {
+      return T("on table");
+    },
+    get off() {
+      return T("off");
+    },
     matchTotal: (n) => `match ${n}`,
     gamesWon: (n) => `${FB.plural(n, "game")} won`,
-    compteuse: (value, where) => (where === "won" ? `c${value} won` : where === "pending" ? `c${value} TO BURY` : `c${value}`),
-    noColour: "no colour yet",
-    pointsOf: (target) => `points of ${target}`,
-    damesLeft: "dames left",
-    compteuses: "compteuses",
-    noneYet: "none yet",
-    manchePoints: "manche points",
-    roundPoints: "round points",
-    jackPenalty: "jack penalty",
+    compteuse: (value, where) => (where === "won" ? T("c{value} won", { value }) : where === "pending" ? T("c{value} TO BURY", { value }) : `c${value}`),
+    get noColour() {
+      return T("no colour yet");
+    },
+    pointsOf: (target) => T("points of {target}", { target }),
+    get damesLeft() {
+      return T("dames left");
+    },
+    get compteuses() {
+      return T("compteuses");
+    },
+    get noneYet() {
+      return T("none yet");
+    },
+    get manchePoints() {
+      return T("manche points");
+    },
+    get roundPoints() {
+      return T("round points");
+    },
+    get jackPenalty() {
+      return T("jack penalty");
+    },
     knocked: (n) => `${n} knocked off by the other side`,
     jackWhere: { table: "on the table", off: "OFF", unplaced: "to place" },
     jack: (n, where) => (n ? `jack ${n} ${where}` : `jack ${where}`),
-    gameOver: "GAME OVER",
-    matchOver: "MATCH OVER",
+    get gameOver() {
+      return T("GAME OVER");
+    },
+    get matchOver() {
+      return T("MATCH OVER");
+    },
     wins: (winner) => `${winner} wins`,
-    winsBy: (winner, totals) => `${winner} wins ${totals[0]}–${totals[1]}`,
-    toShoot: (player) => `${player} to shoot`,
-    toShootAgain: (player, again) => `${player} to shoot${again ? " again" : ""}`,
-    mancheBreak: (manche, breaker) => `manche ${manche}, break by ${breaker}`,
-    manche: (n) => `Manche ${n}`,
+    winsBy: (winner, totals) => T("{winner} wins {a}–{b}", { winner, a: totals[0], b: totals[1] }),
+    toShoot: (player) => T("{player} to shoot", { player }),
+    toShootAgain: (player, again) => (again ? T("{player} to shoot again", { player }) : T("{player} to shoot", { player })),
+    mancheBreak: (manche, breaker) => T("manche {manche}, break by {breaker}", { manche, breaker }),
+    manche: (n) => T("Manche {manche}", { manche: n }),
     placesJack: (player) => `${player} places the jack`,
     toFlick: (player, team) => `${player}${team} to flick`,
     flickN: (n) => `flick ${n}`,
-    endOfRound: "END OF ROUND: measure",
-    measure: "the discs by distance to the jack",
-    quebecTop: (rules, target) => `Québec Pichenottes · ${rules} · partie to ${target}`,
+    get endOfRound() {
+      return T("END OF ROUND: measure");
+    },
+    get measure() {
+      return T("the discs by distance to the jack");
+    },
+    quebecTop: (rules, target) => T("Québec Pichenottes · {rules} · partie to {target}", { rules, target }),
     flicochetTop: (variants, target) => `Flicochet · ${variants} · first to ${FB.plural(target, "point")}`,
     shootout: (forGame) => `SHOOT-OUT (${forGame ? "this game" : "the match"})`,
-    declared: "a twenty is declared",
+    get declared() {
+      return T("a twenty is declared");
+    },
     shooting: (player) => `${player} is shooting`,
-    baseGame: "base game",
+    get baseGame() {
+      return T("base game");
+    },
     pichenotteTop: (rules, match) => `Pichenotte · ${rules} · ${match}`,
     gameShot: (game, shot, shots) => ` · game ${game} · shot ${shot}/${shots}`,
-    mancheShot: (manche, shot) => ` · manche ${manche} · shot ${shot}`,
+    mancheShot: (manche, shot) => " · " + T("manche {manche} · shot {shot}", { manche, shot }),
     round: (n) => ` · round ${n}`,
   };
   const $ = (id) => document.getElementById(id);
@@ -145,7 +195,7 @@
         "div",
         { class: "head" },
         el("h2", { class: "name", text: side.name }),
-        el("span", { class: `colour ${colour || "none"}`, text: colour ? colour.toUpperCase() : SAY.noColour }),
+        el("span", { class: `colour ${colour || "none"}`, text: colour ? FB.colourWord(colour).toUpperCase() : SAY.noColour }),
         up ? el("span", { class: "tag", text: SAY.toShootTag }) : null
       ),
       players ? el("div", { class: "players", text: players }) : null,
@@ -265,7 +315,10 @@
     const link = doc.board_link || {};
     if (!asks.length && !link.only_duplicates) return null;
     const kind = asks.length ? asks[0].kind : "repeats";
-    return el("div", { class: `state ${kind === "review" || kind === "waiting" || kind === "repeats" ? "check" : "ask"}`, data: { kind }, text: doc.now });
+    // a Québec player's choice, in the players' language: the engine's sentence without its rule (as doc.now has it)
+    const sentence = kind === "colour" && asks[0].sentence;
+    const said = sentence ? T(sentence.text, sentence.values).replace(/\s*\([^)]*\)$/, "") : doc.now;
+    return el("div", { class: `state ${kind === "review" || kind === "waiting" || kind === "repeats" ? "check" : "ask"}`, data: { kind }, text: said });
   }
 
   // The last scoring moments, newest first, kept across a reload of the page for the same match.
