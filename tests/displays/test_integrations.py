@@ -1495,11 +1495,15 @@ def test_a_refused_password_stops_the_command_with_one_line(tmp_path: Path) -> N
     instead of retrying for ever."""
     pw = tmp_path / "passwd"
     subprocess.run(["mosquitto_passwd", "-b", "-c", str(pw), "scorer", "right"], check=True, capture_output=True)
+    wrong = tmp_path / "password"
+    wrong.write_text("wrong\n")
+    wrong.chmod(0o600)
     with mosquitto(f"allow_anonymous false\npassword_file {pw}\n") as b:
-        url = f"mqtt://scorer:wrong@127.0.0.1:{b.port}"
+        url = f"mqtt://scorer@127.0.0.1:{b.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         p = subprocess.run(
-            [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", url, "--wled", "lamp"],
+            [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", url, "--password-file", str(wrong)]
+            + ["--wled", "lamp"],
             capture_output=True,
             text=True,
             env=env,
