@@ -13,7 +13,8 @@ SYSTEM_COMMANDS := mosquitto chromium dnsmasq systemd-analyze
 # The demo needs only the broker: no browser download for `make demo`.
 DEMO_SYSTEM := SYSTEM_PACKAGES="mosquitto mosquitto-clients" SYSTEM_COMMANDS=mosquitto
 
-.PHONY: catalogues ha help setup system demo demo-live demo-rp2 test unit lint typecheck clean stubs fwcheck firmware flash board-tools
+.PHONY: catalogues ha help setup system demo demo-live demo-rp2 test unit lint typecheck clean stubs fwcheck firmware \
+        flash board-tools firmware-frozen
 
 # Board firmware (see docs/firmware.md). BOARD names a profile in hardware/profiles/; PORT is the board's serial port.
 BOARD ?= pico_w
@@ -22,6 +23,16 @@ FW_SRC   := firmware
 FW_BUILD := build/firmware
 # mpy-cross architectures per MicroPython port: RP2040 (Pico W) is Cortex-M0+, the ESP32 is Xtensa LX6 (windowed ABI).
 FW_ARCHS := rp2:armv6m esp32:xtensawin
+# MicroPython built from source with fb/ frozen in (make firmware-frozen; host/board/frozen.py pins the sources).
+# FIRMWARE=frozen makes `make flash` put that image on the board instead of the modules as files.
+FIRMWARE     ?= files
+FROZEN_BOARD ?= $(if $(filter pico_w pico_w_pockets,$(BOARD)),RPI_PICO_W,$(BOARD))
+FROZEN_OUT   := build/frozen
+FROZEN_JOBS  ?= 2
+# Where the sources come from: a template with {owner} and {name} (default: GitHub), e.g. a local mirror's folders.
+FROZEN_GIT_URL ?=
+FROZEN_SYSTEM := SYSTEM_PACKAGES="gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake build-essential git" \
+                 SYSTEM_COMMANDS="arm-none-eabi-gcc cmake cc git"
 # Type stubs for `make fwcheck`, one directory per port; the stamp's name carries the version, so changing it reinstalls.
 STUBS_VERSION := 1.29
 STUBS_DIR     := $(VENV)/stubs
@@ -45,6 +56,8 @@ help:
 	@echo "make pcb    the strip segment's KiCad board: regenerate it, KiCad's design-rule check, Gerbers and drill files"
 	@echo "            into hardware/pcb/ (installs KiCad from the distribution; run it before every change to hardware/)"
 	@echo "make flash BOARD=pico_w PORT=/dev/ttyACM0   copy firmware, profile and config.json to a board (BOARD: pico_w | esp32_devkit | pico_w_pockets)"
+	@echo "make firmware-frozen   MicroPython for the Pico W built from source with fb/ frozen in (about 10 minutes the first time);"
+	@echo "                       then make flash FIRMWARE=frozen BOARD=pico_w PORT=... puts it on the board (docs/firmware.md)"
 
 setup: $(STAMP)
 
@@ -227,7 +240,19 @@ flash: firmware board-tools
 	config=""; if [ -f $(FW_SRC)/config.json ]; then config="--config $(FW_SRC)/config.json"; \
 	  echo "==> including $(FW_SRC)/config.json"; \
 	else echo "==> no $(FW_SRC)/config.json: the board keeps its own, or uses its profile's defaults (USB serial only; see docs/firmware.md)"; fi; \
-	$(BIN)/python -m flickboard.board.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config
+	frozen=""; if [ "$(FIRMWARE)" = frozen ]; then frozen="--frozen $(FROZEN_OUT) --frozen-board $(FROZEN_BOARD)"; \
+	elif [ "$(FIRMWARE)" != files ]; then echo "FIRMWARE is 'files' (the default: the modules as files) or 'frozen' (make firmware-frozen's image)."; exit 1; \
+	elif $(BIN)/python -m flickboard.board.frozen where --board $(FROZEN_BOARD) --out $(FROZEN_OUT) >/dev/null 2>&1; then \
+	  echo "==> make firmware-frozen built an image with these modules frozen in: make flash FIRMWARE=frozen puts it on the board instead"; fi; \
+	$(BIN)/python -m flickboard.board.flash --board $(BOARD) --port $(PORT) --build $(FW_BUILD)/$$port $$config $$frozen
+
+# MicroPython v1.28.0 built from its sources for FROZEN_BOARD (RPI_PICO_W; RPI_PICO for a Pico without Wi-Fi, as the
+# emulated Pico is) with every module under firmware/fb/ frozen in, as the folder holds it now. The sources (pinned by
+# commit in host/board/frozen.py) and the build stay in build/frozen/: the first build fetches and compiles everything,
+# a later one only what changed. Not part of make test. docs/firmware.md, "Frozen firmware".
+firmware-frozen: setup
+	@$(MAKE) --no-print-directory system $(FROZEN_SYSTEM)
+	@FLICKBOARD_GIT_URL='$(FROZEN_GIT_URL)' $(BIN)/python -m flickboard.board.frozen build --board $(FROZEN_BOARD) --out $(FROZEN_OUT) --jobs $(FROZEN_JOBS)
 
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
 .PHONY: soak soak-rp2 fuzz
