@@ -16,6 +16,9 @@ does not model.
   without. That difference is everything an event costs: two IRQ edges, the ring, the detector, the encoder, the
   outbox, the USB write.
 - The memory budget (bench/mp_rp2/fwbench.budget): see budget().
+- The start: MicroPython's boot to USB (the rig's emulated time), then the app's start on the board (fwbench.start).
+- All of it again with MicroPython built with fb/ frozen in (make firmware-frozen FROZEN_BOARD=RPI_PICO, cached in
+  build/frozen/), beside the stock image with the modules as .mpy files: measure_frozen().
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from firmware_runner import venv_tool
-from rp2_board import Host, flashed
+from rp2_board import TEST_CONFIG, Host, flashed
 
 from flickboard import lifecycle
+from flickboard.board import frozen
 from flickboard.board.protocol import decode_line
 from flickboard.sim.rp2 import Pico, RigError
+from flickboard.sim.rp2.images import Images, find_images
 
 CLOCK_HZ = 125_000_000
 CYCLES_PER_US = CLOCK_HZ // 1_000_000
@@ -524,6 +529,111 @@ def budget(board: Pico, events: int = 200, heap_total: int | None = ESP32_HEAP, 
         "largest_free_block": largest[-1],
         **result,
     }
+
+
+# ---- the start: MicroPython's boot, then the app's ------------------------------------------------------------------
+
+
+def usb_boot(board: Pico, step_us: float = 500.0, limit_us: float = 3_000_000) -> dict[str, Any]:
+    """Emulated ms from a reset until MicroPython's USB device is on the bus (its runtime up, the file system
+    mounted, boot.py run), stepping the held chip `step_us` at a time. The board must be in safe mode."""
+    board.reset(hold=True)
+    t0 = board.now_us()
+    t = t0
+    while not board.state()["usb"]["attached"]:
+        if t - t0 > limit_us:
+            raise RigError(f"the board was not on USB {limit_us / 1000:.0f} ms after its reset")
+        t += step_us
+        board.run_until(t)
+    board.go("fast")
+    board.wait_usb()
+    return {"usb_ms": round((t - t0) / 1000, 1), "step_ms": step_us / 1000}
+
+
+def app_start(board: Pico, runs: int = 3) -> dict[str, Any]:
+    """The app's start after boot (fwbench.start), each run in a fresh interpreter; the median of each step."""
+    got = [_json_line(board.mpremote("exec", "import fwbench; fwbench.start()").splitlines()) for _ in range(runs)]
+    out: dict[str, Any] = {k: statistics.median(r[k] for r in got) for k in ("import_us", "build_us", "collect_us")}
+    out["start_ms"] = round((out["import_us"] + out["build_us"] + out["collect_us"]) / 1000, 1)
+    out["live_after_start"] = got[-1]["live_after_start"]
+    out["free_after_start"] = got[-1]["free_after_start"]
+    out["app_file"] = got[-1]["app_file"]
+    out["runs"] = runs
+    return out
+
+
+# ---- the firmware with fb/ frozen in --------------------------------------------------------------------------------
+
+# The emulated Pico runs MicroPython's image for the Pico without Wi-Fi: the frozen build for that board.
+FROZEN_BOARD = "RPI_PICO"
+
+
+def flashed_frozen(uf2: Path, into: Path) -> Path:
+    """A blank emulated Pico started from the frozen image, flashed with `make flash FIRMWARE=frozen` (boot.py,
+    main.py, the pico_w profile; no fb/), then given the tests' config.json as rp2_board.flashed does; its flash
+    saved to a file."""
+    images = Images(uf2=uf2, bootrom=find_images().bootrom)
+    config = into / "config.json"
+    config.write_text(json.dumps({**TEST_CONFIG, "profile": "pico_w"}))
+    with Pico(profile="pico_w", pace="realtime", images=images) as board:
+        board.make_flash("pico_w", frozen=FROZEN_BOARD)
+        board.press_safe_mode(True)
+        board.reset()
+        board.mpremote("fs", "cp", str(config), ":config.json")
+        listing = board.mpremote("fs", "ls", ":")
+        if " fb/" in listing:
+            raise RigError(f"make flash FIRMWARE=frozen left /fb on the board: {listing}")
+        board.press_safe_mode(False)
+        board.reset(hold=True)
+        board.save_flash(into / "frozen.img")
+    return into / "frozen.img"
+
+
+def _figures(board: Pico, quick: bool, events: int) -> dict[str, Any]:
+    """The figures compared between the stock image and the frozen one, on a prepared board (prepare())."""
+    out: dict[str, Any] = {"boot": usb_boot(board)}
+    prepare(board)
+    out["start"] = app_start(board, runs=1 if quick else 3)
+    out["modules"] = module_sizes(board)
+    out["idle"] = idle_pass(board, passes=150 if quick else 600)
+    out["budget"] = {"pico_w": budget(board, events, PICO_W_HEAP)}
+    if not quick:
+        out["budget"]["esp32"] = budget(board, events, ESP32_HEAP)
+        out["budget"]["esp32_usb_only"] = budget(board, events, ESP32_HEAP, mqtt=False)
+    out["as_booted"] = app_as_booted(board, windows=1 if quick else 2)
+    return out
+
+
+def measure_frozen(quick: bool = False) -> dict[str, Any]:
+    """The same firmware on MicroPython with fb/ frozen in (make firmware-frozen FROZEN_BOARD=RPI_PICO), beside the
+    stock image with the modules as .mpy files on the file system: the start, the heap after the imports and after a
+    game, an idle pass. Without a current image (built from this checkout's fb/), {"missing": why}: building one
+    takes many minutes, which a bench run does not do by itself."""
+    uf2, why = frozen.current(FROZEN_BOARD)
+    if uf2 is None:
+        return {"missing": why}
+    stamp = json.loads(frozen.stamp_path(frozen.DEFAULT_OUT, FROZEN_BOARD).read_text())
+    events = 120 if quick else 250
+    keep = ("board", "micropython", "commit", "uf2_bytes", "uf2_sha256", "seconds")
+    out: dict[str, Any] = {"image": {k: stamp.get(k) for k in keep}}
+    with Pico(flash=flashed("pico_w"), pace="fast") as board:
+        board.press_safe_mode(True)
+        out["stock"] = _figures(board, quick, events)
+    work = Path(tempfile.mkdtemp(prefix="fb-bench-frozen-"))
+    try:
+        images = Images(uf2=uf2, bootrom=find_images().bootrom)
+        with Pico(flash=flashed_frozen(uf2, work), pace="fast", images=images) as board:
+            board.press_safe_mode(True)
+            out["frozen"] = _figures(board, quick, events)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if out["frozen"]["start"]["app_file"].endswith(".mpy"):
+        raise RigError(f"the frozen image imported fb from the file system: {out['frozen']['start']['app_file']}")
+    for image in ("stock", "frozen"):  # the game played in full on both, in a Pico W's heap
+        m = out[image]["budget"]["pico_w"]
+        if not m["fits"] or m["lost"] or m["memory_errors"] or m["seq"] < 1 + events:
+            raise RigError(f"{image}: the game in a Pico W's heap did not play in full: {m}")
+    return out
 
 
 # ---- all of it -------------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """`make bench`: measure every figure, write bench/results.json and print the table of docs/performance.md.
 
-    python -m bench.run [--quick] [--only latency,host,replay,firmware,detection,scale,rp2,web,startup] [--out FILE]
+    python -m bench.run [--quick] [--out FILE]
+        [--only latency,host,replay,firmware,detection,scale,rp2,frozen,web,startup]
 
 `--quick` runs each figure small (a minute in all); the full run takes a few minutes on two cores.
 """
@@ -27,7 +28,7 @@ from flickboard.sim.broker import mosquitto
 from . import firmware_bench, host_bench, latency, rp2_bench, scale, startup, web_bench
 from .common import NODELAY, ROOT, machine, speed_probe
 
-FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale", "rp2", "web", "startup")
+FIGURES = ("latency", "host", "replay", "firmware", "detection", "scale", "rp2", "frozen", "web", "startup")
 
 
 def run_latency(quick: bool, tmp: Path) -> dict[str, Any]:
@@ -97,6 +98,13 @@ def run_rp2(quick: bool, tmp: Path) -> dict[str, Any]:
     return rp2_bench.measure(quick)
 
 
+def run_frozen(quick: bool, tmp: Path) -> dict[str, Any]:
+    # Figure 7's comparison with fb/ frozen into MicroPython: the image of make firmware-frozen FROZEN_BOARD=RPI_PICO,
+    # which the bench does not build (many minutes); without it the table says so.
+    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "rp2"], check=True, stdout=subprocess.DEVNULL)
+    return rp2_bench.measure_frozen(quick)
+
+
 def run_web(quick: bool, tmp: Path) -> dict[str, Any]:
     with mosquitto(NODELAY) as b:
         if quick:
@@ -112,6 +120,7 @@ RUNNERS: dict[str, Callable[[bool, Path], dict[str, Any]]] = {
     "detection": run_detection,
     "scale": run_scale,
     "rp2": run_rp2,
+    "frozen": run_frozen,
     "web": run_web,
     "startup": run_startup,
 }
@@ -204,6 +213,63 @@ def rp2_rows(p: dict[str, Any]) -> list[str]:
             f"{', the MQTT window full' if m['mqtt'] else ''}, in the heap of {what} | {state} | {held} "
             f"| largest block ≥ {RP2_LARGEST_BLOCK:,} B | {_ok(block, RP2_LARGEST_BLOCK, below=False)} |"
         )
+    return rows
+
+
+def frozen_rows(f: dict[str, Any]) -> list[str]:
+    """Figure 7, frozen: the firmware on MicroPython with fb/ frozen in, beside the stock image with .mpy files."""
+    what = "rp2, fb/ frozen into MicroPython"
+    if "missing" in f:
+        return [f"| 7 | {what} | not measured: {f['missing']} | – | – | – |"]
+    fr, st = f["frozen"], f["stock"]
+
+    rows = []
+    mods_f, mods_s = sum(fr["modules"].values()), sum(st["modules"].values())
+    rows.append(
+        f"| 7 | {what}: heap the firmware's {len(fr['modules'])} modules take once imported "
+        f"| {_n(mods_f)} B | stock image, .mpy files: {_n(mods_s)} B ({_n(mods_s - mods_f)} B saved) | – | – |"
+    )
+    a, b = fr["start"], st["start"]
+    rows.append(
+        f"| 7 | {what}: free heap after the app's start (imports, configuration, the whole pico_w profile) "
+        f"| {_n(a['free_after_start'])} B (live {_n(a['live_after_start'])} B) "
+        f"| stock: {_n(b['free_after_start'])} B (live {_n(b['live_after_start'])} B) | – | – |"
+    )
+    for key, heap in (("pico_w", "a Pico W (160 KB)"), ("esp32", "an ESP32 (110 KB)"), ("esp32_usb_only", None)):
+        if key not in fr["budget"]:
+            continue
+        m, s0 = fr["budget"][key], st["budget"][key]
+        label = f"the heap of {heap}, USB and MQTT" if heap else "the heap of an ESP32 (110 KB), USB only"
+
+        def state(x: dict[str, Any]) -> str:
+            if not x["fits"]:
+                return f"out of memory ({x['out_of_memory_in']})"
+            free, block = _n(x["free_end"]), _n(x["largest_free_block"])
+            return f"free {free} B, largest block {block} B, live {_n(x['live_total'])} B"
+
+        block = m["largest_free_block"] if m["fits"] else None
+        rows.append(
+            f"| 7 | {what}: memory after {m['events']} events un-acked, in {label} | {state(m)} | stock: {state(s0)} "
+            f"| largest block ≥ {RP2_LARGEST_BLOCK:,} B | {_ok(block, RP2_LARGEST_BLOCK, below=False)} |"
+        )
+    fi, si = fr["idle"]["collected"], st["idle"]["collected"]
+    rows.append(
+        f"| 7 | {what}: an idle main-loop pass, whole profile, heap collected "
+        f"| {_cyc(fi['cycles_per_pass'])}; scanning the strip {_cyc(fi['cycles_per_scanning_pass'])} "
+        f"| stock: {_cyc(si['cycles_per_pass'])}; {_cyc(si['cycles_per_scanning_pass'])} | – | – |"
+    )
+    rows.append(
+        f"| 7 | {what}: start — MicroPython's boot to USB, then the app's start (imports, configuration, App) "
+        f"| {fr['boot']['usb_ms']} ms, then {a['start_ms']} ms (imports {a['import_us'] / 1000:,.1f} ms) "
+        f"| stock: {st['boot']['usb_ms']} ms, then {b['start_ms']} ms (imports {b['import_us'] / 1000:,.1f} ms) "
+        f"| – | – |"
+    )
+    fa, sa = fr["as_booted"], st["as_booted"]
+    rows.append(
+        f"| 7 | {what}: the whole board as booted, idle (main.py, the watchdog, USB to a host) "
+        f"| {fa['idle_cpu_share'] * 100:.1f} % of the CPU, {_n(fa['heap_free'])} B free "
+        f"| stock: {sa['idle_cpu_share'] * 100:.1f} %, {_n(sa['heap_free'])} B free | – | – |"
+    )
     return rows
 
 
@@ -329,6 +395,8 @@ def table(r: dict[str, Any]) -> str:
             rows.append(admission_row(sc["admission"]))
     if r.get("rp2"):
         rows += rp2_rows(r["rp2"])
+    if r.get("frozen"):
+        rows += frozen_rows(r["frozen"])
     w = r.get("web")
     if w:
         m, first, fl, rss = (

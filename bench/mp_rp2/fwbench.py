@@ -216,6 +216,39 @@ def module_sizes():
     print(json.dumps(out))
 
 
+def start():
+    """What the app's start costs after MicroPython has booted, as main.py and fb.app.run do it (the watchdog and
+    the loop left out): importing fb.app and the modules it needs, loading the configuration, building the App with
+    the whole profile, the collection after it. The µs of each step, and the heap held live after the collection.
+    Run first in a fresh interpreter (mpremote's soft reset), so that no fb module is imported yet."""
+    gc.collect()
+    base = gc.mem_alloc()
+    ticks = time.ticks_us
+    t0 = ticks()
+    from fb import app, config, pins, serial_link
+
+    t1 = ticks()
+    cfg, _problems = config.load("profiles", None, "config.json")
+    a = app.App(cfg, pins, 1, "power", serial_link.SerialLink(), None)
+    t2 = ticks()
+    gc.collect()
+    t3 = ticks()
+    held = gc.mem_alloc() - base
+    print(
+        json.dumps(
+            {
+                "import_us": time.ticks_diff(t1, t0),
+                "build_us": time.ticks_diff(t2, t1),
+                "collect_us": time.ticks_diff(t3, t2),
+                "live_after_start": held,
+                "free_after_start": gc.mem_free(),
+                "sensors": len(a.sensors.beams),
+                "app_file": getattr(app, "__file__", "?"),
+            }
+        )
+    )
+
+
 def _wait_ready():
     print("ready")
 

@@ -18,11 +18,19 @@ If the copy is cut short (a cable pulled, mpremote killed), the old `/fb` is unt
 there: the board stays in safe mode until `make flash` runs again, which starts by removing the unfinished stage.
 
     python -m flickboard.board.flash --board pico_w --port /dev/ttyACM0 --build build/firmware/rp2 \
-        [--config firmware/config.json]"""
+        [--config firmware/config.json] [--frozen build/frozen [--frozen-board RPI_PICO]]
+
+With --frozen, the board gets MicroPython with the Flickboard modules frozen in (`make firmware-frozen`,
+flickboard.board.frozen) instead of the modules as files: in safe mode, the board is asked which fb/ its image holds
+(the frozen module `fbimage`); if it is not this checkout's, the board is sent to its boot loader and the UF2 copied
+onto the drive it shows (RPI-RP2), or, where no such drive is mounted, the person is told to copy it. Then the same
+copy and swap, without fb/: `/fb` is removed from the board, since a folder there would be imported before the frozen
+package."""
 
 from __future__ import annotations
 
 import argparse
+import glob
 import importlib
 import json
 import os
@@ -35,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from flickboard import lifecycle
-from flickboard.board import files
+from flickboard.board import files, frozen
 from flickboard.board.protocol import BoardMessage, ProtocolError, decode_line, encode_command
 
 serial: Any = importlib.import_module("serial")  # pyserial ships no type information
@@ -110,12 +118,26 @@ if _ex('config.json'):
             json.dump(c, fh)
         os.remove('config.json')
         os.rename('config.json.tmp', 'config.json')
+for d in %(drop)r:
+    _rm(d)
 for d in ('fb.old', 'profiles.old', S):
     _rm(d)
 os.remove('safemode')
 print('%(mark)s swapped')
 """
 )
+
+
+# Board side: which fb/ its MicroPython image holds frozen in (the module make firmware-frozen adds), or "-".
+FROZEN_STATE = f"""try:
+    import fbimage
+    print('{MARK} frozen', fbimage.FB_SHA256)
+except ImportError:
+    print('{MARK} frozen -')
+"""
+BOOTLOADER = "import machine\nmachine.bootloader()\n"
+# Where a desktop mounts a Pico's boot-loader drive (its label is RPI-RP2; INFO_UF2.TXT is on it).
+DRIVE_GLOBS = ("/media/*/RPI-RP2", "/media/RPI-RP2", "/run/media/*/RPI-RP2", "/Volumes/RPI-RP2", "/mnt/RPI-RP2")
 
 
 class FlashError(Exception):
@@ -150,8 +172,11 @@ def _why(p: subprocess.CompletedProcess[str]) -> str:
     return lines[-1] if lines else f"exit code {p.returncode}"
 
 
-def stage(build: Path, board: str, config: Path | None, into: Path, profiles: Path = PROFILES) -> Path:
-    """The local copy of what goes on the board, under the name of the board's staging folder."""
+def stage(
+    build: Path, board: str, config: Path | None, into: Path, profiles: Path = PROFILES, frozen: bool = False
+) -> Path:
+    """The local copy of what goes on the board, under the name of the board's staging folder (without fb/ for a
+    board whose image has the modules frozen in)."""
     profile = profiles / f"{board}.json"
     if not profile.is_file():
         names = " ".join(sorted(p.stem for p in profiles.glob("*.json")))
@@ -159,7 +184,10 @@ def stage(build: Path, board: str, config: Path | None, into: Path, profiles: Pa
     if not (build / "fb").is_dir():
         raise FlashError(f"no compiled firmware in {build}: run make firmware")
     out = into / STAGE
-    shutil.copytree(build / "fb", out / "fb")
+    if frozen:
+        out.mkdir()
+    else:
+        shutil.copytree(build / "fb", out / "fb")
     for name in ("boot.py", "main.py"):
         shutil.copy(build / name, out / name)
     (out / "profiles").mkdir()
@@ -222,8 +250,55 @@ def wait_in_safe_mode(port: str, before_ms: int, before_port: object, timeout: f
     raise FlashError(f"the board did not come back on {port} within {timeout:g} s after its reset ({why})")
 
 
-def copy_and_swap(port: str, local: Path, board: str) -> None:
-    swap = SWAP % {"stage": STAGE, "board": board, "mark": MARK}
+def frozen_on_board(port: str) -> str:
+    """The digest of the fb/ frozen into the board's image ("-": none); the board must be at its REPL."""
+    p = mpremote(port, "exec", FROZEN_STATE, timeout=15)
+    got = [ln.split()[-1] for ln in said(p) if ln.startswith("frozen")]
+    if not got:
+        raise FlashError(f"could not ask the board which firmware image it runs ({_why(p)})")
+    return got[0]
+
+
+def boot_drive() -> Path | None:
+    """A mounted RPI-RP2 drive (a Pico in its boot loader): $FLICKBOARD_UF2_DRIVE, else where desktops mount it."""
+    env = os.environ.get("FLICKBOARD_UF2_DRIVE")
+    places = [Path(env)] if env else [Path(p) for g in DRIVE_GLOBS for p in sorted(glob.glob(g))]
+    for place in places:
+        if (place / "INFO_UF2.TXT").is_file():
+            return place
+    return None
+
+
+def put_image(port: str, uf2: Path, digest: str, say: Any, wait_s: float = 20) -> None:
+    """Make the board run the frozen image `uf2` (whose fb/ has `digest`), the board in safe mode at its REPL."""
+    if frozen_on_board(port) == digest:
+        say(f"==> the board already runs {uf2.name}")
+        return
+    say("==> the board's MicroPython is not this image: sending it to its boot loader (drive RPI-RP2)")
+    mpremote(port, "exec", BOOTLOADER, timeout=15)  # the board drops the connection as it goes
+    deadline = time.monotonic() + wait_s
+    drive = boot_drive()
+    while drive is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+        drive = boot_drive()
+    if drive is None:
+        raise FlashError(
+            f"the board is in its boot loader: copy {uf2} onto the RPI-RP2 drive it shows (mount it if your system "
+            "does not), wait for the board to restart, then run make flash FIRMWARE=frozen again to copy the profile "
+            "and settings (the board stays in safe mode until then)"
+        )
+    say(f"==> copying {uf2.name} onto {drive}")
+    shutil.copyfile(uf2, drive / uf2.name)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(port) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    time.sleep(2)  # MicroPython mounts its file system, then USB comes up
+    if frozen_on_board(port) != digest:
+        raise FlashError(f"the board restarted but does not run {uf2.name}: copy it onto the RPI-RP2 drive by hand")
+
+
+def copy_and_swap(port: str, local: Path, board: str, drop: tuple[str, ...] = ()) -> None:
+    swap = SWAP % {"stage": STAGE, "board": board, "mark": MARK, "drop": drop}
     p = mpremote(port, "exec", CLEAN, "+", "fs", "cp", "-r", str(local), ":", "+", "exec", swap, timeout=600)
     got = said(p)
     for line in got:
@@ -237,17 +312,27 @@ def copy_and_swap(port: str, local: Path, board: str) -> None:
 
 
 def flash(
-    port: str, board: str, build: Path, config: Path | None, profiles: Path = PROFILES, say: object = print
+    port: str,
+    board: str,
+    build: Path,
+    config: Path | None,
+    profiles: Path = PROFILES,
+    say: object = print,
+    frozen: tuple[Path, str] | None = None,
 ) -> None:
+    """`frozen`: (the UF2, the digest of its fb/) to run MicroPython with the modules frozen in (see the module's
+    docstring); None: the modules as files."""
     out = say if callable(say) else print
     with tempfile.TemporaryDirectory(prefix="flickboard-flash-") as tmp:
-        local = stage(build, board, config, Path(tmp), profiles)
+        local = stage(build, board, config, Path(tmp), profiles, frozen=frozen is not None)
         out(f"==> safe mode on the board at {port} (the app stops; a reset clears its watchdog)")
         before = port_id(port)
         wait_in_safe_mode(port, enter_safe_mode(port), before)
+        if frozen is not None:
+            put_image(port, frozen[0], frozen[1], out)
         files = sum(1 for p in local.rglob("*") if p.is_file())
         out(f"==> copying {files} files into /{STAGE}, then swapping them in")
-        copy_and_swap(port, local, board)
+        copy_and_swap(port, local, board, drop=("fb",) if frozen is not None else ())
     before = port_id(port)
     p = mpremote(port, "reset", timeout=30)
     if p.returncode not in (0, 1):  # the board drops the connection as it resets
@@ -294,6 +379,20 @@ def wait_for_hello(port: str, before: object, timeout: float = HELLO_S) -> Board
     return None
 
 
+def frozen_image(board: str, out: Path, mp_board: str | None = None) -> tuple[Path, str]:
+    """(the UF2, its fb/ digest) of make firmware-frozen for the profile `board`, if it is there and current."""
+    name = mp_board or frozen.PROFILE_BOARD.get(board)
+    if name not in frozen.BOARDS:
+        raise FlashError(
+            f"there is no frozen firmware for {mp_board or board} (only {', '.join(frozen.BOARDS)}): "
+            "flash it without FIRMWARE=frozen"
+        )
+    uf2, why = frozen.current(name, out)
+    if uf2 is None:
+        raise FlashError(why)
+    return uf2, frozen.fb_digest(frozen.FIRMWARE / "fb")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m flickboard.board.flash", description="copy the firmware to a board (make flash)"
@@ -303,13 +402,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build", required=True, type=Path, help="the compiled firmware for the board's port")
     ap.add_argument("--config", type=Path, help="a config.json to put on the board")
     ap.add_argument("--profiles", type=Path, default=PROFILES, help="where the board profiles are")
+    ap.add_argument("--frozen", type=Path, help="the folder of make firmware-frozen: the modules frozen in")
+    ap.add_argument("--frozen-board", help="the MicroPython board of the frozen image (default: the profile's)")
     a = ap.parse_args(argv)
     try:
         if not os.path.exists(a.port):
             raise FlashError(
                 f"no board at {a.port}: plug it in (a data USB cable, not charge-only) or pick another port"
             )
-        flash(a.port, a.board, a.build, a.config, a.profiles)
+        image = None
+        if a.frozen is not None:
+            image = frozen_image(a.board, a.frozen, a.frozen_board)
+        flash(a.port, a.board, a.build, a.config, a.profiles, frozen=image)
     except FlashError as e:
         print(f"make flash: {e}", file=sys.stderr)
         return 1

@@ -399,17 +399,22 @@ class Pico:
         """Write the 2 MiB flash (firmware and file system) to an image file that Pico(flash=...) starts from."""
         self._call("save_flash", path=str(Path(path).absolute()))
 
-    def make_flash(self, board: str, timeout: float = 600.0) -> str:
+    def make_flash(self, board: str, timeout: float = 600.0, frozen: str | None = None) -> str:
         """Flash this board with the project's own `make flash BOARD=... PORT=<this port>`, paced to real time, and
         return make's output once the board is back on USB after the reset make flash ends with (make returns
         before the board resets; RESET_GRACE_S after make without a reset, it returns anyway). The board is left
-        running, paced to real time."""
+        running, paced to real time. `frozen`: the MicroPython board of make firmware-frozen's image this board
+        runs (the rig started from it): `make flash FIRMWARE=frozen FROZEN_BOARD=...`, the modules not copied."""
         self.go("realtime")
         self.wait_usb()
         before = len(self.resets)
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         cmd = ["make", "--no-print-directory", "-C", str(CHECKOUT), "flash", f"BOARD={board}", f"PORT={self.port}"]
+        if frozen is not None:
+            cmd += ["FIRMWARE=frozen", f"FROZEN_BOARD={frozen}"]
         if CHECKOUT is None:  # an installed flickboard: its own command, which `make flash` runs in a checkout
+            if frozen is not None:
+                raise RigError("a frozen firmware image is flashed from a checkout (make flash FIRMWARE=frozen)")
             cmd = [sys.executable, "-m", "flickboard.cli.main", "flash", "--board", board, "--port", self.port]
         try:
             done = lifecycle.run(cmd, env=env, timeout=timeout)
