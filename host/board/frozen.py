@@ -163,6 +163,13 @@ def export(gitdir: Path, commit: str, where: Path) -> None:
         print(f"    ({len(lacking)} files not in {gitdir}, left out: {', '.join(lacking[:5])})", flush=True)
 
 
+def manifest_text(fb: Path, extra: Path, board_manifest: bool) -> str:
+    """The manifest: the board's own (`board_manifest`: the board has one, else the port's), the package fb/ from the
+    folder as it is when the build runs (every module in it, whatever they are), and fbimage.py from `extra`."""
+    base = "$(BOARD_DIR)/manifest.py" if board_manifest else "$(PORT_DIR)/boards/manifest.py"
+    return MANIFEST.format(base_manifest=base, base=str(fb.resolve().parent), extra=str(extra))
+
+
 def fb_digest(fb: Path) -> str:
     """A digest of every module under fb/ (names and contents): the image is stale when it changes."""
     h = hashlib.sha256()
@@ -226,30 +233,29 @@ def build(board: str, out: Path, jobs: int = 2, fb: Path | None = None) -> Path:
     module = IMAGE_MODULE.format(digest=fb_digest(fb), board=board, version=VERSION)
     if not (extra / "fbimage.py").is_file() or (extra / "fbimage.py").read_text() != module:
         (extra / "fbimage.py").write_text(module)
-    own = mpy / "ports" / "rp2" / "boards" / board / "manifest.py"
-    base_manifest = "$(BOARD_DIR)/manifest.py" if own.is_file() else "$(PORT_DIR)/boards/manifest.py"
-    manifest.write_text(MANIFEST.format(base_manifest=base_manifest, base=str(fb.resolve().parent), extra=str(extra)))
+    own = (mpy / "ports" / "rp2" / "boards" / board / "manifest.py").is_file()
+    manifest.write_text(manifest_text(fb, extra, own))
     build_dir = out / f"build-{board}"
     n = len(fb_modules(fb))
     print(f"==> building MicroPython {VERSION} for {board} with fb/ frozen in ({n} modules)", flush=True)
     # cmake and make directly, as ports/rp2/Makefile does, without picotool (which pico-sdk would fetch from the
     # network): an RP2040 image needs no signing, and MicroPython's own uf2conv.py makes the UF2 from the binary.
-    if not (build_dir / "Makefile").is_file():
-        run(
-            [
-                "cmake",
-                "-S",
-                "ports/rp2",
-                "-B",
-                str(build_dir),
-                f"-DMICROPY_FROZEN_BOARD={board}",
-                f"-DMICROPY_BOARD_DIR={mpy / 'ports' / 'rp2' / 'boards' / board}",
-                f"-DMICROPY_FROZEN_MANIFEST={manifest}",
-                "-DPICO_BUILD_DOCS=0",
-                "-DPICO_NO_PICOTOOL=1",
-            ],
-            cwd=mpy,
-        )
+    # cmake runs every time (a few seconds): the cache then always holds these settings.
+    run(
+        [
+            "cmake",
+            "-S",
+            "ports/rp2",
+            "-B",
+            str(build_dir),
+            f"-DMICROPY_BOARD={board}",
+            f"-DMICROPY_BOARD_DIR={mpy / 'ports' / 'rp2' / 'boards' / board}",
+            f"-DMICROPY_FROZEN_MANIFEST={manifest}",
+            "-DPICO_BUILD_DOCS=0",
+            "-DPICO_NO_PICOTOOL=1",
+        ],
+        cwd=mpy,
+    )
     run(["make", f"-j{jobs}", "-C", str(build_dir)], cwd=mpy)
     uf2 = image(out, board)
     run(
