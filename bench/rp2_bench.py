@@ -496,7 +496,7 @@ def budget(board: Pico, events: int = 200, heap_total: int | None = ESP32_HEAP, 
     ex.wait("ready", timeout=120)
     end = _game(board, board.now_us() + 20_000, events)
     board.go("fast")
-    lines = ex.finish()
+    lines = ex.finish(timeout=600)  # a game of tens of emulated seconds: minutes on a busy machine
     _run_past(board, end)
     got: dict[str, int] = {}
     oom = None
