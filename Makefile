@@ -249,7 +249,7 @@ flash: firmware board-tools
 # MicroPython v1.28.0 built from its sources for FROZEN_BOARD (RPI_PICO_W; RPI_PICO for a Pico without Wi-Fi, as the
 # emulated Pico is) with every module under firmware/fb/ frozen in, as the folder holds it now. The sources (pinned by
 # commit in host/board/frozen.py) and the build stay in build/frozen/: the first build fetches and compiles everything,
-# a later one only what changed. Not part of make test. docs/firmware.md, "Frozen firmware".
+# a later one only what changed. Not part of make test. docs/firmware.md, "The modules frozen into MicroPython".
 firmware-frozen: setup
 	@$(MAKE) --no-print-directory system $(FROZEN_SYSTEM)
 	@FLICKBOARD_GIT_URL='$(FROZEN_GIT_URL)' $(BIN)/python -m flickboard.board.frozen build --board $(FROZEN_BOARD) --out $(FROZEN_OUT) --jobs $(FROZEN_JOBS)
