@@ -124,3 +124,59 @@ def test_make_flash_offers_the_frozen_image_and_refuses_an_unknown_firmware() ->
     makefile = (ROOT / "Makefile").read_text()
     assert "firmware-frozen:" in makefile and "FIRMWARE=frozen" in makefile
     assert "--frozen $(FROZEN_OUT) --frozen-board $(FROZEN_BOARD)" in makefile
+
+
+def test_put_image_copies_the_uf2_onto_the_boot_loaders_drive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board runs another image: it is sent to its boot loader, the UF2 goes onto the RPI-RP2 drive, and the board
+    is asked again once it is back. The board and mpremote are stand-ins here (the emulated Pico has no boot-loader
+    drive); the copy onto the emulated Pico of an image it already runs is figure 7's flashing."""
+    uf2 = tmp_path / "RPI_PICO_W-v1.28.0-flickboard.uf2"
+    uf2.write_bytes(b"UF2" * 100)
+    drive = tmp_path / "RPI-RP2"
+    port = tmp_path / "ttyACM0"
+    port.touch()
+    runs: list[tuple[str, ...]] = []
+    answers = iter(["-", "abc"])
+
+    def fake_mpremote(p: str, *args: str, timeout: float = 120) -> object:
+        runs.append(args)
+        if args[1] == flash.BOOTLOADER:  # the board goes: its port too, and the drive appears
+            port.unlink()
+            drive.mkdir()
+            (drive / "INFO_UF2.TXT").write_text("UF2 Bootloader v3.0\n")
+        return None
+
+    def copied(src: Path, dst: Path) -> None:
+        dst.write_bytes(src.read_bytes())
+        port.touch()  # the board restarts into the new image
+
+    monkeypatch.setattr(flash, "mpremote", fake_mpremote)
+    monkeypatch.setattr(flash, "frozen_on_board", lambda p: next(answers))
+    monkeypatch.setattr(flash.shutil, "copyfile", copied)
+    monkeypatch.setattr(flash.time, "sleep", lambda s: None)
+    monkeypatch.setenv("FLICKBOARD_UF2_DRIVE", str(drive))
+    said: list[str] = []
+    flash.put_image(str(port), uf2, "abc", said.append, wait_s=1)
+    assert (drive / uf2.name).read_bytes() == uf2.read_bytes()
+    assert [a[1] for a in runs] == [flash.BOOTLOADER]
+    assert any("copying" in s for s in said)
+
+
+def test_put_image_says_what_to_copy_where_no_drive_is_mounted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(flash, "mpremote", lambda p, *a, timeout=120: None)
+    monkeypatch.setattr(flash, "frozen_on_board", lambda p: "-")
+    monkeypatch.setattr(flash.time, "sleep", lambda s: None)
+    monkeypatch.setenv("FLICKBOARD_UF2_DRIVE", str(tmp_path / "nothing-here"))
+    uf2 = tmp_path / "image.uf2"
+    with pytest.raises(flash.FlashError, match=r"copy .*image\.uf2 onto the RPI-RP2 drive.*run make flash FIRMWARE="):
+        flash.put_image(str(tmp_path / "tty"), uf2, "abc", print, wait_s=0.01)
+
+
+def test_put_image_leaves_a_board_that_runs_the_image_alone(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(flash, "frozen_on_board", lambda p: "abc")
+    monkeypatch.setattr(
+        flash, "mpremote", lambda *a, **k: pytest.fail("no boot loader for a board that runs the image")
+    )
+    said: list[str] = []
+    flash.put_image("/dev/x", tmp_path / "i.uf2", "abc", said.append)
+    assert said and "already runs" in said[0]
