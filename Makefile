@@ -255,7 +255,7 @@ firmware-frozen: setup
 	@FLICKBOARD_GIT_URL='$(FROZEN_GIT_URL)' $(BIN)/python -m flickboard.board.frozen build --board $(FROZEN_BOARD) --out $(FROZEN_OUT) --jobs $(FROZEN_JOBS)
 
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
-.PHONY: soak soak-rp2 fuzz
+.PHONY: soak soak-rp2 soak-frozen fuzz
 
 SOAK_SEEDS ?= 5
 FUZZ_ARGS  ?=
@@ -275,12 +275,22 @@ soak: setup system rp2
 	@echo "==> soak: 1,000 random evenings on one board with copies of its messages handed over again at any moment"
 	@FLICKBOARD_COPIES_RUNS=1000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/board/test_exactly_once.py -k random_evenings
 	@$(MAKE) --no-print-directory soak-rp2
+	@$(MAKE) --no-print-directory soak-frozen
 
 # The edge-count cross-check on the emulated Pico, long: 3,000 breaks of every width, 107 losses of a starved IRQ, 50
 # boots each followed by breaks; any count, fault or other alarm the scenario did not cause fails it (docs/reliability.md).
 soak-rp2: setup system rp2
 	@echo "==> soak: the hole beam's edge-count cross-check on the emulated Pico: 3,000 breaks, 107 losses, 50 boots"
 	@FLICKBOARD_RP2_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider --durations=0 tests/firmware/test_rp2_count.py
+
+# MicroPython with fb/ frozen in (make firmware-frozen FROZEN_BOARD=RPI_PICO) flashed onto the emulated Pico with make
+# flash FIRMWARE=frozen, booted, and its beams passed (tests/firmware/test_rp2_frozen.py). Without a current image it
+# says so and checks nothing: building one takes minutes, which make soak does not do by itself.
+soak-frozen: setup system rp2
+	@if $(BIN)/python -m flickboard.board.frozen where --board RPI_PICO >/dev/null; then \
+	  echo "==> soak: the frozen image on the emulated Pico"; \
+	  FLICKBOARD_FROZEN=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/firmware/test_rp2_frozen.py; \
+	else echo "==> soak: NOT checked: $$($(BIN)/python -m flickboard.board.frozen where --board RPI_PICO)"; fi
 
 # The fuzz targets of tests/fuzz/targets.py, coverage-guided with atheris: 100,000 decoder inputs, 10,000 session
 # input sequences, 20,000 of each other target (FUZZ_ARGS="--runs-decoder N ..." to change). Without atheris the same
