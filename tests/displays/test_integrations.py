@@ -1502,8 +1502,10 @@ def test_a_refused_password_stops_the_command_with_one_line(tmp_path: Path) -> N
         url = f"mqtt://scorer@127.0.0.1:{b.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         p = subprocess.run(
-            [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", url, "--password-file", str(wrong)]
-            + ["--wled", "lamp"],
+            [
+                sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", url,
+                "--password-file", str(wrong), "--wled", "lamp",
+            ],  # fmt: skip
             capture_output=True,
             text=True,
             env=env,

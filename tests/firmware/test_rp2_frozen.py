@@ -2,14 +2,13 @@
 `make flash FIRMWARE=frozen`, it boots, imports the frozen package (no /fb on the board) and reports beam passes.
 
 Not part of make test: the image is not in the repository and takes minutes to build. `make soak-frozen` (and so
-`make soak`) runs this file with FLICKBOARD_FROZEN=1, after saying whether there is a current image; with that set, a
-missing or stale image is a failure, not a skip. Figure 7's comparison (`make bench BENCH_ARGS="--only frozen"`)
+`make soak`) runs this file with FLICKBOARD_FROZEN=1, after saying whether there is a current image; without it the
+file is not collected (tests/firmware/conftest.py); with it, a missing or stale image is a failure. Figure 7's comparison (`make bench BENCH_ARGS="--only frozen"`)
 flashes and measures the same image.
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -20,11 +19,6 @@ from bench import rp2_bench
 from flickboard.board import frozen
 from flickboard.sim.rp2 import Pico
 from flickboard.sim.rp2.images import Images, find_images
-
-pytestmark = pytest.mark.skipif(
-    not os.environ.get("FLICKBOARD_FROZEN"),
-    reason="the frozen image is checked by make soak-frozen (it is built by make firmware-frozen, not by make test)",
-)
 
 
 def test_the_frozen_image_boots_and_reports_passes() -> None:
