@@ -1501,11 +1501,9 @@ def test_a_refused_password_stops_the_command_with_one_line(tmp_path: Path) -> N
     with mosquitto(f"allow_anonymous false\npassword_file {pw}\n") as b:
         url = f"mqtt://scorer@127.0.0.1:{b.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", url, "--password-file", str(wrong)]
         p = subprocess.run(
-            [
-                sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", url,
-                "--password-file", str(wrong), "--wled", "lamp",
-            ],  # fmt: skip
+            [*cmd, "--wled", "lamp"],
             capture_output=True,
             text=True,
             env=env,

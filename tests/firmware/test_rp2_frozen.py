@@ -2,9 +2,9 @@
 `make flash FIRMWARE=frozen`, it boots, imports the frozen package (no /fb on the board) and reports beam passes.
 
 Not part of make test: the image is not in the repository and takes minutes to build. `make soak-frozen` (and so
-`make soak`) runs this file with FLICKBOARD_FROZEN=1, after saying whether there is a current image; without it the
-file is not collected (tests/firmware/conftest.py); with it, a missing or stale image is a failure. Figure 7's comparison (`make bench BENCH_ARGS="--only frozen"`)
-flashes and measures the same image.
+`make soak`) runs this file with FLICKBOARD_FROZEN=1, after saying whether there is a current image; without it
+the file is not collected (tests/firmware/conftest.py); with it, a missing or stale image is a failure. Figure 7's
+comparison (`make bench BENCH_ARGS="--only frozen"`) flashes and measures the same image.
 """
 
 from __future__ import annotations
