@@ -61,15 +61,23 @@ def run_replay(quick: bool, tmp: Path) -> dict[str, Any]:
     return host_bench.replay(100 if quick else 1000, workdir="/dev/shm" if os.path.isdir("/dev/shm") else None)
 
 
+# The whole profile's cost run on the 64-bit unix port: the smallest heap that runs it is its own figure (a tight heap
+# would measure the collector, not the app); 128k stopped being enough when the beams' soft-IRQ state and the watch
+# command came in.
+WHOLE_PROFILE_HEAP = "160k"
+
+
 def run_firmware(quick: bool, tmp: Path) -> dict[str, Any]:
     n, growth = (1000, 2000) if quick else (5000, 10000)
     out = {
         "hole_beam": firmware_bench.cost(n, growth, BOARD_HEAP, "hole"),
-        "whole_profile_128k": firmware_bench.cost(n, growth, "128k", None),
+        "whole_profile": firmware_bench.cost(n, growth, WHOLE_PROFILE_HEAP, None),
     }
     if not quick:
         out["smallest_heap_hole_beam"] = firmware_bench.smallest_heap(("80k", "72k", "64k"), only="hole")
-        out["smallest_heap_whole_profile"] = firmware_bench.smallest_heap(("128k", "96k", "80k", "64k"), only=None)
+        out["smallest_heap_whole_profile"] = firmware_bench.smallest_heap(
+            ("160k", "144k", "128k", "96k", "80k"), only=None
+        )
     return out
 
 
@@ -340,7 +348,7 @@ def table(r: dict[str, Any]) -> str:
     fw = r.get("firmware")
     if fw:
         h = fw["hole_beam"]
-        w = fw["whole_profile_128k"]
+        w = fw.get("whole_profile") or fw["whole_profile_128k"]  # (the key of runs before the heap was raised)
         rows.append(
             f"| 4 | firmware, one event capture → detector → encoder → outbox (MicroPython unix port) "
             f"| {h['us_per_event']} µs | an idle main loop pass {h['us_per_idle_loop_pass']} µs "
@@ -511,15 +519,24 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         "seconds": {},
         "speed_probe_ms": {},  # bench/common.speed_probe before each figure: lower is faster
     }
+    failed: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="flickboard-bench-") as tmp:
         for name in chosen:
             print(f"==> {name}", file=sys.stderr, flush=True)
             results["speed_probe_ms"][name] = speed_probe()
             t0 = time.monotonic()
-            results[name] = RUNNERS[name](args.quick, Path(tmp) / name)
+            try:
+                results[name] = RUNNERS[name](args.quick, Path(tmp) / name)
+            except (RuntimeError, OSError, subprocess.SubprocessError, AssertionError, ValueError) as e:
+                # One figure that cannot be measured does not cost the others: it is said and left out of the table.
+                why = " ".join(str(e).split())[:600]
+                failed[name] = why
+                print(f"bench: figure {name!r} could not be measured: {why}", file=sys.stderr, flush=True)
             results["seconds"][name] = round(time.monotonic() - t0, 1)
     results["speed_probe_ms"]["end"] = speed_probe()
     results["machine_after"] = machine()
+    if failed:
+        results["failed"] = failed
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     markdown = table(results)
     print(markdown)
@@ -529,6 +546,9 @@ def _run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         f"\n(written to {args.out}; load average before {results['machine_before']['load_avg_1_5_15']}, "
         f"after {results['machine_after']['load_avg_1_5_15']})"
     )
+    if failed:
+        print(f"\nbench: not measured: {', '.join(failed)} (the reasons are above)", file=sys.stderr)
+        return 1
     return 0
 
 

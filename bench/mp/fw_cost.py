@@ -4,6 +4,7 @@ counter, the host acking every 16 messages. main() prints one JSON line."""
 
 import gc
 import json
+import sys
 import time
 
 from fb import compat
@@ -172,10 +173,17 @@ def main(events, growth, profile, only, before_imports):
         "heap_live_start": base,
         "heap_live_end": end,
         "heap_live_peak": peak,
-        "heap_samples": samples,
         "heap_total": end + gc.mem_free(),
         "sent": bench.sink.lines,
         "seq": app.enc.seq,
         "dropped": app.outbox.dropped + app.sensors.dropped,
     }
-    print(json.dumps(out))
+    # Written a piece at a time: one string of the whole document (the samples are thousands of numbers) would need
+    # more room than the board-sized heap has left, and measure the dump rather than the app.
+    del bench, app
+    gc.collect()
+    head = json.dumps(out)
+    sys.stdout.write(head[:-1] + ', "heap_samples": [')
+    for i, m in enumerate(samples):
+        sys.stdout.write(("," if i else "") + str(m))
+    sys.stdout.write("]}\n")

@@ -101,7 +101,7 @@ def test_firmware_event_path_in_a_board_sized_heap() -> None:
     """Figure 4, small: the app under MicroPython in a heap the size of the app (BOARD_HEAP, on the 64-bit unix
     port); the idle loop allocates nothing, the heap does not grow, nothing is dropped."""
     r = firmware_bench.cost(events=500, growth=2000, heapsize=BOARD_HEAP, only="hole")
-    renders("firmware", {"hole_beam": r, "whole_profile_128k": r})
+    renders("firmware", {"hole_beam": r, "whole_profile": r})
     assert r["dropped"] == 0
     assert r["events_sent"] == 1 + 200 + 500 + 2 + 1000 + 2000 + 1, "hello, every event once, the first heartbeat"
     assert r["bytes_allocated_per_idle_pass"] == 0, r
