@@ -26,7 +26,7 @@ from flickboard.core.evidence import unsettled
 from flickboard.core.session import Session
 from flickboard.rules.games import side_names
 from flickboard.rules.pichenotte import Pichenotte
-from flickboard.rules.text import N_
+from flickboard.rules.text import N_, Message
 
 
 def _choice(label: str, line: str, confirm: bool = False) -> dict[str, Any]:
@@ -72,7 +72,7 @@ def asks(session: Session) -> list[dict[str, Any]]:
         names = side_names(game)
         for q in session.state.questions():
             if q.kind == "order":  # the phone's disc-order keypad; the answers are patterns, not lines
-                measuring = _ask("order", _cap(q.text), "measuring the discs around the jack", [])
+                measuring = _ask("order", _cap(q.text), Message("measuring the discs around the jack"), [])
                 out.append({**measuring, "lines": list(q.answers)})
                 continue
             side = names[q.side] if isinstance(q.side, int) else None
@@ -88,7 +88,7 @@ def asks(session: Session) -> list[dict[str, Any]]:
         more = f" (and {len(texts) - 1} more)" if len(texts) > 1 else ""
         out.append(
             {
-                **_ask("review", _cap(texts[0]) + more, "the scorer is checking the board", choices),
+                **_ask("review", _cap(texts[0]) + more, Message("the scorer is checking the board"), choices),
                 "items": texts,
             }
         )
@@ -97,7 +97,7 @@ def asks(session: Session) -> list[dict[str, Any]]:
             _ask(
                 "waiting",
                 _cap(fold.waiting[1]),
-                "waiting for the scorer",
+                Message("waiting for the scorer"),
                 [_choice("Drop the board's event", "dismiss", confirm=True)],
             )
         )
@@ -118,7 +118,9 @@ def _plain_answer(line: str) -> str:
 def _other_spectator(kind: str, text: str) -> str:
     if kind in PLAYERS_DECIDE:  # the engine's own sentence, without the rule's reference
         return re.sub(r"\s*\([^)]*\)$", "", text)
-    return {"identify": "naming the piece that went into a pocket"}.get(kind, "waiting for the scorer")
+    if kind == "identify":
+        return Message("naming the piece that went into a pocket")
+    return Message("waiting for the scorer")
 
 
 def _pichenotte(session: Session) -> list[dict[str, Any]]:
@@ -152,11 +154,13 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
                 many = f"{u.unaccounted} pucks" if u.unaccounted > 1 else "A puck"
                 text = f"{many} went into the ditch during {shooter}'s shot: whose?"
                 wrong = _choice("No puck went in (the sensor was wrong)", "reviewed")
-                out.append(_ask("ditch", text, "whose puck went into the ditch?", [*mine, *others("ditch"), wrong]))
+                spectator = Message("whose puck went into the ditch?")
+                out.append(_ask("ditch", text, spectator, [*mine, *others("ditch"), wrong]))
             else:
                 text = f"A puck stands on edge in the twenty hole during {shooter}'s shot (not a twenty, 15): whose?"
                 wrong = _choice("No puck is there", "reviewed")
-                out.append(_ask("edge", text, "a puck stands on edge in the hole", [*mine, *others("edge"), wrong]))
+                spectator = Message("a puck stands on edge in the hole")
+                out.append(_ask("edge", text, spectator, [*mine, *others("edge"), wrong]))
     if g is not None:
         for ref, side in g.provisional:
             other = sides[1 - side]
@@ -165,7 +169,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
                 _ask(
                     "twenty",
                     f"Twenty for {sides[side]}? (the hole sensor saw a puck drop)",
-                    f"is it a twenty for {sides[side]}?",
+                    Message("is it a twenty for {side}?", side=sides[side]),
                     [
                         _choice("Yes, a twenty", f"confirm {ref}"),
                         *given,
@@ -183,7 +187,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
                     **_ask(
                         "zones",
                         f"Every puck is shot: the zone of each {side} puck on the board",
-                        "counting the pucks left on the board",
+                        Message("counting the pucks left on the board"),
                         [],
                         side,
                     ),
@@ -193,10 +197,11 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
             )
             continue
         spectator = {
-            "contact": f"did the shot touch a {sides[1 - q.side]} puck?",
-            "zone": "did the free shot reach the zone?",
-            "choice": f"{side} chooses what happens to the shooting puck",  # a player's sentence: PLAYERS_DECIDE
-        }.get(q.kind, "waiting for the scorer")
+            "contact": Message("did the shot touch a {side} puck?", side=sides[1 - q.side]),
+            "zone": Message("did the free shot reach the zone?"),
+            # a player's sentence: PLAYERS_DECIDE
+            "choice": Message("{side} chooses what happens to the shooting puck", side=side),
+        }.get(q.kind, Message("waiting for the scorer"))
         choices = [_choice(_plain_answer(a), a) for a in q.answers]
         out.append(_ask(q.kind, _cap(q.text), spectator, choices, side))
     so = st.shootout
@@ -208,7 +213,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
                 _ask(
                     "shootout",
                     f"Shoot-out: {player}'s shot at the hole",
-                    f"Shoot-out: {player} shoots",
+                    Message("Shoot-out: {player} shoots", player=player),
                     [_choice("In", "shot in"), _choice("Missed", "shot miss")],
                     sides[setup.side_of(who)],
                 )
@@ -217,29 +222,33 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
 
 
 def now(doc: dict[str, Any], asked: list[dict[str, Any]]) -> str:
-    """The board's state in one plain sentence for the room, from a scoreboard document and its asks."""
+    """The board's state in one plain sentence for the room, from a scoreboard document and its asks: a `Message`
+    (rules/text.py), so that the document can carry it for a screen in another language (`now_sentence`)."""
     score = doc["score"]
     link = doc.get("board_link") or {}
     if score.get("over"):
-        what = "match" if score.get("game", "pichenotte") == "pichenotte" else "game"
-        return f"{score.get('winner')} wins the {what}"
+        if score.get("game", "pichenotte") == "pichenotte":
+            return Message("{winner} wins the match", winner=score.get("winner"))
+        return Message("{winner} wins the game", winner=score.get("winner"))
     if link.get("only_duplicates"):
-        return "The board's messages are not counting (all repeats): waiting for the scorer"
+        return Message("The board's messages are not counting (all repeats): waiting for the scorer")
     if asked:
         first = asked[0]
         if first["kind"] in ("review", "waiting"):
-            return "Waiting for the scorer to check the board"
+            return Message("Waiting for the scorer to check the board")
+        spectator = first["spectator"]
         if first["kind"] in PLAYERS_DECIDE:
-            return _cap(first["spectator"])
-        return f"Waiting for the scorer: {first['spectator']}"
+            return spectator if spectator[:1] == spectator[:1].upper() else _cap(spectator)
+        return Message("Waiting for the scorer: {what}", what=spectator)
     cur = score.get("current") or {}
     shot = doc.get("open_shot")
     if shot:
-        return f"{shot['player']} is shooting"
+        return Message("{player} is shooting", player=shot["player"])
     for key in ("to_shoot", "to_play", "to_flick"):
         if cur.get(key):
-            verb = "flick" if key == "to_flick" else "shoot"
-            return f"{cur[key]} to {verb}"
+            if key == "to_flick":
+                return Message("{player} to flick", player=cur[key])
+            return Message("{player} to shoot", player=cur[key])
     if cur.get("to_place_jack"):
-        return f"{cur['to_place_jack']} places the jack"
-    return "Waiting for the next match" if not cur else "Waiting for the scorer"
+        return Message("{player} places the jack", player=cur["to_place_jack"])
+    return Message("Waiting for the next match") if not cur else Message("Waiting for the scorer")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from flickboard.core import render_games
-from flickboard.i18n import SOURCE
+from flickboard.i18n import SOURCE, Translator, translator
+from flickboard.rules.text import N_
 
 
 def _other_game(doc: dict[str, Any]) -> bool:
@@ -34,16 +35,15 @@ def _fmt(x: float) -> str:
 def scoreboard(doc: dict[str, Any], lang: str = SOURCE) -> str:
     if _other_game(doc):
         return render_games.scoreboard(doc, lang)
+    _ = translator(lang)
     sides = [s["name"] for s in doc["sides"]]
     width = max(8, *(len(s) for s in sides))
-    lines = [
-        f"Pichenotte · {doc['rules']} · match {doc['match']} · "
-        + " vs ".join(
-            f"{s['name']} ({', '.join(s['players'])})" if len(s["players"]) > 1 else s["name"] for s in doc["sides"]
-        )
-    ]
+    teams = _(" vs ").join(
+        f"{s['name']} ({', '.join(s['players'])})" if len(s["players"]) > 1 else s["name"] for s in doc["sides"]
+    )
+    lines = [_("Pichenotte · {rules} · match {match} · {teams}", rules=doc["rules"], match=doc["match"], teams=teams)]
     if doc["games"]:
-        head = "game".ljust(width) + "".join(f"{g['number']:>6}" for g in doc["games"]) + "   total  won"
+        head = _("game").ljust(width) + "".join(f"{g['number']:>6}" for g in doc["games"]) + _("   total  won")
         lines.append(head)
         for i, name in enumerate(sides):
             row = name.ljust(width)
@@ -55,135 +55,187 @@ def scoreboard(doc: dict[str, Any], lang: str = SOURCE) -> str:
         for g in doc["games"]:
             notes = []
             if g["forfeit"]:
-                notes.append(f"forfeited by {g['forfeit']['side']} ({g['forfeit']['reason']})")
+                notes.append(
+                    _("forfeited by {side} ({reason})", side=g["forfeit"]["side"], reason=g["forfeit"]["reason"])
+                )
             if g["decided_by_shootout"]:
-                notes.append("tie broken by a shoot-out")
+                notes.append(_("tie broken by a shoot-out"))
             elif g["tied"]:
-                notes.append("tied")
+                notes.append(_("tied"))
             if any(g["penalties"]):
-                notes.append("penalties " + ", ".join(f"{sides[i]} -{p}" for i, p in enumerate(g["penalties"]) if p))
+                each = ", ".join(f"{sides[i]} -{p}" for i, p in enumerate(g["penalties"]) if p)
+                notes.append(_("penalties {list}", list=each))
             if notes:
-                lines.append(f"  game {g['number']}: " + "; ".join(notes))
+                lines.append("  " + _("game {number}: {notes}", number=g["number"], notes="; ".join(notes)))
     cur = doc["current"]
     if cur:
         lines.append(
-            f"Game {cur['game']} (breaker {cur['breaker']}), shot {cur['shots_played']}/{cur['shots_per_game']}"
+            _(
+                "Game {game} (breaker {breaker}), shot {played}/{shots}",
+                game=cur["game"],
+                breaker=cur["breaker"],
+                played=cur["shots_played"],
+                shots=cur["shots_per_game"],
+            )
         )
-        lines += _side_rows(doc, sides)
+        lines += _side_rows(doc, sides, _)
     so = doc["shootout"]
     if so:
-        lines.append(
-            f"Twenties shoot-out ({'to break a tied game' if so['purpose'] == 'game' else 'to decide the match'}): "
-            + ", ".join(f"{sides[i]} {so['twenties'][i]}/{so['shots'][i]}" for i in (0, 1))
-        )
+        counts = ", ".join(f"{sides[i]} {so['twenties'][i]}/{so['shots'][i]}" for i in (0, 1))
+        if so["purpose"] == "game":
+            lines.append(_("Twenties shoot-out (to break a tied game): {counts}", counts=counts))
+        else:
+            lines.append(_("Twenties shoot-out (to decide the match): {counts}", counts=counts))
     if doc["over"]:
         won = doc["winner"]
-        how = ""
         if doc["match_shootout"]:
-            how = " in the shoot-out " + "-".join(str(x) for x in doc["match_shootout"])
-        lines.append(f"Match over: {won} wins{how}.")
+            score = "-".join(str(x) for x in doc["match_shootout"])
+            lines.append(_("Match over: {winner} wins in the shoot-out {score}.", winner=won, score=score))
+        else:
+            lines.append(_("Match over: {winner} wins.", winner=won))
     if doc["rejected_inputs"]:
-        lines.append(f"({doc['rejected_inputs']} input(s) refused; nothing they said was counted)")
+        lines.append(_("({n} input(s) refused; nothing they said was counted)", n=doc["rejected_inputs"]))
     return "\n".join(lines)
 
 
-def _side_rows(doc: dict[str, Any], sides: list[str]) -> list[str]:
+def _side_rows(doc: dict[str, Any], sides: list[str], _: Translator) -> list[str]:
     """One line per side for the game in progress: twenties, board, ditch, hand, penalties, provisional."""
     cur = doc["current"]
     width = max(len(s) for s in sides)
     rows = []
     for i, name in enumerate(sides):
         prov = sum(1 for p in cur["provisional_twenties"] if p["side"] == name)
-        extra = f"  ({prov} provisional)" if prov else ""
-        pen = f"  penalty -{cur['penalties'][i]}" if cur["penalties"][i] else ""
-        rows.append(
-            f"  {name.ljust(width)}  twenties {cur['twenties'][i]:>2}  board {cur['on_board'][i]:>2}"
-            f"  ditch {cur['in_ditch'][i]:>2}  hand {cur['in_hand'][i]:>2}{pen}{extra}"
+        extra = "  " + _("({n} provisional)", n=prov) if prov else ""
+        pen = "  " + _("penalty -{points}", points=cur["penalties"][i]) if cur["penalties"][i] else ""
+        twenties, board, ditch, hand = (
+            str(cur[k][i]).rjust(2) for k in ("twenties", "on_board", "in_ditch", "in_hand")
         )
+        counts = _(
+            "twenties {twenties}  board {board}  ditch {ditch}  hand {hand}",
+            twenties=twenties,
+            board=board,
+            ditch=ditch,
+            hand=hand,
+        )
+        rows.append(f"  {name.ljust(width)}  {counts}{pen}{extra}")
     return rows
 
 
-def _plural(n: float, word: str) -> str:
-    return f"{_fmt(n)} {word}" + ("" if n == 1 else "s")
-
-
-def standing(doc: dict[str, Any]) -> str:
+def standing(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """The match so far, in one phrase: points and games won per side."""
+    _ = translator(lang)
     played = len(doc["games"])
     if not played:
-        return "no game finished yet"
+        return _("no game finished yet")
     sides = [s["name"] for s in doc["sides"]]
-    parts = [f"{name} {doc['totals'][i]} pts ({_fmt(doc['games_won'][i])} won)" for i, name in enumerate(sides)]
-    return f"after {_plural(played, 'game')}: " + ", ".join(parts)
+    parts = ", ".join(
+        _("{side} {points} pts ({won} won)", side=name, points=doc["totals"][i], won=_fmt(doc["games_won"][i]))
+        for i, name in enumerate(sides)
+    )
+    if played == 1:
+        return _("after 1 game: {sides}", sides=parts)
+    return _("after {n} games: {sides}", n=played, sides=parts)
 
 
 def status(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """The compact view printed after every input: one line for the match, one per side for the game."""
     if _other_game(doc):
         return render_games.status(doc, lang)
+    _ = translator(lang)
     sides = [s["name"] for s in doc["sides"]]
     lines = []
     cur = doc["current"]
     so = doc["shootout"]
     if doc["over"]:
-        how = ""
+        standing_now = standing(doc, lang)
         if doc["match_shootout"]:
-            how = " (shoot-out " + "-".join(str(x) for x in doc["match_shootout"]) + ")"
-        lines.append(f"Match over: {doc['winner']} wins{how}; {standing(doc)}")
+            score = "-".join(str(x) for x in doc["match_shootout"])
+            lines.append(
+                _(
+                    "Match over: {winner} wins (shoot-out {score}); {standing}",
+                    winner=doc["winner"],
+                    score=score,
+                    standing=standing_now,
+                )
+            )
+        else:
+            lines.append(_("Match over: {winner} wins; {standing}", winner=doc["winner"], standing=standing_now))
     elif cur:
         lines.append(
-            f"Game {cur['game']} · {cur['shots_played']}/{cur['shots_per_game']} shots played · "
-            f"match {doc['match']}, {standing(doc)}"
+            _(
+                "Game {game} · {played}/{shots} shots played · match {match}, {standing}",
+                game=cur["game"],
+                played=cur["shots_played"],
+                shots=cur["shots_per_game"],
+                match=doc["match"],
+                standing=standing(doc, lang),
+            )
         )
-        lines += _side_rows(doc, sides)
+        lines += _side_rows(doc, sides, _)
     else:
-        lines.append(f"match {doc['match']}, {standing(doc)}")
+        lines.append(_("match {match}, {standing}", match=doc["match"], standing=standing(doc, lang)))
     if so:
-        what = f"to break game {len(doc['games']) + 1}'s tie" if so["purpose"] == "game" else "to decide the match"
-        lines.append(
-            f"Twenties shoot-out {what}: "
-            + ", ".join(f"{sides[i]} {so['twenties'][i]} in {so['shots'][i]}" for i in (0, 1))
+        counts = ", ".join(
+            _("{side} {twenties} in {shots}", side=sides[i], twenties=so["twenties"][i], shots=so["shots"][i])
+            for i in (0, 1)
         )
+        if so["purpose"] == "game":
+            lines.append(
+                _("Twenties shoot-out to break game {game}'s tie: {counts}", game=len(doc["games"]) + 1, counts=counts)
+            )
+        else:
+            lines.append(_("Twenties shoot-out to decide the match: {counts}", counts=counts))
     return "\n".join(lines)
 
 
-def _zones_prompt(doc: dict[str, Any], questions: list[dict[str, Any]]) -> str:
-    _, _, values = _free_rule(doc["rules"])
+def _zones_prompt(doc: dict[str, Any], questions: list[dict[str, Any]], _: Translator) -> str:
+    _z, _o, values = _free_rule(doc["rules"])
     lines = [
-        "ZONES: every puck has been shot. One line per side: its name, then the value of each of its pucks "
-        f"on the board ({' '.join(map(str, values))}; edge = 15)"
+        _(
+            "ZONES: every puck has been shot. One line per side: its name, then the value of each of its pucks "
+            "on the board ({values}; edge = 15)",
+            values=" ".join(map(str, values)),
+        )
     ]
     for q in questions:
         example = q["answers"][0].split(None, 1)[1] if q["answers"] else q["side"]
         count = len(example.split()) - 1
-        lines.append(
-            f"  {q['side']}: {_plural(count, 'puck')} on the board → type {q['side']} and "
-            f"{_plural(count, 'value')}, e.g.  {example}"
+        template = (
+            "{side}: 1 puck on the board → type {side} and 1 value, e.g.  {example}"
+            if count == 1
+            else "{side}: {n} pucks on the board → type {side} and {n} values, e.g.  {example}"
         )
+        lines.append("  " + _(template, side=q["side"], n=count, example=example))
     return "\n".join(lines)
+
+
+_KINDS = {"contact": N_("contact shot"), "call": N_("declared twenty"), "free": N_("free shot")}
 
 
 def prompt_line(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """What the scorer must do next: whose shot and its kind, the open question and its answers, or the
-    zones to enter (one line per side)."""
+    zones to enter (one line per side). The notation's words stay the notation's (English) in every language."""
     if _other_game(doc):
         return render_games.prompt_line(doc, lang)
+    _ = translator(lang)
     if doc["over"]:
-        return (
-            f"MATCH OVER: {doc['winner']} wins. 'score' shows the scoreboard, 'undo' takes back the last input, "
-            "'quit' leaves"
+        return _(
+            "MATCH OVER: {winner} wins. 'score' shows the scoreboard, 'undo' takes back the last input, 'quit' leaves",
+            winner=doc["winner"],
         )
     questions = doc["questions"]
     if questions:
         zones = [q for q in questions if q["kind"] == "zones"]
         if zones:
-            return _zones_prompt(doc, zones)
+            return _zones_prompt(doc, zones, _)
         q = questions[0]
-        return f"QUESTION: {q['text']} → type: {' | '.join(q['answers'])}"
+        return _("QUESTION: {text} → type: {answers}", text=_(q["text"]), answers=" | ".join(q["answers"]))
     so = doc["shootout"]
     sides = [s["name"] for s in doc["sides"]]
     if so:
-        return f"{_who(doc, so['to_shoot'])} to shoot · SHOOT-OUT: for the centre hole → shot in | shot miss"
+        return _(
+            "{player} to shoot · SHOOT-OUT: for the centre hole → shot in | shot miss", player=_who(doc, so["to_shoot"])
+        )
     cur = doc["current"]
     if cur and cur["to_shoot"]:
         who = _who(doc, cur["to_shoot"])
@@ -191,20 +243,40 @@ def prompt_line(doc: dict[str, Any], lang: str = SOURCE) -> str:
         opp = sides[1 - sides.index(me)]
         kind = cur["shot_kind"]
         if cur["shot_open"]:
-            what = {"contact": "contact shot", "call": "declared twenty", "free": "free shot"}.get(kind, kind)
+            what = _(_KINDS[kind]) if kind in _KINDS else kind
             facts = f"hit, miss, zone, short, in, {opp}:in ..."
-            return f"{who}'s shot is open ({what}): add what happened ({facts}), then 'end'"
-        head = f"{who} to shoot ({cur['shots_played'] + 1}/{cur['shots_per_game']})"
-        if kind == "contact":
-            return (
-                f"{head} · CONTACT OR CALL: touch one of {opp}'s pucks or call a twenty (R-8)"
-                " → shot hit | shot miss | shot call in | shot call"
+            return _(
+                "{player}'s shot is open ({kind}): add what happened ({facts}), then 'end'",
+                player=who,
+                kind=what,
+                facts=facts,
             )
-        zone, _, _ = _free_rule(doc["rules"])
+        head = _(
+            "{player} to shoot ({number}/{shots})",
+            player=who,
+            number=cur["shots_played"] + 1,
+            shots=cur["shots_per_game"],
+        )
+        if kind == "contact":
+            return _(
+                "{head} · CONTACT OR CALL: touch one of {opponent}'s pucks or call a twenty (R-8)"
+                " → shot hit | shot miss | shot call in | shot call",
+                head=head,
+                opponent=opp,
+            )
+        zone, _o, _v = _free_rule(doc["rules"])
         if zone is None:
-            return f"{head} · FREE SHOT: no {opp} puck on the board, the puck stays where it rests → shot | shot in"
-        return f"{head} · FREE SHOT: must rest in the {zone} zone or inside it (R-9) → shot zone | shot short | shot in"
-    return "no shot is due: type 'score' for the scoreboard"
+            return _(
+                "{head} · FREE SHOT: no {opponent} puck on the board, the puck stays where it rests → shot | shot in",
+                head=head,
+                opponent=opp,
+            )
+        return _(
+            "{head} · FREE SHOT: must rest in the {zone} zone or inside it (R-9) → shot zone | shot short | shot in",
+            head=head,
+            zone=zone,
+        )
+    return _("no shot is due: type 'score' for the scoreboard")
 
 
 def _who(doc: dict[str, Any], player: str) -> str:
@@ -218,28 +290,45 @@ def _who(doc: dict[str, Any], player: str) -> str:
 
 def text_view(doc: dict[str, Any], lang: str = SOURCE) -> str:
     """A terminal view of a scoreboard document: the scoreboard, then the sensor side's state."""
-    lines = [f"board {doc['board']} · " + link_text(doc.get("board_link") or {}), scoreboard(doc["score"], lang)]
+    _ = translator(lang)
+    lines = [
+        _("board {board} · {link}", board=doc["board"], link=link_text(doc.get("board_link") or {}, lang)),
+        scoreboard(doc["score"], lang),
+    ]
     shot = doc.get("open_shot")
     if shot:
         facts = " ".join(shot["facts"]) or "-"
-        lines.append(f"  shot {shot['number']} open: {shot['player']} ({shot['kind']}), so far: {facts}")
+        lines.append(
+            "  "
+            + _(
+                "shot {number} open: {player} ({kind}), so far: {facts}",
+                number=shot["number"],
+                player=shot["player"],
+                kind=shot["kind"],
+                facts=facts,
+            )
+        )
     if doc.get("declared"):
-        lines.append("  a twenty is declared for the next shot")
+        lines.append("  " + _("a twenty is declared for the next shot"))
     for r in doc.get("review", []):
-        lines.append(f"  NEEDS REVIEW [{r['entry']}]: {r['text']}")
+        lines.append("  " + _("NEEDS REVIEW [{entry}]: {text}", entry=r["entry"], text=r["text"]))
     if doc.get("waiting"):
         w = doc["waiting"]
-        lines.append(f"  waiting [{w['entry']}]: {w['text']}" + (f" ({doc['queued']} queued)" if doc["queued"] else ""))
+        line = _("waiting [{entry}]: {text}", entry=w["entry"], text=w["text"])
+        lines.append("  " + line + (" " + _("({n} queued)", n=doc["queued"]) if doc["queued"] else ""))
     return "\n".join(lines)
 
 
-def link_text(link: dict[str, Any]) -> str:
+def link_text(link: dict[str, Any], lang: str = SOURCE) -> str:
     """How the board is linked, from a scoreboard document's `board_link`."""
+    _ = translator(lang)
     online = link.get("online")
-    via = f" via {link['via']}" if link.get("via") else ""
+    via = link.get("via")
     if online is None:  # no presence said yet
-        return f"heard{via}" if via else "scored by hand (no board connected)"
-    return f"{'online' if online else 'offline'}{via}"
+        return _("heard via {via}", via=via) if via else _("scored by hand (no board connected)")
+    if via:
+        return _("online via {via}", via=via) if online else _("offline via {via}", via=via)
+    return _("online") if online else _("offline")
 
 
 def final_line(doc: dict[str, Any]) -> str:

@@ -36,8 +36,11 @@ def title(doc: dict[str, Any], lang: str = SOURCE) -> str:
             target=doc["target"],
             teams=_teams(doc, _),
         )
-    variants = ", ".join(doc.get("variants") or []) or "base game"
-    return f"Flicochet · {variants} · to {doc['target']} · {_teams(doc)}"
+    _ = translator(lang)
+    variants = ", ".join(doc.get("variants") or []) or _("base game")
+    return _(
+        "Flicochet · {variants} · to {target} · {teams}", variants=variants, target=doc["target"], teams=_teams(doc, _)
+    )
 
 
 def colour_word(colour: str | None, _: Translator) -> str:
@@ -60,16 +63,16 @@ def _quebec_round(doc: dict[str, Any], r: dict[str, Any], _: Translator) -> str:
     return f"  {head}: " + ", ".join(parts) + (f"; {'; '.join(extra)}" if extra else "")
 
 
-def _flicochet_round(doc: dict[str, Any], r: dict[str, Any]) -> str:
+def _flicochet_round(doc: dict[str, Any], r: dict[str, Any], _: Translator) -> str:
     pts = r["points"] or ["-", "-"]
-    how = {"jack": "jack off the table"}.get(str(r.get("ended")), "")
     orders = " / ".join(o for o in r["orders"] if o) if any(r["orders"]) else ""
-    bits = [f"red {pts[0]}, white {pts[1]}"]
+    bits = [_("red {red}, white {white}", red=pts[0], white=pts[1])]
     if orders:
-        bits.append(f"order {orders}")
-    if how:
-        bits.append(how)
-    return f"  round {r['number']} ({r['start']} started): " + "; ".join(bits)
+        bits.append(_("order {order}", order=orders))
+    if str(r.get("ended")) == "jack":
+        bits.append(_("jack off the table"))
+    head = _("round {number} ({start} started)", number=r["number"], start=r["start"])
+    return f"  {head}: " + "; ".join(bits)
 
 
 def current_rows(doc: dict[str, Any], lang: str = SOURCE) -> list[str]:
@@ -95,20 +98,19 @@ def current_rows(doc: dict[str, Any], lang: str = SOURCE) -> list[str]:
                 bits.append(_("to bury {list}", list=" ".join(pend)))
             rows.append(f"  {name.ljust(width)}  " + "  ".join(bits))
         return rows
+    _ = translator(lang)
     for i, name in enumerate(names):
-        bits = [
-            f"in hand {cur['in_hand'][i]:>2}",
-            f"on the table {cur['on_table'][i]:>2}",
-            f"off {cur['off_table'][i]:>2}",
-        ]
+        hand, table, off = (str(cur[k][i]).rjust(2) for k in ("in_hand", "on_table", "off_table"))
+        bits = [_("in hand {n}", n=hand), _("on the table {n}", n=table), _("off {n}", n=off)]
         if cur["penalties"][i]:
-            bits.append(f"penalty +{cur['penalties'][i]}")
+            bits.append(_("penalty +{points}", points=cur["penalties"][i]))
         if cur["knocked_off_by_opponent"][i]:
-            bits.append(f"knocked off by the other side {cur['knocked_off_by_opponent'][i]}")
+            bits.append(_("knocked off by the other side {n}", n=cur["knocked_off_by_opponent"][i]))
         rows.append(f"  {name.ljust(width)}  " + "  ".join(bits))
     jacks = cur.get("jacks") or []
     if len(jacks) > 1 or any(j != "table" for j in jacks):
-        rows.append("  jacks: " + ", ".join(f"{n} {j}" for n, j in enumerate(jacks, 1)))
+        where = {"table": _("table")}
+        rows.append("  " + _("jacks: {list}", list=", ".join(f"{n} {where.get(j, j)}" for n, j in enumerate(jacks, 1))))
     return rows
 
 
@@ -125,7 +127,14 @@ def headline(doc: dict[str, Any], lang: str = SOURCE) -> str:
             breaker=cur["breaker"],
             shots=cur["shots"],
         )
-    return f"Round {cur['round']} ({cur['start']} starts, {cur['start_player']}), {cur['flicks_played']} flick(s)"
+    _ = translator(lang)
+    return _(
+        "Round {round} ({start} starts, {player}), {flicks} flick(s)",
+        round=cur["round"],
+        start=cur["start"],
+        player=cur["start_player"],
+        flicks=cur["flicks_played"],
+    )
 
 
 def _over(doc: dict[str, Any], _: Translator) -> str:
@@ -143,7 +152,7 @@ def scoreboard(doc: dict[str, Any], lang: str = SOURCE) -> str:
     rounds = doc["rounds"]
     if rounds:
         lines.append("  ".join(f"{n} {t}" for n, t in zip(names, doc["totals"], strict=True)) + "   " + _("(total)"))
-        lines += [_quebec_round(doc, r, _) if doc["game"] == QUEBEC else _flicochet_round(doc, r) for r in rounds]
+        lines += [_quebec_round(doc, r, _) if doc["game"] == QUEBEC else _flicochet_round(doc, r, _) for r in rounds]
     if doc.get("current"):
         lines.append(headline(doc, lang))
         lines += current_rows(doc, lang)
@@ -222,8 +231,11 @@ def prompt_line(doc: dict[str, Any], lang: str = SOURCE) -> str:
         side = next(s["name"] for s in doc["sides"] if cur["to_flick"] in s["players"])
         on = [k + 1 for k, where in enumerate(cur.get("jacks") or ["table"]) if where == "table"]
         jack = " | ".join(f"jack off {k}" for k in on) if len(on) > 1 else "jack off"
-        return (
-            f"{cur['to_flick']} ({side}) to flick · → flick | flick at CM (placed CM from the jack) | after it: "
-            f"off red | off white | {jack}"
+        return _(
+            "{player} ({side}) to flick · → flick | flick at CM (placed CM from the jack) | after it: "
+            "off red | off white | {jack}",
+            player=cur["to_flick"],
+            side=side,
+            jack=jack,
         )
     return _("nothing is due: type 'score' for the scoreboard")

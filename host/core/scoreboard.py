@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flickboard import i18n
 from flickboard.core.asks import asks, now
 from flickboard.core.evidence import open_checks
 from flickboard.core.render import final_line as final_line  # the document's text: kept importable from here
@@ -85,7 +86,9 @@ def scoreboard_doc(
     }
     asked = asks(session)
     doc["asks"] = asked
-    doc["now"] = now(doc, asked)
+    said_now = now(doc, asked)
+    doc["now"] = str(said_now)
+    doc["now_sentence"] = i18n.said(said_now)  # the same, for a screen in the players' language (docs/mqtt.md)
     return doc
 
 
@@ -141,37 +144,44 @@ def moment_text(m: dict[str, Any], lang: str = SOURCE) -> str:
             )
         return _("shot {number}: {player} pockets {what}", number=m.get("number"), player=m.get("player"), what=what)
     if t == "shot":
-        return f"shot {m.get('number')}: {m.get('player')} ({m.get('kind')})"
+        return _("shot {number}: {player} ({kind})", number=m.get("number"), player=m.get("player"), kind=m.get("kind"))
     if t == "twenty":
-        return f"TWENTY for {m.get('side')}" + (" (provisional: confirm or correct)" if m.get("provisional") else "")
+        if m.get("provisional"):
+            return _("TWENTY for {side} (provisional: confirm or correct)", side=m.get("side"))
+        return _("TWENTY for {side}", side=m.get("side"))
     if t == "ditch-pass":
-        return f"a puck went into the ditch ({m.get('sensor')})"
+        return _("a puck went into the ditch ({sensor})", sensor=m.get("sensor"))
     if t == "edge":
-        return "a puck stands on edge in the twenty hole (A-4)"
+        return _("a puck stands on edge in the twenty hole (A-4)")
     if t == "ditch":
-        return f"{m.get('side')} puck to the ditch ({m.get('why')})"
+        return _("{side} puck to the ditch ({why})", side=m.get("side"), why=m.get("why"))
     if t == "shot-end" and m.get("result") not in (None, "stands"):
         return f"→ {m.get('result')}"
     if t == "review":
-        return f"NEEDS REVIEW: {m.get('text')}"
+        return _("NEEDS REVIEW: {text}", text=m.get("text"))
     if t == "penalty":
-        return f"PENALTY: {m.get('side')} -20 (A-2)"
+        return _("PENALTY: {side} -20 (A-2)", side=m.get("side"))
     if t == "forfeit":
-        return f"FORFEIT: {m.get('side')} forfeits the game ({m.get('reason')})"
+        return _("FORFEIT: {side} forfeits the game ({reason})", side=m.get("side"), reason=m.get("reason"))
     if t == "game-over" and "totals" in m:  # Québec Pichenottes, Flicochet: the game is the whole match
         tot = m.get("totals") or ["?", "?"]
         return _("GAME OVER: {winner} wins, {a}-{b}", winner=m.get("winner"), a=tot[0], b=tot[1])
-    text = _quebec_moment(t, m, lang) or _other_moment(t, m)
+    text = _quebec_moment(t, m, lang) or _other_moment(t, m, _)
     if text:
         return text
     if t == "game-over":
         pts = m.get("points") or ["?", "?"]
-        won = m.get("winner") or "nobody (tied)"
-        return f"GAME {m.get('game')} OVER: {pts[0]}-{pts[1]}, won by {won}"
+        if m.get("winner"):
+            return _(
+                "GAME {game} OVER: {a}-{b}, won by {winner}", game=m.get("game"), a=pts[0], b=pts[1], winner=m["winner"]
+            )
+        return _("GAME {game} OVER: {a}-{b}, won by nobody (tied)", game=m.get("game"), a=pts[0], b=pts[1])
     if t == "match-over":
-        return f"MATCH OVER: {m.get('winner')} wins"
+        return _("MATCH OVER: {winner} wins", winner=m.get("winner"))
     if t == "shootout":
-        return "TIED: twenties shoot-out, " + ("for this game" if m.get("purpose") == "game" else "for the match")
+        if m.get("purpose") == "game":
+            return _("TIED: twenties shoot-out, for this game")
+        return _("TIED: twenties shoot-out, for the match")
     return ""
 
 
@@ -230,24 +240,37 @@ def _quebec_moment(t: object, m: dict[str, Any], lang: str) -> str:
     return ""
 
 
-def _other_moment(t: object, m: dict[str, Any]) -> str:
+def _other_moment(t: object, m: dict[str, Any], _: Translator) -> str:
     """Flicochet's moments, in the same vocabulary."""
     if t == "jack-off":
-        return f"JACK {m.get('jack')} OFF the table (by {m.get('by')}): +{m.get('penalty')} to {m.get('to')}"
+        return _(
+            "JACK {jack} OFF the table (by {by}): +{penalty} to {to}",
+            jack=m.get("jack"),
+            by=m.get("by"),
+            penalty=m.get("penalty"),
+            to=m.get("to"),
+        )
     if t == "jack-place-off":
-        return f"jack {m.get('jack')} left the table while placed: {m.get('by')}'s opponent places it"
+        return _(
+            "jack {jack} left the table while placed: {by}'s opponent places it", jack=m.get("jack"), by=m.get("by")
+        )
     if t == "off":
-        extra = f" (+1 to {m.get('side')}, school rules)" if m.get("school_point") else ""
-        return f"a {m.get('side')} disc knocked off the table by {m.get('by')}{extra}"
+        if m.get("school_point"):
+            return _(
+                "a {side} disc knocked off the table by {by} (+1 to {side}, school rules)",
+                side=m.get("side"),
+                by=m.get("by"),
+            )
+        return _("a {side} disc knocked off the table by {by}", side=m.get("side"), by=m.get("by"))
     if t == "jack-scored":
         pts = m.get("points") or ["?", "?"]
-        return f"jack {m.get('jack')} scored: red {pts[0]}, white {pts[1]}"
+        return _("jack {jack} scored: red {red}, white {white}", jack=m.get("jack"), red=pts[0], white=pts[1])
     if t == "round-over":
         pts = m.get("points") or ["?", "?"]
-        return f"ROUND {m.get('round')} OVER: red {pts[0]}, white {pts[1]}"
+        return _("ROUND {round} OVER: red {red}, white {white}", round=m.get("round"), red=pts[0], white=pts[1])
     if t == "tied-at-target":
         tot = m.get("totals") or ["?", "?"]
-        return f"both sides at the target, tied {tot[0]}-{tot[1]}: another round"
+        return _("both sides at the target, tied {a}-{b}: another round", a=tot[0], b=tot[1])
     if t == "round":
-        return f"round {m.get('round')}: {m.get('start')} starts"
+        return _("round {round}: {start} starts", round=m.get("round"), start=m.get("start"))
     return ""

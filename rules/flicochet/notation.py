@@ -30,6 +30,7 @@ from flickboard.rules.base import (
     read_undo_correct,
 )
 from flickboard.rules.names import Names, fold
+from flickboard.rules.text import Message
 
 from .engine import LETTERS, Distances, Flick, Input, JackOff, Off, Order, Place, Setup
 
@@ -213,7 +214,10 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     if entry is not None:
         return entry
     hint = did_you_mean(words[0], ("flick", "off", "jack", "place", "order", "dist", "undo", "correct"))
-    raise NotationError(f"'{_show(words[0])}' is not a word of the notation" + (hint or f": {_USAGE}"))
+    usage = ": " + _USAGE
+    raise NotationError(
+        Message("'{word}' is not a word of the notation{hint}", word=_show(words[0]), hint=hint or usage)
+    )
 
 
 def format_line(setup: Setup, line: Line) -> str:

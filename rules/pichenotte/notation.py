@@ -27,6 +27,7 @@ from flickboard.rules.base import (
     read_undo_correct,
 )
 from flickboard.rules.names import Names, fold
+from flickboard.rules.text import Message
 
 from .engine import (
     FACT_HELP,
@@ -247,9 +248,13 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
             side = side_ref(setup, words[0])
         except NotationError:
             hint = did_you_mean(words[0], [*VERBS, *setup.sides, *setup.players])
+            example = Message(" (e.g. 'shot hit', '{side} 15 10 5')", side=setup.sides[0])
             raise NotationError(
-                f"'{_show(words[0])}' is not a word of the notation, a side or a player"
-                + (hint or f" (e.g. 'shot hit', '{setup.sides[0]} 15 10 5')")
+                Message(
+                    "'{word}' is not a word of the notation, a side or a player{hint}",
+                    word=_show(words[0]),
+                    hint=hint or example,
+                )
             ) from None
         return Zones(side, tuple(_zone_value(v) for v in args))
     f = _facts(setup, words, source)

@@ -114,8 +114,16 @@ def test_moments_cite_the_sheet_in_french_and_stay_english_otherwise() -> None:
     )
     shot = {"type": "shot", "number": 3, "player": "Ann", "pocketed": ["red@2", "c5"], "off": ["green"]}
     assert moment_text(shot, "fr") == "coup 3 : Ann empoche rouge@2 c5, par terre : verte"
-    # A Pichenotte moment has no French yet: it stays English rather than failing.
-    assert moment_text({"type": "penalty", "side": "Ana"}, "fr") == "PENALTY: Ana -20 (A-2)"
+    # Pichenotte's and Flicochet's moments too, for a French scorer (--lang fr); English by default.
+    assert moment_text({"type": "penalty", "side": "Ana"}, "fr") == "PÉNALITÉ : Ana -20 (A-2)"
+    assert moment_text({"type": "penalty", "side": "Ana"}) == "PENALTY: Ana -20 (A-2)"
+    twenty = {"type": "twenty", "side": "Ben", "provisional": True}
+    assert moment_text(twenty, "fr") == "VINGT pour Ben (à confirmer ou à corriger)"
+    over = {"type": "game-over", "game": 2, "points": [40, 15], "winner": "Ana"}
+    assert moment_text(over, "fr") == "PARTIE 2 TERMINÉE : 40-15, gagnée par Ana"
+    assert moment_text({"type": "round-over", "round": 1, "points": [2, 0]}, "fr") == (
+        "MANCHE 1 TERMINÉE : rouge 2, blanc 0"
+    )
 
 
 def test_notation_lines_in_the_sheets_words() -> None:
