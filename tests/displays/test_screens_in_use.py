@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from web_rig import BOARD, Chromium, Page, Rig
 
+from flickboard import i18n
 from flickboard.displays.web.plain import plain
 from flickboard.sim.broker import Broker
 
@@ -309,8 +310,18 @@ def test_a_refusal_in_the_players_words_for_every_game() -> None:
     said = plain(pich, {"line": "Ben:dich"}, refused)
     assert said == {
         "say": "Not understood: “Ben:dich”.",
-        "fixes": [{"label": "Did you mean Ben: ditch?", "line": "Ben:ditch"}],
+        "said": {"text": "Not understood: “{line}”.", "values": {"line": "Ben:dich"}},
+        "fixes": [
+            {
+                "label": "Did you mean Ben: ditch?",
+                "said": {"text": "Did you mean {line}?", "values": {"line": "Ben: ditch"}},
+                "line": "Ben:ditch",
+            }
+        ],
     }
+    # what a French page says of it (FB.T does the same with the same catalogue)
+    assert i18n.say(said["said"]["text"], "fr", **said["said"]["values"]) == "Pas compris : « Ben:dich »."
+    assert i18n.say(said["fixes"][0]["said"]["text"], "fr", line="Ben: ditch") == "Vouliez-vous dire Ben: ditch ?"
     assert plain(quebec, {"line": "shot rde"}, refused)["fixes"][0]["line"] == "shot red"
     assert plain(flico, {"line": "flik"}, refused)["fixes"][0]["line"] == "flick"
     zones_first = {**refused, "message": "first answer: enter the zones of Ana's 1 puck(s) on the board (zones Ana 15)"}
@@ -322,4 +333,8 @@ def test_a_refusal_in_the_players_words_for_every_game() -> None:
         "Not taken: nothing needs review."
     )
     assert plain(pich, {"line": "shot hit"}, {"ok": True, "entry": 3, "message": "shot hit"}) == {}
-    assert plain(None, {"line": "Ben:dich"}, refused) == {"say": "Not taken: the rules' own words.", "fixes": []}
+    assert plain(None, {"line": "Ben:dich"}, refused) == {
+        "say": "Not taken: the rules' own words.",
+        "said": {"text": "Not taken: {reason}.", "values": {"reason": "the rules' own words"}},
+        "fixes": [],
+    }

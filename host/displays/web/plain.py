@@ -1,7 +1,8 @@
 """The bridge's answer to an entry, said for the scorer (`plain`): one short sentence in the players' words (`say`),
 and the fix as lines to tap when there is one (`fixes`: a line of the notation a word or two away from the one
 refused, that the game reads). The bridge's own `message` is kept beside them: it is the notation's help, shown
-with the free line only. Every sentence the scorer's page reads from here is in `SAY`."""
+with the free line only. Every sentence the scorer's page reads from here is in `SAY`, marked for the catalogues:
+each answer carries it as `said` too (`{text, values}`, a fix's label likewise), for a page in another language."""
 
 from __future__ import annotations
 
@@ -11,13 +12,27 @@ from typing import Any
 from flickboard.core.entries import HOST_WORDS
 from flickboard.rules import games
 from flickboard.rules.base import NotationError, near_miss
+from flickboard.rules.text import N_
 
 SAY = {
-    "not understood": "Not understood: “{line}”.",
-    "not taken": "Not taken: {reason}.",
-    "not started": "Not started: {reason}.",
-    "did you mean": "Did you mean {line}?",
+    "not understood": N_("Not understood: “{line}”."),
+    "not taken": N_("Not taken: {reason}."),
+    "not started": N_("Not started: {reason}."),
+    "did you mean": N_("Did you mean {line}?"),
 }
+
+
+def _say(which: str, **values: str) -> dict[str, Any]:
+    """One of SAY's sentences in English (`say`) and as the catalogues know it (`said`: a page says it in its own
+    language with FB.T; the values stay as they are: a line typed, a rule's reason)."""
+    return {"say": SAY[which].format(**values), "said": {"text": SAY[which], "values": values}}
+
+
+def _fix(line: str) -> dict[str, Any]:
+    sentence = _say("did you mean", line=_spaced(line))
+    return {"label": sentence["say"], "said": sentence["said"], "line": line}
+
+
 MAX_FIXES = 2
 
 
@@ -28,28 +43,27 @@ def plain(score: dict[str, Any] | None, req: dict[str, Any], res: dict[str, Any]
         return {}
     message = res["message"]
     if "new" in req:
-        return {"say": SAY["not started"].format(reason=_reason(message)), "fixes": []}
+        return {**_say("not started", reason=_reason(message)), "fixes": []}
     line = str(req.get("line") or "").strip()
     game = _game(score)
     if game is None:
-        return {"say": SAY["not taken"].format(reason=_reason(message)), "fixes": []}
+        return {**_say("not taken", reason=_reason(message)), "fixes": []}
     verb = (line.split() or [""])[0].lower()
     try:
         if verb not in HOST_WORDS:  # the session's own words (reviewed, dismiss, ...) are not the game's
             game.parse(line)
     except NotationError:
-        fixes = [{"label": SAY["did you mean"].format(line=_spaced(f)), "line": f} for f in _near_lines(game, line)]
-        return {"say": SAY["not understood"].format(line=line), "fixes": fixes}
+        return {**_say("not understood", line=line), "fixes": [_fix(f) for f in _near_lines(game, line)]}
     except Exception:  # the game could not read it for a reason of its own: the rules' words
-        return {"say": SAY["not taken"].format(reason=_reason(message)), "fixes": []}
-    return {"say": SAY["not taken"].format(reason=_reason(message)), "fixes": []}
+        return {**_say("not taken", reason=_reason(message)), "fixes": []}
+    return {**_say("not taken", reason=_reason(message)), "fixes": []}
 
 
 def plain_request(req: Any, error: str) -> dict[str, Any]:
     """`say` for a request this server refused before sending it (its error names the request's part)."""
     new = isinstance(req, dict) and "new" in req
     reason = re.sub(r"^\"(new|line)\": ", "", error)
-    return {"say": SAY["not started" if new else "not taken"].format(reason=_reason(reason)), "fixes": []}
+    return {**_say("not started" if new else "not taken", reason=_reason(reason)), "fixes": []}
 
 
 def _spaced(line: str) -> str:

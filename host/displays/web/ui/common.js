@@ -81,7 +81,7 @@ const FB = (() => {
       return T("SCORER OFFLINE: the bridge is not running, scores are not live");
     },
     waiting: (b) => T("Waiting for board {board}'s scoreboard (is a bridge following it?)", { board: b }),
-    repeats: (n) => `The board's last ${n} messages were all repeats of ones already counted: nothing new is scored`,
+    repeats: (n) => T("The board's last {n} messages were all repeats of ones already counted: nothing new is scored", { n }),
     get boardOffline() {
       return T("BOARD OFFLINE: the sensors are not reporting; enter shots by hand");
     },
@@ -91,11 +91,27 @@ const FB = (() => {
     get shootoutMatch() {
       return T("a twenties shoot-out, 12 pucks each");
     },
-    games: (n) => plural(n, "game"),
-    firstToPoints: (n) => `first to ${plural(n, "point")}`,
-    firstToWins: (n, of) => `first to win ${plural(n, "game")}` + (of ? ` of ${of}` : ""),
-    kinds: { contact: "contact or call a twenty", call: "declared twenty", free: "free shot", shootout: "shoot-out" },
-    freeShot: (zone) => `free shot: rest in the ${zone} zone`,
+    games: (n) => (Number(n) === 1 ? T("1 game") : T("{n} games", { n })),
+    firstToPoints: (n) => (Number(n) === 1 ? T("first to 1 point") : T("first to {n} points", { n })),
+    firstToWins: (n, of) => {
+      const wins = Number(n) === 1 ? T("first to win 1 game") : T("first to win {n} games", { n });
+      return of ? T("{wins} of {of}", { wins, of }) : wins;
+    },
+    kinds: {
+      get contact() {
+        return T("contact or call a twenty");
+      },
+      get call() {
+        return T("declared twenty");
+      },
+      get free() {
+        return T("free shot");
+      },
+      get shootout() {
+        return T("shoot-out");
+      },
+    },
+    freeShot: (zone) => T("free shot: rest in the {zone} zone", { zone }),
     get contactShot() {
       return T("contact shot");
     },
@@ -235,31 +251,32 @@ const FB = (() => {
   function momentText(m, room) {
     switch (m.type) {
       case "twenty":
-        return `TWENTY for ${m.side}` + (m.provisional ? " (provisional)" : "");
+        return m.provisional ? T("TWENTY for {side} (provisional)", { side: m.side }) : T("TWENTY for {side}", { side: m.side });
       case "ditch":
-        return room ? `${m.side}'s puck into the ditch` : `${m.side} puck to the ditch (${m.why})`;
+        return room ? T("{side}'s puck into the ditch", { side: m.side }) : T("{side} puck to the ditch ({why})", { side: m.side, why: m.why });
       case "penalty":
-        return `PENALTY: ${m.side} −20`;
+        return T("PENALTY: {side} −20", { side: m.side });
       case "forfeit":
-        return `FORFEIT: ${m.side} forfeits the game`;
+        return T("FORFEIT: {side} forfeits the game", { side: m.side });
       case "game-over": {
         if (m.totals) {
           const t = m.totals;
-          return `GAME OVER: ${m.winner} wins ${t[0]}–${t[1]}`;
+          return T("GAME OVER: {winner} wins {a}–{b}", { winner: m.winner, a: t[0], b: t[1] });
         }
         const p = m.points || ["?", "?"];
-        return `GAME ${m.game} OVER: ${p[0]}–${p[1]}, ` + (m.winner ? `won by ${m.winner}` : "tied");
+        if (m.winner) return T("GAME {game} OVER: {a}–{b}, won by {winner}", { game: m.game, a: p[0], b: p[1], winner: m.winner });
+        return T("GAME {game} OVER: {a}–{b}, tied", { game: m.game, a: p[0], b: p[1] });
       }
       case "match-over":
-        return `MATCH OVER: ${m.winner} wins`;
+        return T("MATCH OVER: {winner} wins", { winner: m.winner });
       case "shootout":
-        return "TIED: twenties shoot-out";
+        return T("TIED: twenties shoot-out");
       case "shootout-shot":
-        return `${m.side}: ` + (m.in ? "IN!" : "missed");
+        return m.in ? T("{side}: IN!", { side: m.side }) : T("{side}: missed", { side: m.side });
       case "review":
-        return room ? "The scorer is checking the board" : `NEEDS REVIEW: ${m.text}`;
+        return room ? T("The scorer is checking the board") : T("NEEDS REVIEW: {text}", { text: m.text });
       case "edge":
-        return "A puck stands on edge in the hole";
+        return T("A puck stands on edge in the hole");
       case "question":
         return room ? "" : T("A question for the players"); // the room reads the question itself on the state line
       case "pocket-evidence":
@@ -289,15 +306,15 @@ const FB = (() => {
       case "tie":
         return T("TIED {a}–{b}: another manche", { a: t[0], b: t[1] });
       case "jack-off":
-        return `JACK OFF THE TABLE: +${m.penalty} to ${m.to}`;
+        return T("JACK OFF THE TABLE: +{penalty} to {to}", { penalty: m.penalty, to: m.to });
       case "jack-place-off":
-        return "The jack left the table while placed";
+        return T("The jack left the table while placed");
       case "off":
-        return `A ${m.side} disc is off the table`;
+        return T("A {side} disc is off the table", { side: m.side });
       case "round-over":
-        return `ROUND ${m.round} OVER: red ${p[0]}, white ${p[1]}`;
+        return T("ROUND {round} OVER: red {red}, white {white}", { round: m.round, red: p[0], white: p[1] });
       case "tied-at-target":
-        return `TIED ${t[0]}–${t[1]} at the target: another round`;
+        return T("TIED {a}–{b} at the target: another round", { a: t[0], b: t[1] });
       default:
         return "";
     }

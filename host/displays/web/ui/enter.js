@@ -81,7 +81,7 @@
     pichenotteWhere: (totals, game, shot, shots, twenties) =>
       `match ${totals[0]}–${totals[1]} · game ${game} · shot ${shot}/${shots} · twenties ${twenties[0]}–${twenties[1]}`,
     gameOver: (winner, totals) => T("Game over: {winner} wins {a}–{b}. Start a new game below.", { winner, a: totals[0], b: totals[1] }),
-    matchOver: (winner) => `Match over: ${winner} wins. Start a new match below.`,
+    matchOver: (winner) => T("Match over: {winner} wins. Start a new match below.", { winner }),
     get orderDue() {
       return T("End of the round: tap the discs on the table, closest to the jack first.");
     },
@@ -91,8 +91,8 @@
     get nothingDue() {
       return T("Nothing is due.");
     },
-    shooting: (player, kind) => `${player} is shooting · ${kind}`,
-    toShoot: (player, kind) => `${player} to shoot · ${kind}`,
+    shooting: (player, kind) => T("{player} is shooting · {kind}", { player, kind }),
+    toShoot: (player, kind) => T("{player} to shoot · {kind}", { player, kind }),
     get remove() {
       return T("remove");
     },
@@ -277,13 +277,18 @@
   // The refusal as the scorer reads it: the server's sentence and fixes; the notation only for the free line.
   function refusal(res, origin) {
     const free = !!(origin && origin.closest && origin.closest("#free"));
+    // the server's sentences as the catalogues know them (`said`, plain.py), in the page's language
+    const fixes = (res.fixes || []).map((f) => (f.said ? { ...f, label: T(f.said.text, f.said.values) } : f));
     if (res.sentence && FB.language() !== "en") {
       // the rules' own sentence, said in the players' language (the bridge keeps it beside its message)
       const whole = T(res.sentence.text, res.sentence.values);
       const reason = whole.replace(/\s*\([^()]*\)/g, ""); // its examples and citations are the help's (plain.py)
-      return { text: `✗ ${SAY.refused(reason)}`, fixes: res.fixes || [], help: free ? whole : null };
+      return { text: `✗ ${SAY.refused(reason)}`, fixes, help: free ? whole : null };
     }
-    if (res.say) return { text: `✗ ${res.say}`, fixes: res.fixes || [], help: free && res.message !== res.say ? res.message : null };
+    if (res.say) {
+      const text = res.said ? T(res.said.text, res.said.values) : res.say;
+      return { text: `✗ ${text}`, fixes, help: free && res.message !== res.say ? res.message : null };
+    }
     if (res.error) return { text: `✗ ${res.error}` };
     return { text: `✗ ${SAY.refused(res.message)}` };
   }

@@ -6,7 +6,7 @@
   const st = { doc: null, status: null, linkUp: null, rules: null };
   // Every word this page writes itself, in one place (the moments' are FB.momentText's, common.js).
   const SAY = {
-    allShot: (game) => `Game ${game}: every puck is shot`,
+    allShot: (game) => T("Game {game}: every puck is shot", { game }),
     get last() {
       return T("Last:");
     },
@@ -28,9 +28,9 @@
     get toFlickTag() {
       return T("TO FLICK");
     },
-    twenties: (n) => (n === 1 ? "twenty" : "twenties"),
-    toConfirm: (n) => `${n} to confirm`,
-    penalty: (n) => `penalty −${n}`,
+    twenties: (n) => (n === 1 ? T("twenty") : T("twenties")),
+    toConfirm: (n) => T("{n} to confirm", { n }),
+    penalty: (n) => T("penalty −{n}", { n }),
     get inHand() {
       return T("in hand");
     },
@@ -46,8 +46,8 @@
     get off() {
       return T("off");
     },
-    matchTotal: (n) => `match ${n}`,
-    gamesWon: (n) => `${FB.plural(n, "game")} won`,
+    matchTotal: (n) => T("match {n}", { n }),
+    gamesWon: (n) => (Number(n) === 1 ? T("1 game won") : T("{n} games won", { n })),
     compteuse: (value, where) => (where === "won" ? T("c{value} won", { value }) : where === "pending" ? T("c{value} TO BURY", { value }) : `c${value}`),
     get noColour() {
       return T("no colour yet");
@@ -80,7 +80,7 @@
     get matchOver() {
       return T("MATCH OVER");
     },
-    wins: (winner) => `${winner} wins`,
+    wins: (winner) => T("{winner} wins", { winner }),
     winsBy: (winner, totals) => T("{winner} wins {a}–{b}", { winner, a: totals[0], b: totals[1] }),
     toShoot: (player) => T("{player} to shoot", { player }),
     toShootAgain: (player, again) => (again ? T("{player} to shoot again", { player }) : T("{player} to shoot", { player })),
@@ -97,16 +97,16 @@
     },
     quebecTop: (rules, target) => T("Québec Pichenottes · {rules} · partie to {target}", { rules, target }),
     flicochetTop: (variants, target) => `Flicochet · ${variants} · first to ${FB.plural(target, "point")}`,
-    shootout: (forGame) => `SHOOT-OUT (${forGame ? "this game" : "the match"})`,
+    shootout: (forGame) => (forGame ? T("SHOOT-OUT (this game)") : T("SHOOT-OUT (the match)")),
     get declared() {
       return T("a twenty is declared");
     },
-    shooting: (player) => `${player} is shooting`,
+    shooting: (player) => T("{player} is shooting", { player }),
     get baseGame() {
       return T("base game");
     },
-    pichenotteTop: (rules, match) => `Pichenotte · ${rules} · ${match}`,
-    gameShot: (game, shot, shots) => ` · game ${game} · shot ${shot}/${shots}`,
+    pichenotteTop: (rules, match) => T("Pichenotte · {rules} · {match}", { rules, match }),
+    gameShot: (game, shot, shots) => " · " + T("game {game} · shot {shot}/{shots}", { game, shot, shots }),
     mancheShot: (manche, shot) => " · " + T("manche {manche} · shot {shot}", { manche, shot }),
     round: (n) => ` · round ${n}`,
   };
@@ -317,7 +317,8 @@
     const kind = asks.length ? asks[0].kind : "repeats";
     // a Québec player's choice, in the players' language: the engine's sentence without its rule (as doc.now has it)
     const sentence = kind === "colour" && asks[0].sentence;
-    const said = sentence ? T(sentence.text, sentence.values).replace(/\s*\([^)]*\)$/, "") : doc.now;
+    const now = doc.now_sentence ? T(doc.now_sentence.text, doc.now_sentence.values) : doc.now; // host/core/asks.py
+    const said = sentence ? T(sentence.text, sentence.values).replace(/\s*\([^)]*\)$/, "") : now;
     return el("div", { class: `state ${kind === "review" || kind === "waiting" || kind === "repeats" ? "check" : "ask"}`, data: { kind }, text: said });
   }
 
