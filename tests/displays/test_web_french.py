@@ -110,16 +110,44 @@ def test_a_quebec_partie_in_french_on_the_tv_and_the_phone(browser: Chromium, ri
         p.close()
 
 
-def test_a_pichenotte_match_stays_english_unless_french_is_picked(browser: Chromium, rig: Rig) -> None:
+def test_a_pichenotte_match_in_french_for_a_french_browser_english_otherwise(browser: Chromium, rig: Rig) -> None:
+    """Pichenotte has no language of its own: a French browser (or ?lang=fr) gets the moments, the room's now line, a
+    refusal and its fix in French; an English browser gets the same match in English. The notation stays English."""
     rig.bridge.board_state(BOARD, True)
-    tv = open_page(browser, rig, "tv", (1280, 720))
-    assert "Ana to shoot" in tv.text("#turn") and tv.eval("document.documentElement.lang") == "en"
-    tv.close()
-    fr = open_page(browser, rig, "tv", (1280, 720), locale="fr-CA")  # a French browser
-    fr.wait("document.documentElement.lang === 'fr'")
-    fr.close()
+    en = open_page(browser, rig, "tv", (1280, 720))
+    assert "Ana to shoot" in en.text("#turn") and en.eval("document.documentElement.lang") == "en"
+    tv = open_page(browser, rig, "tv", (1280, 720), locale="fr-CA")  # a French browser
+    tv.wait("document.documentElement.lang === 'fr'")
+    assert "à Ana de jouer" in tv.text("#turn") and "coup libre" in tv.text("#turn")
+    phone = open_page(browser, rig, "enter", (390, 844), locale="fr-CA")
+    phone.wait("document.documentElement.lang === 'fr'")
+    # a typo on the free line: refused in French, and its fix is a French button that sends the notation's line
+    phone.type_text("#free-line", "shot zoen")
+    tap_line(phone, rig, "#free button[type='submit']", "shot zoen")
+    phone.wait("document.getElementById('answer').dataset.ok === 'false'")
+    assert "Pas compris : « shot zoen »." in phone.text("#answer")
+    assert phone.text("#answer button[data-fix='yes']") == "Vouliez-vous dire shot zone ?"
+    tap_line(phone, rig, "#answer button[data-fix='yes']", "shot zone")
+    # a moment on the TV, in the room's language
+    assert rig.bridge.submit(BOARD, "shot call in").accepted
+    tv.wait("document.getElementById('recent').innerText.includes('VINGT pour Ben')")
+    en.wait("document.getElementById('recent').innerText.includes('TWENTY for Ben')")
+    # the play waits for the scorer: the room's now line (the scoreboard's now_sentence) in French
+    assert rig.bridge.submit(BOARD, "shot").accepted  # Ana's free shot: did it reach the zone?
+    tv.wait("document.getElementById('flags').innerText !== ''")
+    assert tv.text("#flags") == "On attend le marqueur : le coup libre a-t-il atteint la zone ?"
+    en.wait("document.getElementById('flags').innerText !== ''")
+    assert en.text("#flags") == "Waiting for the scorer: did the free shot reach the zone?"
+    phone.wait("document.getElementById('now').innerText.startsWith('Ana joue')")  # the phone's now line
+    assert phone.text("#now") == "Ana joue · coup libre : s'arrêter dans la zone 10"
+    for english in ("TWENTY", "Waiting", "to shoot", "Not understood", "Did you mean"):
+        assert english not in tv.text("body") + phone.text("#answer") + phone.text("#now"), english
+    assert tv.errors == [] and phone.errors == [] and en.errors == []
+    for p in (tv, phone, en):
+        p.close()
     asked = open_page(browser, rig, "tv", (1280, 720), "?lang=fr")
     asked.wait("document.documentElement.lang === 'fr'")
+    assert asked.text("#flags") == "On attend le marqueur : le coup libre a-t-il atteint la zone ?"
     asked.close()
 
 

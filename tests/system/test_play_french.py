@@ -1,5 +1,6 @@
 """`flickboard play` in the players' language: a Québec partie is said in French, in the sheet's words, from the
-first line to the last (and in English with --lang en); a Pichenotte match stays English unless --lang fr."""
+first line to the last (and in English with --lang en); a Pichenotte match stays English unless --lang fr, and is
+said in French then (its notation's words stay English)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,28 @@ def test_pichenotte_stays_english_unless_french_is_picked(tmp_path: Path) -> Non
     (tmp_path / "fr").mkdir()
     out = play(tmp_path / "fr", "--rules", "beginner", "--players", "Ana", "Ben", "--lang", "fr", stdin="bogus\n")
     assert "Nouvelle partie, journal" in out and "refusé [1]" in out
+
+
+def test_a_pichenotte_match_in_french_when_picked(tmp_path: Path) -> None:
+    """--lang fr: the match's lines, its moments and its prompts in French; the notation stays English (its words are
+    the same in every language but Québec's)."""
+    stdin = "zonez\nshot zone\nshot call in\nshot\nscore\n"
+    out = play(tmp_path, "--players", "Ana", "Ben", "--lang", "fr", stdin=stdin)
+    assert "Partie 1 · 0/24 coups joués · match games:8, aucune partie terminée" in out
+    assert "  Ana  vingts  0  planche  0  fossé  0  main 12" in out
+    assert "à Ana de jouer (1/24) · COUP LIBRE : doit s'arrêter dans la zone 10 ou en dedans (R-9) → shot zone" in out
+    assert "refusé [1] : « zonez » n'est ni un mot de la notation, ni un côté, ni un joueur ; vouliez-vous dire" in out
+    assert "à Ben de jouer (2/24) · TOUCHER OU ANNONCER : touchez une rondelle de Ana ou annoncez un vingt" in out
+    assert "  VINGT pour Ben\n" in out  # the moment
+    assert "Pichenotte · tournament-2019 · match games:8 · Ana contre Ben" in out  # score
+    assert "Partie 1 (casseur : Ana), coup 2/24" in out
+    for english in ("to shoot", "TWENTY", "shots played", "twenties", "no game finished", "is not a word"):
+        assert english not in out, english
+    (tmp_path / "en").mkdir()
+    out = play(tmp_path / "en", "--players", "Ana", "Ben", "--lang", "en", stdin=stdin)
+    assert "  TWENTY for Ben\n" in out and "Ana to shoot (1/24) · FREE SHOT" in out
+    assert "'zonez' is not a word of the notation, a side or a player; did you mean" in out
+    assert "vingt" not in out and "Partie" not in out
 
 
 def test_an_unknown_language_is_said_plainly(tmp_path: Path) -> None:
