@@ -30,13 +30,18 @@ from flickboard.rules.text import N_, Message
 
 
 def _choice(label: str, line: str, confirm: bool = False) -> dict[str, Any]:
-    return {"label": label, "line": line, "confirm": confirm}
+    """A choice; a label that is a `Message` carries it as `said` too, for a page in another language."""
+    said = i18n.said(label)
+    return {"label": label, "line": line, "confirm": confirm, **({"said": said} if said else {})}
 
 
 def _ask(
     kind: str, text: str, spectator: str, choices: list[dict[str, Any]], side: str | None = None
 ) -> dict[str, Any]:
-    return {"kind": kind, "text": text, "spectator": spectator, "side": side, "choices": choices}
+    """A question; a `text` that is a `Message` (the engine's, or one of these) comes as `sentence` too."""
+    said = i18n.said(text)
+    ask = {"kind": kind, "text": _cap(text), "spectator": spectator, "side": side, "choices": choices}
+    return {**ask, "sentence": said} if said else ask
 
 
 def _cap(text: str) -> str:
@@ -48,16 +53,16 @@ PLAYERS_DECIDE = frozenset({"colour", "choice", "place", "shootout"})
 
 # The engine's answers in plain words; a line not listed is shown as it is.
 PLAIN_ANSWERS = {
-    "hit": "Yes, it touched",
-    "miss": "No contact",
-    "zone": "Yes, in the zone",
-    "short": "No, short of it",
-    "choose leave": "Leave it on the board",
-    "choose ditch": "Remove it to the ditch",
+    "hit": N_("Yes, it touched"),
+    "miss": N_("No contact"),
+    "zone": N_("Yes, in the zone"),
+    "short": N_("No, short of it"),
+    "choose leave": N_("Leave it on the board"),
+    "choose ditch": N_("Remove it to the ditch"),
     "color green": N_("Green"),
     "color red": N_("Red"),
-    "place": "Placed on the table",
-    "place off": "It left the table",
+    "place": N_("Placed on the table"),
+    "place off": N_("It left the table"),
 }
 
 
@@ -72,18 +77,16 @@ def asks(session: Session) -> list[dict[str, Any]]:
         names = side_names(game)
         for q in session.state.questions():
             if q.kind == "order":  # the phone's disc-order keypad; the answers are patterns, not lines
-                measuring = _ask("order", _cap(q.text), Message("measuring the discs around the jack"), [])
+                measuring = _ask("order", q.text, Message("measuring the discs around the jack"), [])
                 out.append({**measuring, "lines": list(q.answers)})
                 continue
             side = names[q.side] if isinstance(q.side, int) else None
             choices = [_choice(_plain_answer(a), a) for a in q.answers]
-            ask = _ask(q.kind, _cap(q.text), _other_spectator(q.kind, q.text), choices, side)
-            said = i18n.said(q.text)
-            out.append({**ask, "sentence": said} if said else ask)
+            out.append(_ask(q.kind, q.text, _other_spectator(q.kind, q.text), choices, side))
     if fold.review:
-        choices = [_choice("Checked: go on", "reviewed")]
+        choices = [_choice(N_("Checked: go on"), "reviewed")]
         if fold.waiting_events:
-            choices.append(_choice("Drop the board's event", "dismiss", confirm=True))
+            choices.append(_choice(N_("Drop the board's event"), "dismiss", confirm=True))
         texts = [t for _, t in fold.review]
         more = f" (and {len(texts) - 1} more)" if len(texts) > 1 else ""
         out.append(
@@ -98,7 +101,7 @@ def asks(session: Session) -> list[dict[str, Any]]:
                 "waiting",
                 _cap(fold.waiting[1]),
                 Message("waiting for the scorer"),
-                [_choice("Drop the board's event", "dismiss", confirm=True)],
+                [_choice(N_("Drop the board's event"), "dismiss", confirm=True)],
             )
         )
     return out
@@ -111,7 +114,7 @@ def _plain_answer(line: str) -> str:
     words = line.split()
     if len(words) == 2 and words[0] == "shot" and "@" in words[1]:
         piece, pocket = words[1].split("@", 1)
-        return f"{piece} in pocket {pocket}"
+        return Message("{piece} in pocket {pocket}", piece=piece, pocket=pocket)
     return line
 
 
@@ -144,36 +147,49 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
             for side in (own, 1 - own):
                 left = g.board[side] - (1 if side == own and shooting_on_board else 0)
                 if left > 0:
-                    word = "Another" if side == own else "A"
-                    out.append(_choice(f"{word} {sides[side]} puck", f"{sides[side]}:{fact}"))
+                    label = (
+                        Message("Another {side} puck", side=sides[side])
+                        if side == own
+                        else Message("A {side} puck", side=sides[side])
+                    )
+                    out.append(_choice(label, f"{sides[side]}:{fact}"))
             return out
 
         for u in unsettled(game, shot, session.fold.evidence):
-            mine = [_choice(f"{shooter}'s shooting puck", u.kind)] if shooting_on_board else []
+            mine = [_choice(Message("{player}'s shooting puck", player=shooter), u.kind)] if shooting_on_board else []
             if u.kind == "ditch":
-                many = f"{u.unaccounted} pucks" if u.unaccounted > 1 else "A puck"
-                text = f"{many} went into the ditch during {shooter}'s shot: whose?"
-                wrong = _choice("No puck went in (the sensor was wrong)", "reviewed")
+                text = (
+                    Message(
+                        "{n} pucks went into the ditch during {player}'s shot: whose?", n=u.unaccounted, player=shooter
+                    )
+                    if u.unaccounted > 1
+                    else Message("A puck went into the ditch during {player}'s shot: whose?", player=shooter)
+                )
+                wrong = _choice(N_("No puck went in (the sensor was wrong)"), "reviewed")
                 spectator = Message("whose puck went into the ditch?")
                 out.append(_ask("ditch", text, spectator, [*mine, *others("ditch"), wrong]))
             else:
-                text = f"A puck stands on edge in the twenty hole during {shooter}'s shot (not a twenty, 15): whose?"
-                wrong = _choice("No puck is there", "reviewed")
+                text = Message(
+                    "A puck stands on edge in the twenty hole during {player}'s shot (not a twenty, 15): whose?",
+                    player=shooter,
+                )
+                wrong = _choice(N_("No puck is there"), "reviewed")
                 spectator = Message("a puck stands on edge in the hole")
                 out.append(_ask("edge", text, spectator, [*mine, *others("edge"), wrong]))
     if g is not None:
         for ref, side in g.provisional:
             other = sides[1 - side]
-            given = [_choice(f"It was {other}'s puck", f"correct {ref} {other}:in")] if g.board[1 - side] else []
+            given = [_choice(Message("It was {side}'s puck", side=other), f"correct {ref} {other}:in")]
+            given = given if g.board[1 - side] else []
             out.append(
                 _ask(
                     "twenty",
-                    f"Twenty for {sides[side]}? (the hole sensor saw a puck drop)",
+                    Message("Twenty for {side}? (the hole sensor saw a puck drop)", side=sides[side]),
                     Message("is it a twenty for {side}?", side=sides[side]),
                     [
-                        _choice("Yes, a twenty", f"confirm {ref}"),
+                        _choice(N_("Yes, a twenty"), f"confirm {ref}"),
                         *given,
-                        _choice("No twenty", f"correct {ref} -"),
+                        _choice(N_("No twenty"), f"correct {ref} -"),
                     ],
                     sides[side],
                 )
@@ -186,7 +202,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
                 {
                     **_ask(
                         "zones",
-                        f"Every puck is shot: the zone of each {side} puck on the board",
+                        Message("Every puck is shot: the zone of each {side} puck on the board", side=side),
                         Message("counting the pucks left on the board"),
                         [],
                         side,
@@ -203,7 +219,7 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
             "choice": Message("{side} chooses what happens to the shooting puck", side=side),
         }.get(q.kind, Message("waiting for the scorer"))
         choices = [_choice(_plain_answer(a), a) for a in q.answers]
-        out.append(_ask(q.kind, _cap(q.text), spectator, choices, side))
+        out.append(_ask(q.kind, q.text, spectator, choices, side))
     so = st.shootout
     if so is not None and not st.over:
         who = st.to_shoot()
@@ -212,9 +228,9 @@ def _pichenotte(session: Session) -> list[dict[str, Any]]:
             out.append(
                 _ask(
                     "shootout",
-                    f"Shoot-out: {player}'s shot at the hole",
+                    Message("Shoot-out: {player}'s shot at the hole", player=player),
                     Message("Shoot-out: {player} shoots", player=player),
-                    [_choice("In", "shot in"), _choice("Missed", "shot miss")],
+                    [_choice(N_("In"), "shot in"), _choice(N_("Missed"), "shot miss")],
                     sides[setup.side_of(who)],
                 )
             )

@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 from flickboard.rules.base import Illegal, Source
 from flickboard.rules.immutable import Log, draft, evolve, fast_init, put
+from flickboard.rules.text import Message
 
 from .options import MatchFormat, Options
 
@@ -571,7 +572,12 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     player = state.setup.players[shot.seat]
     if shot.kind == "contact" and shot.contact is None and shot.puck != "ditch" and not questions:
         questions.append(
-            Question("contact", side, f"did {player}'s shot touch one of {_name(state, opp)}'s pucks?", ("hit", "miss"))
+            Question(
+                "contact",
+                side,
+                Message("did {player}'s shot touch one of {side}'s pucks?", player=player, side=_name(state, opp)),
+                ("hit", "miss"),
+            )
         )
     if (
         shot.kind == "free"
@@ -580,9 +586,18 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
         and shot.zone is None
         and not (options.free_shot_other_puck and shot.twenties[side] > 0)
     ):
-        where = f"the {options.free_shot_zone} zone or inside it"
-        other = f" (or move another {_name(state, side)} puck there)" if options.free_shot_other_puck else ""
-        questions.append(Question("zone", side, f"did {player}'s free shot rest in {where}{other}?", ("zone", "short")))
+        zone = options.free_shot_zone
+        text = (
+            Message(
+                "did {player}'s free shot rest in the {zone} zone or inside it (or move another {side} puck there)?",
+                player=player,
+                zone=zone,
+                side=_name(state, side),
+            )
+            if options.free_shot_other_puck
+            else Message("did {player}'s free shot rest in the {zone} zone or inside it?", player=player, zone=zone)
+        )
+        questions.append(Question("zone", side, text, ("zone", "short")))
     if questions:  # the shot waits for the answers, then ends
         put(shot, ending=True)
         put(g, questions=tuple(questions))
@@ -630,8 +645,12 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
             q = Question(
                 "choice",
                 opp,
-                f"{_name(state, side)}'s declared twenty failed: {_name(state, opp)} chooses to leave the "
-                "shooting puck on the board or remove it to the ditch (R-8 choice B)",
+                Message(
+                    "{side}'s declared twenty failed: {other} chooses to leave the shooting puck on the board or "
+                    "remove it to the ditch (R-8 choice B)",
+                    side=_name(state, side),
+                    other=_name(state, opp),
+                ),
                 ("choose leave", "choose ditch"),
             )
             fx.append({"type": "question", "kinds": ["choice"]})
@@ -702,7 +721,7 @@ def _ask_zones(state: State, fx: list[dict[str, Any]]) -> None:
         Question(
             "zones",
             side,
-            f"enter the zones of {_name(state, side)}'s {g.board[side]} puck(s) on the board",
+            Message("enter the zones of {side}'s {n} puck(s) on the board", side=_name(state, side), n=g.board[side]),
             (f"zones {_name(state, side)} " + " ".join(["15"] * g.board[side]),),
         )
         for side in (0, 1)
