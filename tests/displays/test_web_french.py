@@ -140,6 +140,11 @@ def test_a_pichenotte_match_in_french_for_a_french_browser_english_otherwise(bro
     assert en.text("#flags") == "Waiting for the scorer: did the free shot reach the zone?"
     phone.wait("document.getElementById('now').innerText.startsWith('Ana joue')")  # the phone's now line
     assert phone.text("#now") == "Ana joue · coup libre : s'arrêter dans la zone 10"
+    assert phone.text("#questions .qtext") == (
+        "Le coup libre de Ana s'est-il arrêté dans la zone 10 ou en dedans (ou y a-t-il poussé une autre rondelle "
+        "de Ana) ?"
+    )
+    assert phone.text("#questions button[data-line='zone']") == "Oui, dans la zone"
     for english in ("TWENTY", "Waiting", "to shoot", "Not understood", "Did you mean"):
         assert english not in tv.text("body") + phone.text("#answer") + phone.text("#now"), english
     assert tv.errors == [] and phone.errors == [] and en.errors == []

@@ -28,9 +28,11 @@
   // ---- every word this page writes itself, in one place (a refusal's sentence comes from the server: plain.py)
 
   const SAY = {
-    sending: (label) => `Sending ${label}…`,
+    sending: (label) => T("Sending {label}…", { label }),
     notSent: {
-      "scorer-offline": "Nothing was sent: the scorer's computer (the bridge) is not running. Tap again once the page says LIVE.",
+      get "scorer-offline"() {
+        return T("Nothing was sent: the scorer's computer (the bridge) is not running. Tap again once the page says LIVE.");
+      },
       get disconnected() {
         return T("Nothing was sent: this phone has lost the display server. Tap again once the page says LIVE.");
       },
@@ -42,7 +44,7 @@
       return T("No answer from the display server: check the score before sending it again.");
     },
     refused: (message) => T("Not taken: {reason}", { reason: message }),
-    started: (what, players) => `New ${what} started: ${players}`,
+    started: (what, players) => (what === SAY.game ? T("New game started: {players}", { players }) : T("New match started: {players}", { players })),
     get keyKept() {
       return T("Scoring key kept on this phone: you can score");
     },
@@ -61,8 +63,10 @@
     get points() {
       return T("points");
     },
-    lastGame: (g, names) =>
-      `Game ${g.number}: ${names[0]} ${g.points[0]} – ${g.points[1]} ${names[1]}, ` + (g.winner ? `won by ${g.winner}` : "tied"),
+    lastGame: (g, names) => {
+      const score = { game: g.number, a: names[0], pa: g.points[0], pb: g.points[1], b: names[1], winner: g.winner };
+      return g.winner ? T("Game {game}: {a} {pa} – {pb} {b}, won by {winner}", score) : T("Game {game}: {a} {pa} – {pb} {b}, tied", score);
+    },
     get zonesDue() {
       return T("Every puck is shot: enter each side's zones below.");
     },
@@ -72,14 +76,18 @@
     get noShot() {
       return T("No shot is due.");
     },
-    zoneTotal: (side, total) => `${side}: ${total} so far`,
+    zoneTotal: (side, total) => T("{side}: {total} so far", { side, total }),
     tapAgain: (label) => T("Tap again: {label}", { label }),
-    toTarget: (target) => `to ${target}`,
+    toTarget: (target) => T("to {target}", { target }),
     quebecWhere: (manche, target, colours, dames) => T("manche {manche} · to {target} · {colours} · dames left {left}", { manche, target, colours, left: dames }),
-    flicochetWhere: (round, target, inHand, jacks) =>
-      `round ${round} · to ${target} · in hand ${inHand[0]}–${inHand[1]} · ${jacks.length === 1 ? "jack" : "jacks"} ${jacks.join(", ")}`,
+    flicochetWhere: (round, target, inHand, jacks) => {
+      const where = { round, target, a: inHand[0], b: inHand[1], jacks: jacks.join(", ") };
+      return jacks.length === 1
+        ? T("round {round} · to {target} · in hand {a}–{b} · jack {jacks}", where)
+        : T("round {round} · to {target} · in hand {a}–{b} · jacks {jacks}", where);
+    },
     pichenotteWhere: (totals, game, shot, shots, twenties) =>
-      `match ${totals[0]}–${totals[1]} · game ${game} · shot ${shot}/${shots} · twenties ${twenties[0]}–${twenties[1]}`,
+      T("match {a}–{b} · game {game} · shot {shot}/{shots} · twenties {ta}–{tb}", { a: totals[0], b: totals[1], game, shot, shots, ta: twenties[0], tb: twenties[1] }),
     gameOver: (winner, totals) => T("Game over: {winner} wins {a}–{b}. Start a new game below.", { winner, a: totals[0], b: totals[1] }),
     matchOver: (winner) => T("Match over: {winner} wins. Start a new match below.", { winner }),
     get orderDue() {
@@ -87,7 +95,7 @@
     },
     quebecToShoot: (player, again) =>
       T("{who}: tap what the shot pocketed, then Send.", { who: again ? T("{player} to shoot again", { player }) : T("{player} to shoot", { player }) }),
-    toFlick: (player, team) => `${player}${team ? ` (${team})` : ""} to flick · then any disc or jack off the table.`,
+    toFlick: (player, team) => T("{player} to flick · then any disc or jack off the table.", { player: `${player}${team ? ` (${team})` : ""}` }),
     get nothingDue() {
       return T("Nothing is due.");
     },
@@ -96,10 +104,10 @@
     get remove() {
       return T("remove");
     },
-    puck: (n) => `puck ${n}`,
-    zonesTitle: (side) => `Zones: ${side}`,
-    zonesFull: (count) => `All ${count} ${count === 1 ? "puck has its" : "pucks have a"} zone: send them`,
-    zonesNext: (n, count) => `Puck ${n} of ${count} on the board: tap its zone`,
+    puck: (n) => T("puck {n}", { n }),
+    zonesTitle: (side) => T("Zones: {side}", { side }),
+    zonesFull: (count) => (count === 1 ? T("The puck has its zone: send it") : T("All {count} pucks have a zone: send them", { count })),
+    zonesNext: (n, count) => T("Puck {n} of {count} on the board: tap its zone", { n, count }),
     get back() {
       return T("⌫ Back");
     },
@@ -109,14 +117,14 @@
     get send() {
       return T("Send");
     },
-    sendZones: (side) => `Send ${side}'s zones`,
+    sendZones: (side) => T("Send {side}'s zones", { side }),
     get hit() {
       return T("Hit");
     },
     get miss() {
       return T("Miss");
     },
-    inZone: (zone) => `In the ${zone} zone`,
+    inZone: (zone) => T("In the {zone} zone", { zone }),
     get short() {
       return T("Short");
     },
@@ -152,9 +160,9 @@
     get foul() {
       return T("Foul (turn passes)");
     },
-    jackOff: (n) => (n ? `Jack ${n} off` : "Jack off"),
-    flickTitle: (player, team, n) => `${player}${team ? ` (${team})` : ""} · flick ${n}`,
-    flick: (player) => `Flick: ${player}`,
+    jackOff: (n) => (n ? T("Jack {n} off", { n }) : T("Jack off")),
+    flickTitle: (player, team, n) => T("{player} · flick {n}", { player: `${player}${team ? ` (${team})` : ""}`, n }),
+    flick: (player) => T("Flick: {player}", { player }),
     get afterFlick() {
       return T("After the flick, off the table:");
     },
@@ -167,12 +175,12 @@
     get closestFirst() {
       return T("closest first");
     },
-    orderTitle: (jack) => `End of round: ${jack ? `jack ${jack}` : "the jack"}`,
+    orderTitle: (jack) => (jack ? T("End of round: jack {jack}", { jack }) : T("End of round: the jack")),
     get orderHow() {
       return T("Tap the discs on the table, closest to the jack first (until the first disc of the other colour is enough).");
     },
-    redLeft: (n) => `Red (${n} left)`,
-    whiteLeft: (n) => `White (${n} left)`,
+    redLeft: (n) => T("Red ({n} left)", { n }),
+    whiteLeft: (n) => T("White ({n} left)", { n }),
     get noDisc() {
       return T("No disc on the table");
     },
@@ -182,7 +190,7 @@
     get distances() {
       return T("Or the measured distances (cm):");
     },
-    penalty: (side) => `Penalty ${side} (−20)`,
+    penalty: (side) => T("Penalty {side} (−20)", { side }),
     get game() {
       return T("game");
     },
@@ -207,7 +215,7 @@
     get players() {
       return T("Players");
     },
-    player: (n, doubles) => `player ${n}${doubles ? " (doubles)" : ""}`,
+    player: (n, doubles) => (doubles ? T("player {n} (doubles)", { n }) : T("player {n}", { n })),
     get playTo() {
       return T("Play to (points; blank: the rules')");
     },
@@ -504,7 +512,7 @@
             "div",
             { class: a.choices.length > 2 ? "grid1" : "grid2" },
             ...a.choices.map((c, k) =>
-              lineButton(T(c.label), c.line, {
+              lineButton(c.said ? T(c.said.text, c.said.values) : T(c.label), c.line, {
                 confirm: c.confirm,
                 cls: `big ${k === 0 && !c.confirm ? "primary" : ""} ${a.kind === "colour" ? c.label.toLowerCase() : ""}`,
               })

@@ -71,9 +71,19 @@
     get jackPenalty() {
       return T("jack penalty");
     },
-    knocked: (n) => `${n} knocked off by the other side`,
-    jackWhere: { table: "on the table", off: "OFF", unplaced: "to place" },
-    jack: (n, where) => (n ? `jack ${n} ${where}` : `jack ${where}`),
+    knocked: (n) => T("{n} knocked off by the other side", { n }),
+    jackWhere: {
+      get table() {
+        return T("on the table");
+      },
+      get off() {
+        return T("OFF");
+      },
+      get unplaced() {
+        return T("to place");
+      },
+    },
+    jack: (n, where) => (n ? T("jack {n} {where}", { n, where }) : T("jack {where}", { where })),
     get gameOver() {
       return T("GAME OVER");
     },
@@ -86,9 +96,9 @@
     toShootAgain: (player, again) => (again ? T("{player} to shoot again", { player }) : T("{player} to shoot", { player })),
     mancheBreak: (manche, breaker) => T("manche {manche}, break by {breaker}", { manche, breaker }),
     manche: (n) => T("Manche {manche}", { manche: n }),
-    placesJack: (player) => `${player} places the jack`,
-    toFlick: (player, team) => `${player}${team} to flick`,
-    flickN: (n) => `flick ${n}`,
+    placesJack: (player) => T("{player} places the jack", { player }),
+    toFlick: (player, team) => T("{player} to flick", { player: `${player}${team}` }),
+    flickN: (n) => T("flick {n}", { n }),
     get endOfRound() {
       return T("END OF ROUND: measure");
     },
@@ -96,7 +106,7 @@
       return T("the discs by distance to the jack");
     },
     quebecTop: (rules, target) => T("Québec Pichenottes · {rules} · partie to {target}", { rules, target }),
-    flicochetTop: (variants, target) => `Flicochet · ${variants} · first to ${FB.plural(target, "point")}`,
+    flicochetTop: (variants, target) => T("Flicochet · {variants} · {target}", { variants, target: Number(target) === 1 ? T("first to 1 point") : T("first to {n} points", { n: target }) }),
     shootout: (forGame) => (forGame ? T("SHOOT-OUT (this game)") : T("SHOOT-OUT (the match)")),
     get declared() {
       return T("a twenty is declared");
@@ -108,7 +118,7 @@
     pichenotteTop: (rules, match) => T("Pichenotte · {rules} · {match}", { rules, match }),
     gameShot: (game, shot, shots) => " · " + T("game {game} · shot {shot}/{shots}", { game, shot, shots }),
     mancheShot: (manche, shot) => " · " + T("manche {manche} · shot {shot}", { manche, shot }),
-    round: (n) => ` · round ${n}`,
+    round: (n) => " · " + T("round {n}", { n }),
   };
   const $ = (id) => document.getElementById(id);
   // The big card: one at a time, the newest, for as long as its kind deserves or until a newer one replaces it;
