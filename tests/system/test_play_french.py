@@ -86,6 +86,7 @@ def test_a_pichenotte_match_in_french_when_picked(tmp_path: Path) -> None:
     assert "refusé [1] : « zonez » n'est ni un mot de la notation, ni un côté, ni un joueur ; vouliez-vous dire" in out
     assert "à Ben de jouer (2/24) · TOUCHER OU ANNONCER : touchez une rondelle de Ana ou annoncez un vingt" in out
     assert "  VINGT pour Ben\n" in out  # the moment
+    assert "QUESTION : le coup libre de Ana s'est-il arrêté dans la zone 10 ou en dedans" in out  # the engine's
     assert "Pichenotte · tournament-2019 · match games:8 · Ana contre Ben" in out  # score
     assert "Partie 1 (casseur : Ana), coup 2/24" in out
     for english in ("to shoot", "TWENTY", "shots played", "twenties", "no game finished", "is not a word"):
