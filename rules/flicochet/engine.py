@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 
 from flickboard.rules.base import Illegal
 from flickboard.rules.immutable import Log, evolve
+from flickboard.rules.text import Message
 
 from .options import Options
 
@@ -203,13 +204,18 @@ class State:
             n = r.jacks.index("unplaced") + 1
             if r.placer == r.start:
                 text = (
-                    f"{who} flicks jack {n} into place (TARGET 2)"
+                    Message("{player} flicks jack {n} into place (TARGET 2)", player=who, n=n)
                     if len(r.jacks) > 1
-                    else (f"{who} flicks the jack into place (TARGET 2)")
+                    else Message("{player} flicks the jack into place (TARGET 2)", player=who)
                 )
                 return (Question("place", r.placer, text, ("place", "place off")),)
-            what = "the jack" if len(r.jacks) == 1 else f"jack {n}"
-            text = f"{who} positions {what}: a jack left the table while being placed (TARGET 2)"
+            text = (
+                Message("{player} positions the jack: a jack left the table while being placed (TARGET 2)", player=who)
+                if len(r.jacks) == 1
+                else Message(
+                    "{player} positions jack {n}: a jack left the table while being placed (TARGET 2)", player=who, n=n
+                )
+            )
             return (Question("place", r.placer, text, ("place",)),)
         if self.to_flick() is not None:
             return ()
@@ -221,7 +227,10 @@ class State:
                     Question(
                         "order",
                         None,
-                        f"enter the discs on the table by distance to jack{label}, closest first (PLAYING 3)",
+                        Message(
+                            "enter the discs on the table by distance to jack{label}, closest first (PLAYING 3)",
+                            label=label,
+                        ),
                         (f"order{label} R W ...", f"dist{label} R 12.5 W 20 ..."),
                     )
                 )
