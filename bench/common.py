@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = "tournament-2019"
 PLAYERS = ("Ana", "Ben")
 MATCH = "games:1000"  # one match that never ends within a benchmark
-NODELAY = "set_tcp_nodelay true\nmax_inflight_messages 256"  # as docs/mosquitto/mosquitto.conf: each small packet at once
-# (docs/performance.md), and a window the bridge's batches fill (it acknowledges a message once journaled)
+# As docs/mosquitto/mosquitto.conf: each small packet sent at once (docs/performance.md), and a window the bridge's
+# batches fill (it acknowledges a message to the broker once journaled)
+NODELAY = "set_tcp_nodelay true\nmax_inflight_messages 256"
 CLUB_MATCH = "games:3"  # a match as a club plays it: the throughput benchmark plays them one after another
 
 
