@@ -479,7 +479,11 @@ def test_the_hall_screen_reads_from_across_the_room(browser: Browser, broker: Br
             page = new_page(browser, w, h)
             page.goto(f"{rig.url}/hall")
             entries(page, rig.count())
-            page.wait_for_function("() => document.body.dataset.notices === '2'")
+            page.wait_for_function(  # the busy board and the refusal, both (a loaded machine may show one first)
+                "() => document.body.dataset.notices === '2' && !!document.querySelector('#notices li.refused')"
+                " && !!document.querySelector('#notices li.busy')",
+                timeout=60_000,
+            )
             assert page.inner_text("#stage") == "cup · single elimination · 0 of 5 matches played"  # 2 byes: no match
             busy = page.inner_text("#notices li.busy")
             assert busy == "board t1 has a game in progress: Cy 0 – Dee 0; finish it, or abandon it", busy
