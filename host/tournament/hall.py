@@ -637,6 +637,9 @@ class Hall:
                         self._message(topic, payload)
                     elif payload == b"ready":
                         self._ready_at = time.monotonic() + self.settle  # the retained scoreboards come first
+                        # and plan then, even when no message comes after: on another program's connection the
+                        # retained scoreboards may all have been handed over before it said ready
+                        self._dirty = True
                     if time.monotonic() >= next_poll:
                         next_poll = time.monotonic() + POLL
                         self._follow()

@@ -243,6 +243,12 @@ def champion_of(event: Event) -> str | None:
     return event.champion(st) if st is not None else None
 
 
+def _for_the_room(reason: str) -> str:
+    """A bridge's reason as a room reads it: up to the first file path (the organiser's page keeps the whole reason,
+    with the path and the system's error, under `refusals`)."""
+    return re.split(r"\s(?:in\s)?/", reason, maxsplit=1)[0].rstrip(" :;,")
+
+
 def notices(event: Event, busy: list[dict[str, Any]], refusals: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the room must know about the boards, newest refusal first: each busy board (a game in progress keeps its
     match waiting) and each refusal whose match is still waiting for a board."""
@@ -260,7 +266,7 @@ def notices(event: Event, busy: list[dict[str, Any]], refusals: list[dict[str, A
                 "board": r["board"],
                 "match": r["match"],
                 "at": r["at"],
-                "text": f"board {r['board']} refused {who}: {r['reason']}",
+                "text": f"board {r['board']} refused {who}: {_for_the_room(r['reason'])}",
             }
         )
     return out
