@@ -338,6 +338,14 @@ def test_the_event_stream(rig: Rig) -> None:
         assert ev.next() == ("status", {"broker": True, "bridge": "online"})
         event, doc = ev.next()  # the latest scoreboard at once, without waiting for a change
         assert event == "scoreboard" and doc["entries"] == 0 and doc["board"] == BOARD
+        owner = rig.web.hub.owner[BOARD]
+        assert owner is not None
+        again = mqtt.Client(CallbackAPIVersion.VERSION2)  # the bridge's status said again, unchanged: not news
+        again.connect(rig.broker.host, rig.broker.port)
+        again.loop_start()
+        again.publish(bridge_topic(owner, "status"), b"online", qos=1, retain=True).wait_for_publish(5)
+        again.loop_stop()
+        again.disconnect()
         rig.bridge.submit(BOARD, "shot zone")
         moment = ev.until(lambda e, d: e == "moment" and d["type"] == "shot-end")
         assert moment["player"] == "Ana" and moment["entry"] == 1

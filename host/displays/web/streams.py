@@ -16,11 +16,20 @@ from flickboard.displays.web import limits
 PING_EVERY = 15.0  # seconds between SSE comments on a quiet stream (proxies and browsers close idle ones)
 RESYNC = b"\0resync"  # in a page's queue: it fell behind, its backlog was dropped; send the status and scoreboard
 PING = b": ping\n\n"  # a comment, on a quiet stream (proxies and browsers close idle ones)
+STATUS = b"event: status\n"  # how a status event starts on the wire
 
 
 def sse(event: str, data: str) -> bytes:
     """One Server-Sent Event, as it goes on the wire (made once per update, whatever the number of pages)."""
     return f"event: {event}\ndata: {data}\n\n".encode()
+
+
+def _status_in(chunk: bytes) -> bytes | None:
+    """The status event a stream's opening (or resync) says, as `sse` would make it."""
+    at = chunk.find(b"\n\n" + STATUS)
+    start = 0 if chunk.startswith(STATUS) else (at + 2 if at >= 0 else -1)
+    end = chunk.find(b"\n\n", start) if start >= 0 else -1
+    return chunk[start : end + 2] if end >= 0 else None
 
 
 class Stream:
@@ -87,9 +96,15 @@ class EventStream(Response):
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             await send({"type": "http.response.body", "body": self.first.encode(), "more_body": True})
+            said = _status_in(self.first.encode())
             while (chunk := await stream.queue.get()) is not None:  # None: the page went, or the server stops
                 if chunk == RESYNC:
                     chunk = self.hub.stream_start(stream.board).encode()
+                    said = _status_in(chunk)
+                elif chunk.startswith(STATUS):
+                    if chunk == said:  # the same status again (a bridge re-announcing itself): nothing to tell
+                        continue
+                    said = chunk
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 stream.sent_at = time.monotonic()
             if not watcher.done():
