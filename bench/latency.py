@@ -1,5 +1,6 @@
 """Figure 1: sensor to scoreboard. The simulated board (the real firmware under MicroPython, in real time) breaks
-the twenty-hole beam again and again; each pass goes over USB serial (a pseudo-terminal) or MQTT to the bridge
+a ditch beam again and again (not the twenty hole's: a break within its rebound_ms of a pass is that twenty bouncing,
+no event); each pass goes over USB serial (a pseudo-terminal) or MQTT to the bridge
 process, which journals it, folds it, acks it and publishes the retained scoreboard; a subscriber on the same
 broker takes the time it arrives. Beside it, the floor: a plain MQTT QoS 1 round trip through the same broker.
 
@@ -69,7 +70,7 @@ def chain(broker: Any, tmp: Path, via: str, events: int, spacing_ms: float = 10)
         "profile": "pico_w",
         "board_id": board_id,
         "heartbeat_ms": 60000,
-        "events": [{"at_ms": start_ms + i * spacing_ms, "beam": "hole", "dur_us": 800} for i in range(events)],
+        "events": [{"at_ms": start_ms + i * spacing_ms, "beam": "ditch1", "dur_us": 800} for i in range(events)],
         "end_ms": start_ms + events * spacing_ms + 200,
         "holds": [{"at_ms": 1, "name": "go"}],  # the board waits, links running, until the bridge has its hello
         "control": str(control),

@@ -353,17 +353,19 @@ def _window(board: Pico, passes: int, window_us: float) -> int:
 
 
 def event_cost(board: Pico, irq_cycles: float, events: int = 40) -> dict[str, Any]:
-    """One event from capture to outbox (fwbench.events): the app's loop on the board in safe mode while the hole
-    beam passes `events` times (1 ms broken, 20 ms apart). The event's cost is what its passes took beyond an idle
-    pass (the median of the run's idle passes: the heap's state moves it, and so it moves with the run), plus its two
-    IRQ edges (`irq_cycles` each, from irq_edge). At most 63 events: the outbox (64) keeps them all."""
+    """One event from capture to outbox (fwbench.events): the app's loop on the board in safe mode while the five
+    beams pass in turn, `events` passes (1 ms broken, 20 ms apart: the hole's 100 ms apart, beyond its rebound_ms).
+    The event's cost is what its passes took beyond an idle pass (the median of the run's idle passes: the heap's
+    state moves it, and so it moves with the run), plus its two IRQ edges (`irq_cycles` each, from irq_edge). At most
+    63 events: the outbox (64) keeps them all."""
     if events > 63:
         raise ValueError("at most 63 events: the outbox keeps 64 lines with the hello")
     ex = _Exec(board, f"import fwbench; fwbench.events({events}, 30000)")
     ex.wait("ready")
     t0 = board.now_us() + 20_000
+    beams = ("hole", "ditch1", "ditch2", "ditch3", "ditch4")
     for k in range(events):
-        board.schedule_beam("hole", t0 + 20_000 * k, 1000)
+        board.schedule_beam(beams[k % len(beams)], t0 + 20_000 * k, 1000)
     board.go("fast")
     lines = ex.finish()
     _run_past(board, t0 + 20_000 * events)
@@ -439,9 +441,10 @@ def module_sizes(board: Pico) -> dict[str, int]:
 
 def _game(board: Pico, t0: float, events: int) -> float:
     """A game's sensor events for the budget, more than `events` of them (the board stops counting at `events`): beam
-    passes (the hole and the four ditches in turn, 8 ms apart) and, every twentieth, a puck placed on the baseline and
-    shot, then another coming to rest there and taken away, each change 250 ms after the last (the strip's sensors
-    settle in 60 ms, a scan every 10 ms): a shot's start and a rest at least. Returns the time of the last change."""
+    passes (the hole and the four ditches in turn, 15 ms apart: the hole's 75 ms apart, beyond its rebound_ms) and,
+    every twentieth, a puck placed on the baseline and shot, then another coming to rest there and taken away, each
+    change 250 ms after the last (the strip's sensors settle in 60 ms, a scan every 10 ms): a shot's start and a rest
+    at least. Returns the time of the last change."""
     w = board.wiring
     strip = w.hall("baseline")
     changes: list[tuple[float, int, int | None]] = []
@@ -462,7 +465,7 @@ def _game(board: Pico, t0: float, events: int) -> float:
             beam = w.beam(names[k % 5])
             changes += [(t, beam.pin, beam.level(True)), (t + 1500, beam.pin, beam.level(False))]
             n += 1
-            t += 8_000
+            t += 15_000
         k += 1
     board.schedule(changes)
     return max(c[0] for c in changes)

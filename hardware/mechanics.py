@@ -171,6 +171,29 @@ def hole_rebound(geo: dict[str, Any], e: float = PUCK_RESTITUTION) -> dict[str, 
     return out
 
 
+def follow_gap_ms(geo: dict[str, Any], delay_ms: float) -> float:
+    """Two twenties: the second starts to fall from the playing surface delay_ms after the first. How long (ms) after
+    the first one's pass ends the second breaks the beam (negative: before; the two breaks merge into one pass). Both
+    fall from rest: the first's pass ends when its top edge passes the beam's lower edge (its underside has fallen
+    beam depth + half aperture + thickness), the second's starts when its underside reaches the beam's upper edge."""
+    hole, o = geo["hole"], geo["beam_optics"]
+    t = geo["puck"]["thickness"]
+
+    def fall(mm: float) -> float:
+        return math.sqrt(2 * mm / 1000 / G) * 1000
+
+    first_end = fall(hole["beam_depth"] + o["aperture"] / 2 + t)
+    second_start = delay_ms + fall(hole["beam_depth"] - o["aperture"] / 2)
+    return second_start - first_end
+
+
+def follow_limit_ms(geo: dict[str, Any], rebound_ms: float = REBOUND_MS) -> float:
+    """The delay under which a second twenty's break starts within rebound_ms of the first's pass: read as the first
+    bouncing, one twenty. The bore is one puck wide (35 mm against 32), so the second can start to fall only once the
+    first's top edge is under the surface; the second then rides in on the first, or drops within this delay."""
+    return rebound_ms - follow_gap_ms(geo, 0.0)
+
+
 def upright_offset(geo: dict[str, Any]) -> float:
     """How far (mm) the plane of a puck standing upright in the tube can lie from the tube's axis: a chord of the
     bore as long as the puck's diameter. With one beam, an upright puck parallel to it and further than half its
@@ -209,6 +232,11 @@ def main() -> int:
         f"({hole_capacity(geo, rb['rebound_mm'])} with a rebound); a twenty landing on one bounces "
         f"{rb['rebound_mm']:.1f} mm against {rb['margin_mm']:.1f} mm: "
         f"back in the beam {rb['start_ms']:.0f}-{rb['end_ms']:.0f} ms after its pass (rebound_ms)"
+    )
+    top_in = math.sqrt(2 * geo["puck"]["thickness"] / 1000 / G) * 1000
+    print(
+        f"a second twenty is read as the first's bounce (rebound_ms {REBOUND_MS}) only if it starts to fall within "
+        f"{follow_limit_ms(geo):.0f} ms of the first, which takes {top_in:.0f} ms to sink its 9 mm under the surface"
     )
     bad = problems(geo)
     for p in bad:

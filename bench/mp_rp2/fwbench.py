@@ -101,7 +101,7 @@ def idle(passes):
 def events(count, timeout_ms):
     """The app's main loop as App.loop runs it (a pass, then sleep_ms(1)) with the five beams (the hall strip left
     out: its scans would add 3 ms to every tenth pass), the heap collected once after building the app, while the
-    host passes the hole beam `count` times. Each pass is timed; a pass that drains edges from the ring or sends a
+    host passes the beams `count` times in turn. Each pass is timed; a pass that drains edges from the ring or sends a
     line is a working pass. Prints the median µs of the other passes, and the µs and number of the working ones."""
     from array import array
 

@@ -142,7 +142,8 @@ def test_a_host_that_does_not_read_never_stops_the_board(tmp_path: Path) -> None
     and the host gets the reliable ones again with `ping` once it reads. Before: the board blocked in its write."""
     control = tmp_path / "control"
     control.mkdir()
-    events = [{"at_ms": 50 + 5 * i, "beam": "hole", "dur_us": 700} for i in range(3000)]  # ~330 KB of lines
+    # A ditch beam: the hole's rebound_ms would take passes 5 ms apart for bounces, and the hole is not the point here.
+    events = [{"at_ms": 50 + 5 * i, "beam": "ditch1", "dur_us": 700} for i in range(3000)]  # ~330 KB of lines
     scenario = {**SCENARIO, "events": events, "hall_start": [], "end_ms": None, "heartbeat_ms": 1000,
                 "control": str(control), "holds": [{"at_ms": 16000, "name": "end"}]}  # fmt: skip
     cmd, env = sim_cmd("micropython", write_scenario(tmp_path, scenario))
@@ -168,7 +169,7 @@ def test_a_host_that_does_not_read_never_stops_the_board(tmp_path: Path) -> None
 
 
 def test_outbox_overflow_reports_the_exact_gap(tmp_path: Path) -> None:
-    events = [{"at_ms": 50 + 20 * i, "beam": "hole", "dur_us": 700} for i in range(10)]
+    events = [{"at_ms": 50 + 20 * i, "beam": "ditch1", "dur_us": 700} for i in range(10)]  # (not the hole: rebound_ms)
     sim = LiveSim(tmp_path, {**SCENARIO, "events": events, "hall_start": [], "end_ms": None, "outbox_size": 4})
     try:
         got = sim.read_until(lambda m: m["m"] == "pass" and m["s"] == 11)

@@ -275,3 +275,18 @@ def test_the_slide_holds_two_twenties_and_the_rebound_window_covers_a_bounce(geo
         starts.append(rb["start_ms"])
     assert max(starts) + 10 <= mechanics.REBOUND_MS <= 100, (starts, mechanics.REBOUND_MS)
     assert f'"rebound_ms": {mechanics.REBOUND_MS}' in (HARDWARE / "README.md").read_text()
+
+
+def test_a_second_twenty_is_read_as_a_bounce_only_when_it_rides_in_on_the_first(geo: dict[str, Any]) -> None:
+    """Two twenties falling from rest, the second delay ms after the first: its break starts delay - 19 ms after the
+    first's pass ends, so rebound_ms (60) takes it for a bounce only if it starts to fall within 79 ms of the first,
+    which needs 43 ms just to sink its 9 mm under the surface (the bore is one puck wide); a second puck 200 ms behind
+    is a pass."""
+    assert mechanics.follow_gap_ms(geo, 0.0) == pytest.approx(-19.1, abs=0.5)
+    assert mechanics.follow_limit_ms(geo) == pytest.approx(79, abs=1)
+    assert mechanics.follow_gap_ms(geo, 200.0) > mechanics.REBOUND_MS
+    for name in ("pico_w", "esp32_devkit"):
+        p = json.loads((HARDWARE / "profiles" / f"{name}.json").read_text())
+        hole = next(s for s in p["sensors"] if s["name"] == "hole")
+        assert hole["rebound_ms"] == mechanics.REBOUND_MS, name
+        assert all(not s.get("rebound_ms") for s in p["sensors"] if s["name"] != "hole"), name
