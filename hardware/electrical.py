@@ -116,13 +116,13 @@ class Led:
 
 
 LEDS = (
-    Led("hole", 1000.0),
+    Led("hole", 10000.0),
     Led("ditch1", 150.0),
     Led("ditch2", 150.0),
     Led("ditch3", 150.0),
     Led("ditch4", 150.0),
 )
-HOLE2 = Led("hole2", 1000.0)
+HOLE2 = Led("hole2", 10000.0)  # the second hole beam's LED, on its own 56 kHz driver Q2 (cross-talk, below)
 DUTY = 16384 / 65536  # the profiles' ir_carrier.duty_u16
 
 
@@ -156,6 +156,144 @@ def carrier_fundamental(duty: float = DUTY) -> float:
     """Amplitude of the 38 kHz fundamental of a rectangular LED current, as a fraction of its peak: (2/π) sin(π D).
     The receiver's band-pass filter passes the fundamental only."""
     return 2 / math.pi * math.sin(math.pi * duty)
+
+
+# ---- Cross-talk between the two hole beams ------------------------------------------------------------------------
+# Both hole beams cross one 35 mm tube at 90°. A puck standing on edge parallel to beam B and beside it blocks beam A
+# only (that is why beam B exists); LED B then lights the face of that puck that receiver A looks at, at a grazing
+# angle, and the puck scatters it into receiver A. If receiver A answers LED B's light, the beam that a puck blocks
+# reads clear and the upright puck (rule A-4) is missed. `crosstalk()` computes that light and the fix.
+#
+# Receiver threshold: Vishay gives the minimum irradiance E_e min of its light-barrier receivers for a test signal of
+# 50 % duty bursts at f0 (TSSP960, doc. 82868: 0.7 mW/m² typical, 1.2 maximum; the TSSP4038 and TSSP4056 share the
+# family's test signal: read the figure of the parts you buy). No minimum is given, so the most sensitive part is
+# taken as half the typical.
+EE_MIN_TYP = 0.7e-3  # W/m²
+EE_MIN_MAX = 1.2e-3
+EE_MOST_SENSITIVE = EE_MIN_TYP / 2
+# The receiver's band-pass ("Frequency dependence of responsivity", E_e min / E_e against f/f0): under 0.1 where the
+# plotted curve ends (f/f0 0.7 and 1.3). 38 kHz light into a 56 kHz receiver is f/f0 0.68, 56 kHz into a 38 kHz one
+# 1.47, and every harmonic further out: each is taken at that 0.1, the filter only falls beyond it.
+OFF_BAND = 0.1
+CARRIER_A_HZ, CARRIER_B_HZ = 38000, 56000
+# TSAL6200: half-intensity angle ±17° (doc. 81010); its pattern is taken as cos^m, m giving 0.5 at 17°.
+LED_HALF_DEG = 17.0
+# A puck's face at 940 nm: diffuse, reflectance taken as white paper's 0.8, above any pale wood's or a label's.
+PUCK_REFLECTANCE = 0.8
+TUBE_MM = 35.0
+RECEIVER_LENS_MM = 3.0  # the receiver's lens, taken as 3 mm across (the 6 x 7 mm package's dome)
+
+
+@dataclass(frozen=True)
+class HoleOptics:
+    """One design of the two hole beams. led: the hole LEDs' resistor; aperture_mm, setback_mm: the black tube in
+    front of each receiver (its bore and how far the receiver's face sits behind the tube's inner wall; 0 = the
+    receiver flush in a plain hole, seeing the whole tube); carriers: the two beams' frequencies."""
+
+    led: Led
+    aperture_mm: float
+    setback_mm: float
+    carriers: tuple[int, int] = (CARRIER_A_HZ, CARRIER_A_HZ)
+
+    def acceptance_deg(self) -> float:
+        """Half-angle of the cone the receiver sees: the steepest ray from one edge of the tube's mouth to the far
+        edge of a lens as wide as the bore (a receiver flush with the wall sees ±90°; its own ±45° half-sensitivity
+        is not counted)."""
+        if self.setback_mm <= 0:
+            return 90.0
+        return math.degrees(math.atan(self.aperture_mm / self.setback_mm))
+
+
+# Before: 1 kΩ (3.1-4.2 mA), the receivers in plain holes, one 38 kHz carrier. After: the second beam on 56 kHz (a
+# TSSP4056), each hole receiver 30 mm behind a 2 mm bore (a black tube), and 10 kΩ (0.32-0.41 mA). Each alone is
+# not enough (HOLE_STEPS); together they leave a factor of about 6 each way.
+HOLE_BEFORE = HoleOptics(Led("hole", 1000.0), 0.0, 0.0)
+HOLE_AFTER = HoleOptics(LEDS[0], 2.0, 30.0, (CARRIER_A_HZ, CARRIER_B_HZ))
+HOLE_STEPS = {
+    "one 38 kHz carrier, plain holes, 1 kΩ (before)": HOLE_BEFORE,
+    "56 kHz for the second beam only": HoleOptics(HOLE_BEFORE.led, 0.0, 0.0, HOLE_AFTER.carriers),
+    "2 mm bores 30 mm deep and 10 kΩ, one carrier": HoleOptics(HOLE_AFTER.led, 2.0, 30.0),
+    "all three (the design)": HOLE_AFTER,
+}
+
+
+def _led_pattern(cos_theta: float) -> float:
+    m = math.log(0.5) / math.log(math.cos(math.radians(LED_HALF_DEG)))
+    return max(cos_theta, 0.0) ** m
+
+
+def carrier_drive(led_hz: int, receiver_hz: int, duty: float = DUTY) -> float:
+    """What a receiver tuned to receiver_hz sees of an LED switched at led_hz with this duty, as a share of the
+    datasheet's test signal of the same peak (a 50 % square wave at f0, fundamental 2/π): the matched fundamental at
+    full response, every other harmonic (up to the 7th) at OFF_BAND."""
+    total = 0.0
+    for k in range(1, 8):
+        a = 2 / (k * math.pi) * abs(math.sin(k * math.pi * duty))
+        total += a * (1.0 if k * led_hz == receiver_hz else OFF_BAND)
+    return total / (2 / math.pi)
+
+
+def upright_face_offsets() -> tuple[float, float]:
+    """How far (mm) from the tube's axis the face of an upright puck that leaves beam B clear can lie: the puck (9 mm
+    thick) clears beam B's 3 mm aperture, and its 26.5 mm chord at the beam's depth (7 mm under its top: 2 √(16² - 9²))
+    fits the bore."""
+    half_chord = math.sqrt(16.0**2 - 9.0**2)
+    far = math.sqrt((TUBE_MM / 2) ** 2 - half_chord**2) - 9.0  # the near face when the far face touches the wall
+    return 1.5, far
+
+
+def puck_scatter(optics: HoleOptics, face_mm: float, worst: str = "high", n: int = 120) -> float:
+    """Irradiance (W/m², peak of the carrier) that receiver A gets from LED B by way of an upright puck, in the worst
+    place: the puck blocks beam A between LED A and receiver A, its face towards receiver A face_mm from the tube's
+    axis on LED A's side, lit at a grazing angle by LED B. The face is a Lambertian reflector (radiance ρ E / π); the
+    receiver integrates E_face ρ/π cos² / s² over the part of the face inside its acceptance cone."""
+    r = TUBE_MM / 2
+    ie = optics.led.peak_ma(worst) * TSAL6200_IE_PER_MA * 1e-3  # W/sr on the LED's axis
+    tan_a = math.tan(math.radians(min(optics.acceptance_deg(), 89.9)))
+    dist = r + optics.setback_mm + face_mm  # receiver A's face to the puck's face, along beam A
+    h = 32.0 / n
+    total = 0.0
+    for i in range(n):
+        y = -16.0 + (i + 0.5) * h  # along beam B, from the axis
+        for j in range(n):
+            z = -25.0 + (j + 0.5) * h  # depth from the beams' plane; the puck's centre is 9 mm under it
+            if y * y + (z + 9.0) ** 2 > 256.0 or face_mm**2 + y * y > r * r:
+                continue
+            if math.hypot(y, z) > dist * tan_a:
+                continue
+            ly = y + r  # from LED B, on the wall, shining along +y
+            rl = math.sqrt(face_mm**2 + ly * ly + z * z)
+            e_face = ie * _led_pattern(ly / rl) * (face_mm / rl) / (rl * 1e-3) ** 2
+            s2 = dist * dist + y * y + z * z
+            total += PUCK_REFLECTANCE / math.pi * e_face * (dist * dist / s2) / (s2 * 1e-6) * (h * 1e-3) ** 2
+    return total
+
+
+def direct_irradiance(optics: HoleOptics, worst: str = "low") -> float:
+    """Irradiance (W/m², peak of the carrier) at a receiver from its own LED across the tube (the LED at the inner
+    wall), counting only the part of the receiver's lens that a bore narrower than it leaves lit."""
+    d = (TUBE_MM + optics.setback_mm) * 1e-3
+    fill = 1.0 if optics.setback_mm <= 0 else min(1.0, optics.aperture_mm / RECEIVER_LENS_MM) ** 2
+    return optics.led.peak_ma(worst) * TSAL6200_IE_PER_MA * 1e-3 / d**2 * fill
+
+
+def crosstalk(optics: HoleOptics) -> dict[str, float]:
+    """The margins of a hole-beam design, as multiples of the receiver's threshold:
+    clear: its own LED at the lowest current against the least sensitive receiver (a clear beam must read clear);
+    crosstalk: the other LED's light off an upright puck at the highest current, through the band-pass, against the
+    most sensitive receiver (over 1: the blocked beam reads clear)."""
+    a, b = optics.carriers
+    own = direct_irradiance(optics) * carrier_fundamental() / (2 / math.pi) / EE_MIN_MAX
+    scatter = max(puck_scatter(optics, f) for f in upright_face_offsets())
+    leak = max(carrier_drive(b, a), carrier_drive(a, b))
+    return {
+        "acceptance_deg": optics.acceptance_deg(),
+        "led_ma": optics.led.peak_ma("high"),
+        "direct_mw_m2": direct_irradiance(optics) * 1e3,
+        "scatter_mw_m2": scatter * 1e3,
+        "clear": own,
+        "crosstalk": scatter * leak / EE_MOST_SENSITIVE,
+    }
 
 
 def hall_budget_ma(count: int, per_sensor_ma: float) -> float:
@@ -200,6 +338,20 @@ def main() -> int:
     )
     for name, theta in REGULATORS.items():
         print(f"strip regulator {name}: {regulator_rise_c(theta):.0f} °C over the channel's air at {STRIP_MA:.0f} mA")
+    lo, hi = upright_face_offsets()
+    print(
+        f"hole beams' cross-talk: an upright puck blocking one beam, its face {lo:.1f}-{hi:.1f} mm from the axis, lit "
+        f"by the other LED (reflectance {PUCK_REFLECTANCE}); receiver threshold {EE_MIN_TYP * 1e3:.1f} mW/m² typ, "
+        f"{EE_MIN_MAX * 1e3:.1f} max, {EE_MOST_SENSITIVE * 1e3:.2f} taken for the most sensitive; off-band "
+        f"{OFF_BAND} (38 kHz into the 56 kHz receiver: {carrier_drive(38000, 56000):.3f} of a matched test signal)"
+    )
+    for name, o in HOLE_STEPS.items():
+        c = crosstalk(o)
+        print(
+            f"  {name}: LED {c['led_ma']:.2f} mA peak, acceptance ±{c['acceptance_deg']:.1f}°; own LED at its lowest "
+            f"{c['direct_mw_m2']:.1f} mW/m² -> clear x{c['clear']:.1f}; off the puck {c['scatter_mw_m2']:.2f} mW/m² "
+            f"-> cross-talk x{c['crosstalk']:.2f} of the threshold"
+        )
     count = sum(r["per_quadrant"] for r in geo["hall"]["rows"]) * len(geo["quadrant_centres"])
     print(f"hall strip: {count} sensors x 5 mA = {hall_budget_ma(count, 5.0):.0f} mA from the 5 V input")
     return 0

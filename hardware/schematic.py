@@ -45,7 +45,9 @@ CONNECTORS = {
     "strip": {"type": "2 x 5 IDC box header, 2.54 mm, 10-way ribbon", "pins": STRIP_PINS},
     "power": {"type": "2-pin screw terminal or a USB-C power breakout", "pins": ("+5V", "GND")},
 }
-LED_R = {"hole": "1k", "ditch1": "150", "ditch2": "150", "ditch3": "150", "ditch4": "150", "hole2": "1k"}
+LED_R = {"hole": "10k", "ditch1": "150", "ditch2": "150", "ditch3": "150", "ditch4": "150", "hole2": "10k"}
+# the LEDs' sinks: the second hole beam's LED on its own driver (Q2, 56 kHz), the others on Q1 (38 kHz)
+LED_SINK = {"hole2": "IR_SINK2"}
 
 
 def load_profile(name: str = "pico_w") -> dict[str, Any]:
@@ -74,6 +76,8 @@ def box(profile: dict[str, Any]) -> str:
     gp_nets += [(p, f"S{i}") for i, p in enumerate(mux["select"])]
     gp_nets += [(p, f"SIG{i}") for i, p in enumerate(sigs)]
     gp_nets += [(profile["safe_mode_pin"], "SAFE"), (profile["ir_carrier"]["pin"], "IR_PWM")]
+    if profile.get("ir_carrier2"):
+        gp_nets.append((profile["ir_carrier2"]["pin"], "IR_PWM2"))
     gp_nets.sort(key=lambda t: -PICO_PIN[t[0]])  # schemdraw stacks a side's pins from the bottom up
     schemdraw.use("svg")
     with schemdraw.Drawing(show=False) as d:
@@ -118,20 +122,23 @@ def box(profile: dict[str, Any]) -> str:
         d += btn
         d += elm.Ground()
         d += elm.Tag().at(btn.start).left().label("SAFE", fontsize=9)
-        # IR LED driver: a logic-level MOSFET switches the low side of every LED at the carrier
-        r1 = elm.Resistor().at((2.5, -5)).right().label("R1 220", fontsize=9)
-        d += r1
-        d += elm.Tag().at(r1.start).left().label("IR_PWM", fontsize=9)
-        d += (gate := elm.Dot().at(r1.end))
-        d += elm.Line().at(r1.end).right(0.8)
-        q = elm.NFet(bulk=False).reverse().anchor("gate").label("Q1 AO3400A", loc="right", fontsize=9)
-        d += q
-        d += elm.Resistor().at(gate.center).down().label("R2 100k", loc="bottom", fontsize=9)
-        d += elm.Ground()
-        d += elm.Line().at(q.source).down(0.5)
-        d += elm.Ground()
-        d += elm.Line().at(q.drain).up(0.5)
-        d += elm.Tag().up().label("IR_SINK", fontsize=9)
+        # IR LED drivers: a logic-level MOSFET switches the low side of the LEDs at the carrier; Q2 the second hole
+        # beam's LED at 56 kHz, so that the two hole receivers (38 and 56 kHz) do not see each other's LED.
+        for at, names, pwm, sink in (((2.5, -5), ("Q1", "R1", "R2"), "IR_PWM", "IR_SINK"),
+                                     ((2.5, -12.5), ("Q2", "R23", "R24"), "IR_PWM2", "IR_SINK2")):  # fmt: skip
+            r1 = elm.Resistor().at(at).right().label(f"{names[1]} 220", fontsize=9)
+            d += r1
+            d += elm.Tag().at(r1.start).left().label(pwm, fontsize=9)
+            d += (gate := elm.Dot().at(r1.end))
+            d += elm.Line().at(r1.end).right(0.8)
+            q = elm.NFet(bulk=False).reverse().anchor("gate").label(f"{names[0]} AO3400A", loc="right", fontsize=9)
+            d += q
+            d += elm.Resistor().at(gate.center).down().label(f"{names[2]} 100k", loc="bottom", fontsize=9)
+            d += elm.Ground()
+            d += elm.Line().at(q.source).down(0.5)
+            d += elm.Ground()
+            d += elm.Line().at(q.drain).up(0.5)
+            d += elm.Tag().up().label(sink, fontsize=9)
         # the two hole beams at 90°, OR-ed into the hole input: broken when either is broken. A 74HC132 (NAND gates
         # with Schmitt-trigger inputs): a receiver's edge takes microseconds through its cable, more than a plain
         # 74HC input allows (electrical.py). Gates A and B invert each beam, gate C is NAND(not A, not B) = A or B.
@@ -169,7 +176,7 @@ def box(profile: dict[str, Any]) -> str:
             x = 12 + 2.0 * k
             d += elm.Tag().at((x, -4)).up().label(f"{name.upper()}_LED-", fontsize=8)
             d += elm.Resistor().at((x, -4)).down().label(f"R{3 + k} {r}", loc="bottom", fontsize=8)
-            d += elm.Tag().down().label("IR_SINK", fontsize=8)
+            d += elm.Tag().down().label(LED_SINK.get(name, "IR_SINK"), fontsize=8)
         # pull-ups on the multiplexer signals
         for k in range(len(sigs)):
             x = 26 + 1.8 * k
@@ -312,7 +319,7 @@ def board(profile: dict[str, Any]) -> str:
             ],
             edgepadW=3.0,
             edgepadH=0.8,
-        ).label("TSSP4038", "center", fontsize=10)
+        ).label("TSSP4038\n(hole2: TSSP4056)", "center", fontsize=10)
         d += rx.right().at((14, -13))
         d += elm.Line().at(rx.VS).left(0.8)
         d += (vs := elm.Dot())
@@ -329,6 +336,11 @@ def board(profile: dict[str, Any]) -> str:
         d += elm.Tag().at(led.start).left().label("+5V", fontsize=9)
         d += elm.Tag().at(led.end).right().label("LED-", fontsize=9)
         d += elm.Label().at((24, -19)).label("(its resistor is in the box)", fontsize=9)
+        d += (
+            elm.Label()
+            .at((24, -14))
+            .label("hole, hole2: the receiver 30 mm behind\na 2 mm bore (a black tube)", fontsize=9)
+        )
     return _svg(d)
 
 

@@ -7,7 +7,7 @@
     next_boot_id(path) -> int    persisted boot counter (random >= 2**30 when the file cannot be written)
 
 Effective config keys: board_id, profile, board, port, has_wifi (the profile's "wifi": bool), led,
-safe_mode_pin, ir_carrier, watchdog_ms, heartbeat_ms, outbox_size, wifi {ssid, password},
+safe_mode_pin, ir_carrier, ir_carrier2 (a second carrier or None), watchdog_ms, heartbeat_ms, outbox_size, wifi {ssid, password},
 mqtt {host, port, user, password, tls}, sensors [list in profile order]. A bad profile raises
 ConfigError (a build bug); a bad override never applies: load() skips it with a message, set()
 refuses it and leaves memory and flash unchanged.
@@ -109,7 +109,8 @@ def _known(d, allowed, what):
             raise ConfigError(what + ": unknown setting " + _show(k))
 
 
-PROFILE_KEYS = ("profile", "board", "port", "wifi", "led", "safe_mode_pin", "ir_carrier", "watchdog_ms", "sensors")
+PROFILE_KEYS = ("profile", "board", "port", "wifi", "led", "safe_mode_pin", "ir_carrier", "ir_carrier2", "watchdog_ms",
+                "sensors")
 BEAM_KEYS = ("name", "kind", "pin", "pull", "invert", "min_pulse_us", "min_gap_us", "stuck_ms", "counter",
              "rebound_ms", "max_pass_ms")  # fmt: skip
 HALL_KEYS = ("name", "kind", "count", "pins", "mux", "active_low", "settle_ms", "quadrants", "rest_window_ms")
@@ -206,15 +207,10 @@ def check(d):
     safe = d.get("safe_mode_pin")
     if safe is not None:
         _pin(safe, "safe_mode_pin")
-    ir = d.get("ir_carrier")
-    ir_pin = None
-    if ir is not None:
-        if not isinstance(ir, dict):
-            raise ConfigError("ir_carrier must be an object {pin, freq_hz, duty_u16} or null")
-        _known(ir, ("pin", "freq_hz", "duty_u16"), "ir_carrier")
-        ir_pin = _pin(ir.get("pin"), "ir_carrier.pin")
-        _int(ir.get("freq_hz"), "ir_carrier.freq_hz", 1000, 100000)
-        _int(ir.get("duty_u16"), "ir_carrier.duty_u16", 0, 65535)
+    ir_pin = _carrier(d.get("ir_carrier"), "ir_carrier")
+    ir2_pin = _carrier(d.get("ir_carrier2"), "ir_carrier2")
+    if ir2_pin is not None and ir2_pin == ir_pin:
+        raise ConfigError("ir_carrier2.pin " + str(ir2_pin) + " is also ir_carrier's pin")
     _int(d.get("watchdog_ms"), "watchdog_ms", 1000, 8388 if port == "rp2" else 60000)
     _ident(d.get("board_id"), "board_id", 32)
     _int(d.get("heartbeat_ms"), "heartbeat_ms", 1000, 3600000)
@@ -247,10 +243,23 @@ def check(d):
         if s["name"] in names:
             raise ConfigError("two sensors are named " + s["name"])
         names.append(s["name"])
-    for what, p in (("led", led), ("safe_mode_pin", safe), ("ir_carrier.pin", ir_pin)):
+    for what, p in (("led", led), ("safe_mode_pin", safe), ("ir_carrier.pin", ir_pin), ("ir_carrier2.pin", ir2_pin)):
         if _is_int(p) and p in pins:
             raise ConfigError(what + " " + str(p) + " is also used by " + pins[p])
     return d
+
+
+def _carrier(ir, what):
+    """An IR carrier {pin, freq_hz, duty_u16} or None; its pin."""
+    if ir is None:
+        return None
+    if not isinstance(ir, dict):
+        raise ConfigError(what + " must be an object {pin, freq_hz, duty_u16} or null")
+    _known(ir, ("pin", "freq_hz", "duty_u16"), what)
+    pin = _pin(ir.get("pin"), what + ".pin")
+    _int(ir.get("freq_hz"), what + ".freq_hz", 1000, 100000)
+    _int(ir.get("duty_u16"), what + ".duty_u16", 0, 65535)
+    return pin
 
 
 def _merge(base, over):
@@ -274,7 +283,7 @@ def effective(profile, user):
     for k in profile:
         if k not in PROFILE_KEYS:
             raise ConfigError("profile: unknown setting " + _show(k))
-    for k in ("profile", "board", "port", "led", "safe_mode_pin", "ir_carrier", "watchdog_ms"):
+    for k in ("profile", "board", "port", "led", "safe_mode_pin", "ir_carrier", "ir_carrier2", "watchdog_ms"):
         d[k] = profile.get(k)
     d["has_wifi"] = profile.get("wifi")
     d["sensors"] = _copy(profile.get("sensors"))

@@ -155,6 +155,29 @@ try:
 except config.ConfigError as e:
     assert "nope.json" in str(e)
 """,
+    "second_carrier": """
+base = json.loads(text(PROF + "/bench.json"))
+def load_with(**kw):
+    p = dict(base)
+    p.update(kw)
+    with open(PROF + "/two.json", "w") as f:
+        f.write(json.dumps(p))
+    return config.load(PROF, "two", USER)[0]
+ir = {"pin": 27, "freq_hz": 38000, "duty_u16": 16384}
+c = load_with(ir_carrier=ir, ir_carrier2={"pin": 28, "freq_hz": 56000, "duty_u16": 16384})
+assert c.data["ir_carrier2"]["freq_hz"] == 56000 and c.data["ir_carrier"]["pin"] == 27
+assert load_with(ir_carrier=ir).data["ir_carrier2"] is None  # a profile without it: one carrier, as before
+for bad, why in (({"pin": 27, "freq_hz": 56000, "duty_u16": 16384}, "ir_carrier's pin"),
+                 ({"pin": 2, "freq_hz": 56000, "duty_u16": 16384}, "also used by hole"),
+                 ({"pin": 28, "freq_hz": 560000, "duty_u16": 16384}, "ir_carrier2.freq_hz"),
+                 ({"pin": 28, "freq_hz": 56000}, "ir_carrier2.duty_u16"),
+                 (56000, "ir_carrier2 must be an object")):
+    try:
+        load_with(ir_carrier=ir, ir_carrier2=bad)
+        raise SystemExit("accepted " + repr(bad))
+    except config.ConfigError as e:
+        assert why in str(e), (why, str(e))
+""",
     "boot_id_increments": """
 p = D + "/boot_id"
 assert [config.next_boot_id(p) for i in range(3)] == [1, 2, 3]

@@ -51,8 +51,9 @@ def pin_uses(p: dict[str, Any]) -> list[tuple[str, int, str]]:
     uses = [("safe_mode_pin", p["safe_mode_pin"], "in")]
     if isinstance(p["led"], int):
         uses.append(("led", p["led"], "out"))
-    if p.get("ir_carrier"):
-        uses.append(("ir_carrier", p["ir_carrier"]["pin"], "out"))
+    for k in ("ir_carrier", "ir_carrier2"):
+        if p.get(k):
+            uses.append((k, p[k]["pin"], "out"))
     for s in p["sensors"]:
         if s["kind"] == "beam":
             uses.append((s["name"], s["pin"], "in"))

@@ -209,7 +209,7 @@ def test_a_mosfet_whose_threshold_reaches_3_v_is_refused(monkeypatch: pytest.Mon
 def test_led_currents_stay_within_the_tsal6200_ratings() -> None:
     for led in (*electrical.LEDS, electrical.HOLE2):
         assert led.peak_ma("high") < electrical.TSAL6200_IF_MAX / 2
-        assert led.peak_ma("low") > 2.0
+        assert led.peak_ma("low") > (2.0 if led.name.startswith("ditch") else 0.25)
     assert electrical.total_peak_ma() < 150
     assert electrical.carrier_fundamental() == pytest.approx(2 / math.pi * math.sin(math.pi / 4))
 
@@ -232,9 +232,14 @@ def test_the_schematic_draws_the_profile_pins_and_every_connector() -> None:
     profile = json.loads((HARDWARE / "profiles" / "pico_w.json").read_text())
     box = (HARDWARE / "schematic.svg").read_text()
     hall = next(s for s in profile["sensors"] if s["kind"] == "hall")
-    for pin in [*hall["mux"]["select"], *hall["mux"]["signal"], profile["ir_carrier"]["pin"]]:
+    for pin in [
+        *hall["mux"]["select"],
+        *hall["mux"]["signal"],
+        profile["ir_carrier"]["pin"],
+        profile["ir_carrier2"]["pin"],
+    ]:
         assert f">GP{pin}<" in box
-    for name in ("J_HOLE", "J_DITCH1", "J_DITCH4", "J_HOLE2", "J_Q1", "J_Q4", "Q1 AO3400A"):
+    for name in ("J_HOLE", "J_DITCH1", "J_DITCH4", "J_HOLE2", "J_Q1", "J_Q4", "Q1 AO3400A", "Q2 AO3400A", "IR_PWM2"):
         assert f">{name}<" in box
     assert "SM351RT" in (HARDWARE / "schematic_board.svg").read_text()
 
@@ -275,6 +280,54 @@ def test_the_slide_holds_two_twenties_and_the_rebound_window_covers_a_bounce(geo
         starts.append(rb["start_ms"])
     assert max(starts) + 10 <= mechanics.REBOUND_MS <= 100, (starts, mechanics.REBOUND_MS)
     assert f'"rebound_ms": {mechanics.REBOUND_MS}' in (HARDWARE / "README.md").read_text()
+
+
+# ---- the two hole beams' cross-talk ------------------------------------------------------------------------------
+
+
+def test_an_upright_puck_scatters_the_other_hole_led_into_a_blocked_receiver_before_the_fix() -> None:
+    """The issue's case: both hole beams on 38 kHz, the receivers in plain holes, 1 kΩ: the own LED reaches about a
+    thousand times the threshold, and the other LED's light off an upright puck's face keeps the blocked receiver
+    lit, hundreds of times over."""
+    before = electrical.crosstalk(electrical.HOLE_BEFORE)
+    assert before["clear"] > 500 and before["crosstalk"] > 100, before
+
+
+def test_the_second_carrier_apertures_and_lower_current_leave_margin_both_ways() -> None:
+    """After: a clear beam reads clear with more than 10 times the least sensitive receiver's threshold at the lowest
+    LED current, and the scattered light of the other LED, through the other receiver's band-pass, stays under a
+    fifth of the most sensitive receiver's threshold at the highest. Neither the second carrier nor the apertures and
+    the lower current do it alone."""
+    after = electrical.crosstalk(electrical.HOLE_AFTER)
+    assert after["clear"] >= 10 and after["crosstalk"] <= 0.2, after
+    steps = [electrical.crosstalk(o)["crosstalk"] for o in electrical.HOLE_STEPS.values()]
+    assert steps[1] > 1 and steps[2] > 0.5, steps  # one fix alone: over the threshold, or under it by less than 2
+    assert electrical.HOLE_AFTER.led == electrical.LEDS[0] and electrical.HOLE2.resistor == electrical.LEDS[0].resistor
+
+
+def test_the_band_pass_counts_every_harmonic_and_the_model_answers_the_geometry() -> None:
+    """A matched carrier at 25 % duty drives the receiver at 0.71 of its 50 % test signal; the other carrier, with
+    every harmonic at the off-band response, at 0.19. The puck's light grows as the receiver's cone opens and with
+    the LED current; a receiver flush with the wall sees the whole tube."""
+    assert electrical.carrier_drive(38000, 38000) > 0.7
+    assert electrical.carrier_drive(56000, 38000) == pytest.approx(0.185, abs=0.005)
+    assert electrical.carrier_drive(38000, 56000) == pytest.approx(0.185, abs=0.005)
+    o = electrical.HOLE_AFTER
+    wide = electrical.HoleOptics(o.led, 3.0, 15.0, o.carriers)
+    bright = electrical.HoleOptics(electrical.Led("hole", 1000.0), o.aperture_mm, o.setback_mm, o.carriers)
+    assert electrical.puck_scatter(wide, 2.0) > 2 * electrical.puck_scatter(o, 2.0)
+    assert electrical.puck_scatter(bright, 2.0) == pytest.approx(10 * electrical.puck_scatter(o, 2.0), rel=0.15)
+    assert electrical.HOLE_BEFORE.acceptance_deg() == 90.0
+
+
+def test_the_profiles_drive_the_second_hole_beam_at_56_khz_on_a_pin_of_its_own() -> None:
+    for name in ("pico_w", "esp32_devkit"):
+        p = json.loads((HARDWARE / "profiles" / f"{name}.json").read_text())
+        assert p["ir_carrier"]["freq_hz"] == electrical.CARRIER_A_HZ, name
+        assert p["ir_carrier2"]["freq_hz"] == electrical.CARRIER_B_HZ, name
+        assert p["ir_carrier2"]["pin"] != p["ir_carrier"]["pin"], name
+    readme = (HARDWARE / "README.md").read_text()
+    assert "TSSP4056" in readme and "56 kHz" in readme
 
 
 def test_a_second_twenty_is_read_as_a_bounce_only_when_it_rides_in_on_the_first(geo: dict[str, Any]) -> None:

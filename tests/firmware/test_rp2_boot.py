@@ -64,11 +64,14 @@ def test_the_reset_cause_in_hello() -> None:
         assert host.hello().fields["rst"] == "watchdog"
 
 
-def test_the_ir_carrier_on_its_pin() -> None:
-    """The IR LEDs' carrier, measured on the output pin from its edges: the profile's frequency and duty."""
-    ir = load_profile("pico_w")["ir_carrier"]
+def test_the_ir_carriers_on_their_pins() -> None:
+    """The IR LEDs' carriers, measured on the output pins from their edges: the profile's frequency and duty, 38 kHz
+    on GP27 and 56 kHz on GP28 at once (two PWM slices: the second hole beam's own carrier)."""
+    profile = load_profile("pico_w")
     with Pico(flash=flashed("pico_w")) as board, Host(board) as host:
         host.hello()
-        freq, duty = board.ir_carrier()
-        assert freq == pytest.approx(ir["freq_hz"], rel=0.01)
-        assert duty == pytest.approx(ir["duty_u16"] / 65536, abs=0.01)
+        for second, ir in ((False, profile["ir_carrier"]), (True, profile["ir_carrier2"])):
+            freq, duty = board.ir_carrier(second)
+            assert freq == pytest.approx(ir["freq_hz"], rel=0.01), second
+            assert duty == pytest.approx(ir["duty_u16"] / 65536, abs=0.01), second
+        assert profile["ir_carrier2"]["freq_hz"] != profile["ir_carrier"]["freq_hz"]

@@ -31,7 +31,7 @@ Parts (host/sim/rp2/parts.py says how each is modelled). A "line" is a GPIO 0-29
     play(scenario, t0_us=None) -> float     the simulated board's scenario format (host/sim/rp2/scenario.py)
     output(pin) -> 0 | 1 | None             the level the firmware drives (None: not an output)
     pin(pin) -> dict                        output, out, in, func, pull, as the chip sees them
-    ir_carrier() -> (freq_hz, duty)         measured on the profile's IR carrier pin
+    ir_carrier(second=False) -> (freq_hz, duty)  measured on the profile's IR carrier pin (or ir_carrier2's)
 
 Faults a test injects.
     hold_irq(start_us, end_us)              the GPIO interrupt held off, as a long critical section holds it: the

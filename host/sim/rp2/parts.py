@@ -14,7 +14,8 @@ pads), and reads 0 when it has neither.
     with /E high the signal pin floats to its pull. Any number of chips share the select lines (`signal`: a pin
     or a list of pins, 16 segments each; `count` says how many segments are wired).
   - The safe-mode button: a push button from `safe_mode_pin` to GND (pressed: 0; released: the line floats).
-  - The IR carrier (`ir_carrier.pin`): an output the emulator measures (frequency and duty, from its edges).
+  - The IR carriers (`ir_carrier.pin`, `ir_carrier2.pin`): outputs the emulator measures (frequency and duty, from
+    their edges).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class Wiring:
     muxes: tuple[dict[str, Any], ...] = ()  # for the emulator: {"select", "enable", "signals"}
     safe_mode_pin: int | None = None
     ir_pin: int | None = None
+    ir2_pin: int | None = None  # the second carrier (the second hole beam's 56 kHz LED)
 
     def beam(self, name: str) -> Beam:
         try:
@@ -155,4 +157,5 @@ def wiring(profile: str | Path | dict[str, Any]) -> Wiring:
         muxes=tuple(muxes),
         safe_mode_pin=p.get("safe_mode_pin"),
         ir_pin=ir.get("pin") if isinstance(ir, dict) else None,
+        ir2_pin=ir2.get("pin") if isinstance(ir2 := p.get("ir_carrier2"), dict) else None,
     )

@@ -116,7 +116,7 @@ class Pico:
             self._call(
                 "configure",
                 muxes=list(self.wiring.muxes),
-                watch=[] if self.wiring.ir_pin is None else [self.wiring.ir_pin],
+                watch=[p for p in (self.wiring.ir_pin, self.wiring.ir2_pin) if p is not None],
             )
             self.drive(self.wiring.idle())
             if pace != "hold":
@@ -340,12 +340,13 @@ class Pico:
         """A GPIO as the chip sees it: output (bool), out, in, func (the IO_BANK0 function), pull."""
         return self._call("pin", pin=pin)
 
-    def ir_carrier(self) -> tuple[float, float | None]:
-        """(frequency in Hz, duty 0..1) measured on the profile's IR carrier pin over its last 16 periods; (0, None)
-        while the pin does not toggle."""
-        if self.wiring.ir_pin is None:
-            raise RigError(f"profile {self.wiring.profile} has no ir_carrier")
-        m = self._call("pwm", pin=self.wiring.ir_pin)
+    def ir_carrier(self, second: bool = False) -> tuple[float, float | None]:
+        """(frequency in Hz, duty 0..1) measured on the profile's IR carrier pin (`second`: ir_carrier2's) over its
+        last 16 periods; (0, None) while the pin does not toggle."""
+        pin = self.wiring.ir2_pin if second else self.wiring.ir_pin
+        if pin is None:
+            raise RigError(f"profile {self.wiring.profile} has no {'ir_carrier2' if second else 'ir_carrier'}")
+        m = self._call("pwm", pin=pin)
         return float(m["freq_hz"]), None if m["duty"] is None else float(m["duty"])
 
     # -- USB, resets, flash ---------------------------------------------------------------------------------------
