@@ -125,7 +125,7 @@ def box(profile: dict[str, Any]) -> str:
         # IR LED drivers: a logic-level MOSFET switches the low side of the LEDs at the carrier; Q2 the second hole
         # beam's LED at 56 kHz, so that the two hole receivers (38 and 56 kHz) do not see each other's LED.
         for at, names, pwm, sink in (((2.5, -5), ("Q1", "R1", "R2"), "IR_PWM", "IR_SINK"),
-                                     ((2.5, -12.5), ("Q2", "R23", "R24"), "IR_PWM2", "IR_SINK2")):  # fmt: skip
+                                     ((2.5, 10.5), ("Q2", "R23", "R24"), "IR_PWM2", "IR_SINK2")):  # fmt: skip
             r1 = elm.Resistor().at(at).right().label(f"{names[1]} 220", fontsize=9)
             d += r1
             d += elm.Tag().at(r1.start).left().label(pwm, fontsize=9)
