@@ -293,14 +293,7 @@ def run(profile, root="/"):
             m = d["mqtt"]
             mqtt = Link(d["board_id"], m["host"], m["port"], d["wifi"]["ssid"], d["wifi"]["password"],
                         m["user"], m["password"])
-    # The IR LEDs are driven with a carrier for the modulated receivers: 38 kHz, and on a board whose second hole beam
-    # has its own 56 kHz LED and receiver (no cross-talk in the tube: hardware/README.md), a second PWM pin.
-    for k in ("ir_carrier", "ir_carrier2"):
-        ir = d.get(k)
-        if ir:
-            pwm = machine.PWM(machine.Pin(ir["pin"]))
-            pwm.freq(ir["freq_hz"])
-            pwm.duty_u16(ir["duty_u16"])
+    pins.start_carriers(d)
     app = App(cfg, pins, config.next_boot_id(root + "boot_id"), _reset_cause(), SerialLink(), mqtt)
     for p in problems:
         app.fault("config", p)

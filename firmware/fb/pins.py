@@ -100,6 +100,18 @@ def make_output(pin_no, value=0):
     return Pin(pin_no, Pin.OUT, value=value)
 
 
+def start_carriers(d):
+    """The IR LEDs' carriers for the modulated receivers, a PWM each: the profile's ir_carrier (38 kHz), and
+    ir_carrier2 when it has one (the second hole beam's 56 kHz LED: no cross-talk in the tube, hardware/README.md).
+    Here, not in fb.app: the app's own module stays as small as the heap wants it."""
+    for k in ("ir_carrier", "ir_carrier2"):
+        ir = d.get(k)
+        if ir:
+            pwm = machine.PWM(Pin(ir["pin"]))
+            pwm.freq(ir["freq_hz"])
+            pwm.duty_u16(ir["duty_u16"])
+
+
 class PinPort:
     """read(): the levels of several input pins as one number, bit k for pins[k], reading each pin in turn."""
 
