@@ -31,7 +31,7 @@ BEAM_DEFAULTS = {
     "rebound_ms": 0,
     "max_pass_ms": 0,
 }
-HALL_DEFAULTS = {"pins": None, "mux": None, "active_low": True, "settle_ms": 30, "quadrants": 4, "rest_window_ms": 2500}
+HALL_DEFAULTS = {"pins": None, "mux": None, "active_low": True, "settle_ms": 30, "quadrants": 4, "rest_window_ms": 2500, "puck_max": 3}
 USER_DEFAULTS = {
     "board_id": "flickboard",
     "heartbeat_ms": 10000,
@@ -113,7 +113,9 @@ PROFILE_KEYS = ("profile", "board", "port", "wifi", "led", "safe_mode_pin", "ir_
                 "sensors")
 BEAM_KEYS = ("name", "kind", "pin", "pull", "invert", "min_pulse_us", "min_gap_us", "stuck_ms", "counter",
              "rebound_ms", "max_pass_ms")  # fmt: skip
-HALL_KEYS = ("name", "kind", "count", "pins", "mux", "active_low", "settle_ms", "quadrants", "rest_window_ms")
+HALL_KEYS = (
+    "name", "kind", "count", "pins", "mux", "active_low", "settle_ms", "quadrants", "rest_window_ms", "puck_max"
+)
 
 
 def check_sensor(s, port):
@@ -158,6 +160,7 @@ def check_sensor(s, port):
         _int(s["settle_ms"], w + ".settle_ms", 0, 10000)
         _int(s["rest_window_ms"], w + ".rest_window_ms", 100, 60000)
         _int(s["quadrants"], w + ".quadrants", 1, 4)
+        _int(s["puck_max"], w + ".puck_max", 1, 16)
         pins, mux = s["pins"], s["mux"]
         if (pins is None) == (mux is None):
             raise ConfigError(w + ": give exactly one of pins (direct) or mux (74HC4067)")

@@ -54,6 +54,8 @@ from fb.ring import EDGE_MASK, EdgeIrq, Ring
 
 SELECT_SETTLE_US = 5  # after changing a 74HC4067's select lines, before reading its signal pin
 SCAN_US = 10000  # how often the hall strips are scanned: a puck rests for hundreds of ms, settle_ms is 60
+# A puck's sensors all go off within a few ms when it is flicked; their settled states can change a scan or two apart.
+SAME_PUCK_US = 50000
 CHATTER_EVERY_US = 1000000  # at most one `chatter` event per beam per second: a flickering beam cannot flood the outbox
 # How long a beam's hardware count and IRQ count must both stand still before a difference between them counts as lost
 # edges (Reconciler). Far longer than any IRQ's delay (µs for the RP2040's hard IRQs, one main-loop pass for the ESP32's
@@ -278,7 +280,17 @@ class HallStrip:
         # rested[i]: 1 + the segment its baseline_rest named, while a puck that came to rest covers segment i (its
         # leaving is its removal, not a shot); 0 elsewhere.
         self.rested = bytearray(n)
-        self._runs = []  # the pucks of the last change: (first, last) segment runs
+        # The most neighbouring sensors one puck turns on (hardware/hall_pairs.py gives it for the strip's design):
+        # a wider run is pucks side by side.
+        self.puck_max = cfg.get("puck_max", 3)
+        self._runs = []  # the runs of the last change: (first, last, how many pucks it holds)
+        self._left_t = None  # when the last puck left that was not a rested one's removal, and its sensors
+        self._left_a = 0
+        self._left_b = 0
+        self._came_t = None  # when the last puck came to rest, its sensors and its segment
+        self._came_a = 0
+        self._came_b = 0
+        self._came_seg = 0
         self._slot = -1  # the SCAN_US period of the last scan
         self._f = {"q": 0, "seg": 0}
 
@@ -338,7 +350,8 @@ class HallStrip:
                     changed = True
             self._ch = 8  # where the Gray code ends (the next scan's first step goes back to 0)
         if first:
-            self._runs = self.runs()
+            m = self.puck_max
+            self._runs = [(a, b, 1 if b - a < m else 1 + (b - a) // m) for a, b in self.runs()]
         elif changed:
             self._pucks(self.runs())
 
@@ -382,7 +395,8 @@ class HallStrip:
 
     def runs(self):
         """The pucks on the strip: runs of neighbouring occupied segments, each within one quadrant, as
-        (first, last). A puck's magnet switches one to three neighbouring sensors."""
+        (first, last). A puck's magnet switches one to three neighbouring sensors (or, centred over a sensor of an
+        in-plane strip, the two either side of it alone: two runs; see _pucks)."""
         out = []
         start = -1
         for i in range(self.count):
@@ -400,56 +414,150 @@ class HallStrip:
         return out
 
     def _pucks(self, now_runs):
-        """Events for the pucks that left (a run with no overlap in the new runs) and arrived (the reverse), in
-        time order. A run that only grew, shrank or moved by a sensor is the same puck (it wobbles)."""
+        """Events for the pucks that left and arrived since the last change, in time order.
+
+        Each run of the last change carries how many pucks it holds (self._runs: (first, last, pucks)). One puck
+        turns on at most puck_max neighbouring sensors (hardware/hall_pairs.py measures it on the field model), so
+        a run wider than that holds two pucks or more: pucks side by side. Old and new runs that overlap are the same
+        pucks (they wobble, and a run can split or merge as they settle), unless the new runs can hold fewer pucks
+        than the old ones held: a run of pucks side by side that shrinks to puck_max or fewer sensors is down to one,
+        and the one at the end that lost sensors left (a shot from beside a resting puck); when runs merge into one
+        no wider than a puck, the old run that kept the least of its sensors left. A run that grows wider than its
+        pucks can cover has gained one, at the end that grew."""
         since = self.since
+        stable = self.stable
         rested = self.rested
-        gone = []
-        for a, b in self._runs:
-            if not _overlaps(a, b, now_runs):
-                t = since[a]
-                for j in range(a, b + 1):
-                    if since[j] > t:
-                        t = since[j]
-                gone.append((t, a, b))
-        came = []
-        for a, b in now_runs:
-            if not _overlaps(a, b, self._runs):
-                t = since[a]
-                for j in range(a, b + 1):
-                    if since[j] < t:
-                        t = since[j]
-                came.append((t, a, b))
-            else:  # the same puck: a rested one stays rested, with its segment, across its new sensors
-                anchor = 0
-                for j in range(a - 1 if a else a, b + 2 if b + 1 < self.count else b + 1):
-                    if rested[j]:
-                        anchor = rested[j]
-                if anchor:
-                    for j in range(a, b + 1):
-                        rested[j] = anchor
-        for t, a, b in gone:
+        old = self._runs
+        m = self.puck_max
+        gone = []  # (t, first, last, anchor): a puck left; it covered first..last
+        came = []  # (t, first, last): a puck arrived
+        new = []
+        i = j = 0
+        no = len(old)
+        nn = len(now_runs)
+        while i < no or j < nn:
+            # One group of overlapping old and new runs (each list is sorted and its runs disjoint).
+            i0, j0 = i, j
+            if j >= nn or (i < no and old[i][0] <= now_runs[j][0]):
+                hi = old[i][1]
+                i += 1
+            else:
+                hi = now_runs[j][1]
+                j += 1
+            while True:
+                if i < no and old[i][0] <= hi:
+                    if old[i][1] > hi:
+                        hi = old[i][1]
+                    i += 1
+                elif j < nn and now_runs[j][0] <= hi:
+                    if now_runs[j][1] > hi:
+                        hi = now_runs[j][1]
+                    j += 1
+                else:
+                    break
+            if i == i0:  # new runs only: pucks arrived
+                for a, b in now_runs[j0:j]:
+                    came.append((_first(since, stable, a, b), a, b))
+                    new.append((a, b, 1 if b - a < m else 1 + (b - a) // m))
+                continue
+            if j == j0:  # old runs only: pucks left
+                for c, d, _k in old[i0:i]:
+                    gone.append((_last(since, c, d), c, d, _take_anchor(rested, c, d)))
+                continue
+            pucks = 0
+            for k in range(i0, i):
+                pucks += old[k][2]
+            oa = old[i0][0]
+            ob = old[i - 1][1]
+            na = now_runs[j0][0]
+            nb = now_runs[j - 1][1]
+            if j - j0 == 1:
+                ks = [1 if nb - na < m else max(pucks, 1 + (nb - na) // m)]
+            else:
+                ks = [1 if b - a < m else 1 + (b - a) // m for a, b in now_runs[j0:j]]
+                short = pucks - sum(ks)
+                if short > 0:  # pucks side by side whose run split as they settled: the wide part holds them
+                    for k in range(len(ks)):
+                        a, b = now_runs[j0 + k]
+                        if b - a >= m:
+                            ks[k] += short
+                            break
+            held = sum(ks)
+            if held < pucks:  # a puck left
+                if i - i0 == 1:  # from the end that lost sensors
+                    if ob - nb >= na - oa:
+                        lo, hi = (nb + 1, ob) if nb < ob else (ob, ob)
+                    else:
+                        lo, hi = (oa, na - 1) if oa < na else (oa, oa)
+                else:  # the old run that kept the least of its sensors
+                    lo = hi = -1
+                    best = 2.0
+                    for c, d, _k in old[i0:i]:
+                        kept = 0
+                        for a, b in now_runs[j0:j]:
+                            if a <= d and c <= b:
+                                kept += min(b, d) - max(a, c) + 1
+                        if kept / (d - c + 1) < best:
+                            best = kept / (d - c + 1)
+                            lo, hi = c, d
+                gone.append((_last(since, lo, hi), lo, hi, _take_anchor(rested, lo, hi, na, nb)))
+            elif held > pucks and i - i0 == 1 and j - j0 == 1:  # a puck joined at the end that grew
+                if nb - ob >= oa - na:
+                    came.append((_first(since, stable, ob + 1, nb), max(ob + 1, nb - m + 1), nb))
+                else:
+                    came.append((_first(since, stable, na, oa - 1), na, min(oa - 1, na + m - 1)))
+            for k in range(j - j0):
+                a, b = now_runs[j0 + k]
+                if ks[k] == 1:  # one puck: a rested one stays rested, with its segment, across its new sensors
+                    anchor = 0
+                    for c, d, kc in old[i0:i]:
+                        if c <= b and a <= d:
+                            if kc > 1:  # of pucks side by side, the one on these sensors
+                                c = max(a, c)
+                                d = min(b, d)
+                            for x in range(c, d + 1):
+                                if rested[x]:
+                                    anchor = rested[x]
+                    if anchor:
+                        for x in range(a, b + 1):
+                            rested[x] = anchor
+                new.append((a, b, ks[k]))
+        for t, a, b, anchor in gone:
             # A puck leaving the baseline. The host tells a shot from the removal of a puck that came to rest here
             # (the same segment as its baseline_rest); a removal does not restart the rest window, so the next
             # player placing a puck is not taken for a puck coming to rest.
-            anchor = 0
-            for j in range(a, b + 1):
-                if rested[j]:
-                    anchor = rested[j]
-                    rested[j] = 0
+            # What leaves within SAME_PUCK_US of a puck that just left, one free segment or none from its sensors, is
+            # that puck: its sensors settle a scan apart, and a puck centred over a sensor it leaves off lights the
+            # two either side of it as two runs.
+            lt = self._left_t
+            if lt is not None and t - lt <= SAME_PUCK_US and a <= self._left_b + 2 and b >= self._left_a - 2:
+                continue
+            self._left_t = t
+            self._left_a = a
+            self._left_b = b
             if anchor:
                 self._say("shot_start", t, anchor - 1)
             else:
                 self.shot_at = t
                 self._say("shot_start", t, (a + b) // 2)
         for t, a, b in came:
-            # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot.
+            # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot. What arrives
+            # within SAME_PUCK_US of a puck that came to rest, one free segment or none from it, is that puck.
+            ct = self._came_t
+            if ct is not None and t - ct <= SAME_PUCK_US and a <= self._came_b + 2 and b >= self._came_a - 2:
+                for j in range(a, b + 1):
+                    rested[j] = self._came_seg + 1
+                continue
             if self.shot_at is not None and t - self.shot_at <= self.rest_window:
                 seg = (a + b) // 2
                 for j in range(a, b + 1):
                     rested[j] = seg + 1
+                self._came_t = t
+                self._came_a = a
+                self._came_b = b
+                self._came_seg = seg
                 self._say("baseline_rest", t, seg)
-        self._runs = now_runs
+        self._runs = new
 
     def rebase(self, d):
         since = self.since
@@ -457,6 +565,10 @@ class HallStrip:
             since[i] -= d
         if self.shot_at is not None:
             self.shot_at -= d
+        if self._left_t is not None:
+            self._left_t -= d
+        if self._came_t is not None:
+            self._came_t -= d
         self._slot = -1
 
     def _say(self, kind, t_us, seg):
@@ -470,10 +582,50 @@ class HallStrip:
 
 
 def _overlaps(a, b, runs):
-    for c, d in runs:
-        if c <= b and a <= d:
+    for r in runs:
+        if r[0] <= b and a <= r[1]:
             return True
     return False
+
+
+def _overlaps_n(a, b, runs):
+    n = 0
+    for r in runs:
+        if r[0] <= b and a <= r[1]:
+            n += 1
+    return n
+
+
+def _first(since, stable, a, b):
+    """When the earliest occupied segment of a..b became so."""
+    t = None
+    for j in range(a, b + 1):
+        if stable[j] and (t is None or since[j] < t):
+            t = since[j]
+    return since[a] if t is None else t
+
+
+def _last(since, a, b):
+    """When the latest of segments a..b last changed."""
+    t = since[a]
+    for j in range(a, b + 1):
+        if since[j] > t:
+            t = since[j]
+    return t
+
+
+def _take_anchor(rested, a, b, keep_a=0, keep_b=-1):
+    """The rest (1 + its segment) a puck that covered a..b came to, 0 if none; its sensors are no longer rested. A rest
+    whose segment lies in keep_a..keep_b is the puck still there (its mark spread to a neighbour's sensors while
+    the two settled): not this puck's."""
+    anchor = 0
+    for j in range(a, b + 1):
+        r = rested[j]
+        if r:
+            if not keep_a <= r - 1 <= keep_b:
+                anchor = r
+            rested[j] = 0
+    return anchor
 
 
 class Reconciler:
