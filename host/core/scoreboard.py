@@ -81,6 +81,7 @@ def scoreboard_doc(
         "notes": [{"entry": n, "text": t} for n, t in fold.notes],
         "sensor_events": fold.sensor_events,
         "in_effect": [a.n for a in fold.stack[-IN_EFFECT:]],
+        "strip_unseen": fold.strip_unseen,
         "board_link": link,
         "bridge": bridge,
     }

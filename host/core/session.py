@@ -84,6 +84,11 @@ class Fold:
     waiting: tuple[int, str] | None = None  # (n, why) when the queue's first event cannot be applied yet
     notes: list[tuple[int, str]] = field(default_factory=list)  # the latest informational notes
     sensor_events: int = 0
+    # The baseline strip: whether the board has one (its hello lists a hall sensor, or it sent a strip event), and
+    # how many beam passes came since its last strip event. Pucks the strip cannot see (no magnet, a magnet too weak
+    # or too deep) start their shots with no `shot_start`: the beams see them, the strip never does.
+    strip: bool = False
+    unseen: int = 0
     # A live session keeps only the newest entries in effect (`trim`): `base` of them were let go from the bottom
     # of the stack. The journal still has them; an undo or correction that reaches them raises NeedsHistory.
     keep: int | None = None
@@ -113,6 +118,7 @@ class Fold:
         return known
 
     KEEP_NOTES = 8
+    STRIP_BLIND_AFTER = 3  # beam passes without a strip event before the scoreboard says the strip sees no puck
     QUEUE_WINDOW = 1024
 
     @property
@@ -169,6 +175,7 @@ class Fold:
         """Fold one board event (journaled as entry `n`): queue it, then apply what can be applied."""
         self.entries = max(self.entries, n)
         self.sensor_events += 1
+        self._watch_strip(n, kind, fields)
         if self.spill is None and (len(self.queue) < self.QUEUE_WINDOW or self.reader is None):
             self.queue.append(Held(n, kind, dict(fields)))
         else:  # the window is full: this one waits in the journal only, read back in its turn
@@ -180,6 +187,32 @@ class Fold:
         if (self.queue and self.queue[-1].n == n) or (self.spill is not None and self.spill <= n):
             done.append(f"waiting: {self.waiting[1]}" if self.waiting else "queued behind a review")
         return Outcome(n, True, "; ".join(done) or kind, tuple(fx))
+
+    @property
+    def strip_unseen(self) -> str | None:
+        """The plain words for a board whose strip sees none of the pucks the beams see; None while it is fine."""
+        if not self.strip or self.unseen < self.STRIP_BLIND_AFTER:
+            return None
+        return (
+            f"the board's baseline strip has seen no puck while the beams saw {self.unseen}: these pucks' magnets are "
+            "not seen (pucks without a magnet, or one too weak or too deep; hardware/README.md). Shots do not start "
+            "by themselves: enter each one ('begin PLAYER')"
+        )
+
+    def _watch_strip(self, n: int, kind: str, fields: dict[str, Any]) -> None:
+        if kind == "hello":
+            sensors = fields.get("sn")
+            if isinstance(sensors, list):
+                self.strip = any(isinstance(x, dict) and x.get("k") == "hall" for x in sensors)
+        elif kind in ("shot_start", "baseline_rest"):
+            self.strip = True
+            self.unseen = 0
+        elif kind == "pass" and self.strip:
+            self.unseen += 1
+            if self.unseen == self.STRIP_BLIND_AFTER:
+                said = self.strip_unseen
+                assert said is not None
+                self._note(n, said)
 
     # -- the sensor queue
 

@@ -179,6 +179,9 @@ def big_view(
     dup = only_duplicates_text(doc)
     if dup:
         lines.append(_paint(f"REPEATS ONLY: {dup}", WARN, color))
+    unseen = doc.get("strip_unseen")
+    if isinstance(unseen, str):
+        lines.append(_paint(f"PUCKS NOT SEEN: {unseen}", WARN, color))
     lines.append("")
 
     points, label = _points(score) if game == "pichenotte" else _target_points(score, lang)

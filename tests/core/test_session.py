@@ -795,3 +795,39 @@ def test_a_review_holds_a_bounded_window_in_memory_and_reads_the_rest_back_in_or
     assert again.fold.notes[-1][0] == 5001 and "(4999 burst(s)" in again.fold.notes[-1][1]  # the last, read back
     assert again.fold.notes == ref.notes and again.fold.evidence == ref.evidence
     again.close()
+
+
+def test_a_board_whose_strip_sees_none_of_the_pucks_is_said_plainly(tmp_path: Path) -> None:
+    """Issue 33: pucks without a magnet (a player's own set) are invisible to the baseline strip, and nothing told the
+    scorer: shots simply did not start. A board whose hello lists a strip, whose beams see pucks while its strip sends
+    nothing, is now named on the scoreboard (`strip_unseen`, and a note), from the journal alone (a replay says the
+    same); one strip event clears it. A board without a strip never says it."""
+    s = new_session(tmp_path)
+    sn = [{"n": "hole", "k": "beam"}, {"n": "ditch1", "k": "beam"}, {"n": "baseline", "k": "hall", "c": 128}]
+    s.record("t1", 4, 1, "hello", {"fw": "1.0", "prof": "pico_w", "sn": sn, "rst": "power"})
+    assert s.submit("begin North").accepted  # the scorer starts the shots by hand: the strip said nothing
+    s.record("t1", 4, 2, "pass", {"n": "hole", "dur_us": 900})
+    s.record("t1", 4, 3, "pass", {"n": "ditch1", "dur_us": 4000})
+    assert scoreboard_doc("t1", s, {}, "now")["strip_unseen"] is None  # two pucks: not yet
+    s.record("t1", 4, 4, "pass", {"n": "hole", "dur_us": 800})
+    said = scoreboard_doc("t1", s, {}, "now")["strip_unseen"]
+    assert said is not None and "strip has seen no puck while the beams saw 3" in said and "begin PLAYER" in said
+    assert [t for _, t in s.fold.notes if "strip has seen no puck" in t] == [said]
+    from flickboard.displays.terminal import big_view
+
+    assert "PUCKS NOT SEEN: the board's baseline strip" in big_view(scoreboard_doc("t1", s, {}, "now"), width=200)
+    path = str(tmp_path / "j.jsonl")
+    s.close()
+    again = Session.resume(path)
+    assert scoreboard_doc("t1", again, {}, "now")["strip_unseen"] == said  # the journal says it again
+    again.record("t1", 4, 5, "shot_start", {"n": "baseline", "q": 3, "seg": 70})  # the strip sees a puck
+    assert scoreboard_doc("t1", again, {}, "now")["strip_unseen"] is None
+    again.close()
+
+    (tmp_path / "plain").mkdir()
+    plain = new_session(tmp_path / "plain")
+    plain.record("t2", 1, 1, "hello", {"fw": "1.0", "prof": "beams", "sn": sn[:2], "rst": "power"})
+    for k in range(5):
+        plain.record("t2", 1, 2 + k, "pass", {"n": "hole", "dur_us": 900})
+    assert scoreboard_doc("t2", plain, {}, "now")["strip_unseen"] is None
+    plain.close()
