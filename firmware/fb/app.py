@@ -22,8 +22,12 @@ import gc
 from fb import VERSION, compat, proto
 from fb.detect import Sensors
 from fb.outbox import Outbox
+from fb.ring import HEAD, TAIL
 
 PENDING = 8  # detector events that can wait for memory to encode them
+# The longest rest between two main-loop passes on the board while no edge waits (App.loop): an idle Pico spends a
+# fifth of its CPU instead of three fifths (docs/performance.md, figure 7); a host's command waits at most this long.
+REST_MS = 5
 
 LED_PATTERNS = {  # (period ms, on ms): the status LED per state
     "ok": (2000, 60),  # a short blink every 2 s: running, links fine
@@ -235,8 +239,14 @@ class App:
         if self.mqtt is not None and self.mqtt.client.is_connected():
             self.mqtt.publish(_payload(line), 0)
 
-    def loop(self, idle_ms=1):
-        """Run until a `reboot` command; the caller resets the board."""
+    def loop(self, idle_ms=1, rest_ms=None):
+        """Run until a `reboot` command; the caller resets the board. After each pass the loop sleeps idle_ms; the
+        board (run) lets it rest up to rest_ms while nothing waits: it looks at the interrupt ring every ms and runs
+        the next pass as soon as an edge is there. An idle pass costs most of a ms on a Pico (docs/performance.md,
+        figure 7), and nothing else needs one sooner: a beam's edges carry their own times, the strip is scanned
+        by the PIO, and a command from the host waits a few ms at most."""
+        ring = self.sensors.ring.m
+        rest = idle_ms if rest_ms is None else rest_ms
         while not self.dispatcher.reboot_requested:
             try:
                 self.step()
@@ -246,6 +256,10 @@ class App:
                 if self.wdt is not None:
                     self.wdt.feed()
             compat.sleep_ms(idle_ms)
+            k = idle_ms
+            while k < rest and ring[HEAD] == ring[TAIL] and not self._pend_n:
+                compat.sleep_ms(1)
+                k += 1
 
 
 def _reset_cause():
@@ -305,6 +319,6 @@ def run(profile, root="/"):
     # short-lived allocations (call frames of more than a few words among them) find room at once, and a pass
     # takes a third less time on the rp2 port (docs/performance.md).
     gc.collect()
-    app.loop()
+    app.loop(1, REST_MS)
     compat.sleep_ms(200)  # let the reboot reply leave
     machine.reset()

@@ -242,6 +242,7 @@ class HallStrip:
         self.select = []  # type: list
         self.signals = []  # type: list
         self._ch = -1
+        self.scanner = None  # a PIO + DMA scanner (fb.pins.MuxScanner), or None: the CPU scans
         if self.direct:
             self.pins = [backend.make_input(p, pull) for p in cfg["pins"]]
             self.port = backend.make_port(cfg["pins"], self.pins)
@@ -249,19 +250,25 @@ class HallStrip:
             mux = cfg["mux"]
             if mux.get("enable") is not None:
                 backend.make_output(mux["enable"], 0)  # 74HC4067 /E is active low
-            self.select = [backend.make_output(p, 0) for p in mux["select"]]
             sig = mux["signal"]
             if isinstance(sig, int):
                 sig = [sig]
             if 16 * len(sig) < n:
                 raise ValueError(self.name + ": " + str(n) + " segments need " + str((n + 15) // 16) + " mux signals")
             self.signals = [backend.make_input(p, pull) for p in sig]
+            # On an RP2040 a PIO state machine and a DMA channel walk the multiplexers (fb.pins.make_mux_scanner);
+            # elsewhere (the ESP32, the simulated board) the CPU does, below.
+            make = getattr(backend, "make_mux_scanner", None)
+            if make is not None:
+                self.scanner = make(mux["select"], sig, SCAN_US, SELECT_SETTLE_US)
+            if self.scanner is None:
+                self.select = [backend.make_output(p, 0) for p in mux["select"]]
             self.port = backend.make_port(sig, self.signals)
             # Step k of a scan goes to channel gray(k) = k ^ (k >> 1) by writing one select line: (pin, level,
             # channel). Step 0 comes back from gray(15) = 8, where the last scan ended (and where none began: all
             # select lines are written low at start, which is channel 0 already).
             self._flips = []  # type: list
-            for k in range(16):
+            for k in range(16 if self.scanner is None else 0):
                 ch = k ^ (k >> 1)
                 prev = (k - 1) % 16 ^ ((k - 1) % 16 >> 1)
                 bit = 0
@@ -271,6 +278,7 @@ class HallStrip:
         self._width = len(self.pins) if self.direct else len(self.signals)  # bits in one reading of the port
         self._seen_at = [-1] * (1 if self.direct else 16)  # the port's last reading, per select setting
         self._settling = bytearray(1 if self.direct else 16)  # 1: a segment there has not settled yet
+        self._settled = bytearray(len(self._settling))  # (all settled: compared with _settling, no allocation)
         self.stable = bytearray(n)  # debounced occupancy
         self.raw = bytearray(n)  # latest reading
         self.since = [0] * n  # when raw last changed
@@ -315,6 +323,8 @@ class HallStrip:
         """1 when a magnet is over segment seg (live level)."""
         if self.direct:
             return 1 if self.pins[seg].value() == self.active else 0
+        if self.scanner is not None:  # the PIO's latest reading of that channel
+            return 1 if (self.scanner.live[4 * (seg & 15)] >> (seg >> 4) & 1) == self.active else 0
         self._select(seg & 15)
         return 1 if self.signals[seg >> 4].value() == self.active else 0
 
@@ -326,6 +336,9 @@ class HallStrip:
         slot = now // SCAN_US
         if slot == self._slot:
             return
+        sc = self.scanner
+        if sc is not None and not self.scanned and not sc.ready():
+            return  # the PIO has not read every channel yet (just after boot): on a later pass
         self._slot = slot
         first = not self.scanned
         self.scanned = True
@@ -333,6 +346,17 @@ class HallStrip:
         if self.direct:
             if self._look(0, 0, 1, self.port.read(), now, first):
                 changed = True
+        elif sc is not None:
+            # The PIO and DMA keep the latest reading of every channel in RAM: one comparison says whether any
+            # changed since the last scan; only then (or while a segment settles) are channels looked at.
+            fresh = sc.update()
+            if fresh or first or self._settling != self._settled:
+                seen = self._seen_at
+                settling = self._settling
+                for ch in range(16):
+                    vec = sc.reading(ch)
+                    if (vec != seen[ch] or settling[ch] or first) and self._look(ch, ch, 16, vec, now, first):
+                        changed = True
         else:
             # The hot loop of the strip, kept to a few calls a step: one select line written (the Gray code's next
             # step), the settle wait, one read of the port; segment by segment only where something changed.
@@ -350,10 +374,15 @@ class HallStrip:
                     changed = True
             self._ch = 8  # where the Gray code ends (the next scan's first step goes back to 0)
         if first:
-            m = self.puck_max
-            self._runs = [(a, b, 1 if b - a < m else 1 + (b - a) // m) for a, b in self.runs()]
+            self._runs = self._counted(self.runs())
         elif changed:
             self._pucks(self.runs())
+
+    def _counted(self, runs):
+        """The runs with the pucks their width says they hold at least (a closure in poll would allocate its cell
+        at every call)."""
+        m = self.puck_max
+        return [(a, b, 1 if b - a < m else 1 + (b - a) // m) for a, b in runs]
 
     def _look(self, slot, seg, step, vec, now, first):
         """The segments seg, seg + step, ... read as the bits of vec; True when one's settled occupancy changed."""

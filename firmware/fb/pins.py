@@ -9,6 +9,7 @@ this interface ("backend"):
     make_counter(pin_no, kind, pin=None) -> counter | None   # kind "pio"|"pcnt"|None; counter.value()
                                                      # raises NoCounter(reason) when the port cannot give one
     make_port(pin_nos, pins) -> port                 # port.read(): bit k = level of pin_nos[k], all at once
+    make_mux_scanner(select, signals, period_us, settle_us) -> scanner | None   # RP2040 only: PIO + DMA (below)
 
 Ports: the hall strip reads its multiplexers' signal pins (or its direct pins) as one number per select
 setting. On the RP2040 that is one read of the SIO GPIO input register, shifted and masked when the pins are
@@ -35,6 +36,16 @@ and reports a difference as a `count` event (expected = hardware edges, seen = I
   modulo 2**16 and nothing is allocated. Eight state machines
   exist (two PIO blocks), enough for one or two hole beams and four ditch beams.
 Counts are compared modulo 2**16 (fb.ring.EDGE_MASK).
+
+Multiplexer scan without the CPU (RP2040, make_mux_scanner): a PIO state machine walks the 74HC4067s' 16 channels
+every period_us (1 instruction per µs): it writes the 4 select lines (its OUT pins), waits settle_us, reads the signal
+pins (its IN pins) and pushes one word per channel, (channel tag << 8) | signal levels. A DMA channel paced by that
+state machine's RX FIFO writes the words round a 64-byte ring in RAM (ring_size 6: word k is always channel k), so
+the 16 latest readings are always in memory, and nothing runs on the CPU. The strip compares the ring with its own
+copy once per scan (one memcmp) and looks at channels only when that differs: the firmware is handed only changes.
+It needs the select lines on 4 neighbouring GPIOs and the signals on neighbouring GPIOs (the pico_w profile: GP7-10,
+GP11-18), a free state machine and a free DMA channel; otherwise it returns None and the strip is scanned by the CPU,
+as on the ESP32 (which has no PIO: it keeps the CPU scan).
 A profile that asks for a counter the port cannot give gets NoCounter with the reason; the app reports it as a
 `fault` (code `counter`) after `hello`, and the beam runs without the check: never silently.
 """
@@ -61,6 +72,8 @@ except ImportError:
     esp32 = None  # type: ignore[assignment,unused-ignore]  # a module only in the esp32 stubs
 
 PCNT_MAX = 30000
+PIO_BASE = (0x50200000, 0x50300000)  # RP2040: PIO0, PIO1; a state machine's RX FIFO is at +0x20 + 4 * sm
+DREQ_PIO_RX0 = (4, 12)  # the DMA request of PIO0's / PIO1's state machine 0 RX FIFO (+ sm)
 SIO_GPIO_IN = 0xD0000004  # RP2040: the levels of GPIO0-29, one bit each (below 2**30: a small int)
 
 
@@ -245,3 +258,101 @@ class PioCounter(_Unwrap):
         sm.exec(self._push)
         sm.get(self._buf)
         return (0x10000 - self._buf[0]) & 0xFFFF  # X counts down from 0
+
+
+if rp2 is not None:
+
+    @rp2.asm_pio(
+        out_init=[rp2.PIO.OUT_LOW] * 4,
+        in_shiftdir=rp2.PIO.SHIFT_LEFT,
+        fifo_join=rp2.PIO.JOIN_RX,
+    )
+    def _pio_mux_scan():
+        # OSR: the µs to wait between two scans (put once). Y: loop counters. X: 15 - channel.
+        pull()  # type: ignore[name-defined]  # noqa: F821
+        wrap_target()  # type: ignore[name-defined]  # noqa: F821
+        mov(y, osr)  # type: ignore[name-defined]  # noqa: F821
+        label("wait")  # type: ignore[name-defined]  # noqa: F821
+        jmp(y_dec, "wait")  # type: ignore[name-defined]  # noqa: F821
+        set(x, 15)  # type: ignore[name-defined,call-overload]  # noqa: F821
+        label("ch")  # type: ignore[name-defined]  # noqa: F821
+        mov(pins, invert(x))  # type: ignore[name-defined]  # noqa: F821  (select lines = 15 - X: channel 0 first)
+        set(y, 3)  # type: ignore[name-defined,call-overload]  # noqa: F821  (the settle: 4 loops + this and the mov, 6 µs)
+        label("settle")  # type: ignore[name-defined]  # noqa: F821
+        jmp(y_dec, "settle")  # type: ignore[name-defined]  # noqa: F821
+        in_(x, 4)  # type: ignore[name-defined]  # noqa: F821
+        in_(pins, 8)  # type: ignore[name-defined]  # noqa: F821
+        push()  # type: ignore[name-defined]  # noqa: F821  (blocking: a reading is never dropped)
+        jmp(x_dec, "ch")  # type: ignore[name-defined]  # noqa: F821
+        wrap()  # type: ignore[name-defined]  # noqa: F821
+
+
+SCAN_STEP_US = 11  # PIO instructions (µs) per channel in _pio_mux_scan
+
+
+class MuxScanner:
+    """The 74HC4067s walked by a PIO state machine, their readings kept in RAM by DMA (see the module docstring).
+
+    update() -> True when the readings differ from the last copy (then copied); reading(ch): the signal levels of
+    channel ch in that copy, bit k = signal k. ready(): every channel has been read at least once."""
+
+    def __init__(self, unit, select, signals, period_us):
+        import uctypes
+
+        block, sm = unit // 4, unit % 4
+        self._buf = bytearray(b"\xff" * 128)  # (0xFF: no reading yet)
+        addr = uctypes.addressof(self._buf)
+        self._addr = addr + ((-addr) & 63)  # the DMA ring must be aligned to its size
+        self.live = uctypes.bytearray_at(self._addr, 64)
+        self.copy = bytearray(self.live)
+        wait = period_us - 16 * SCAN_STEP_US - 2
+        self._sm = rp2.StateMachine(
+            unit, _pio_mux_scan, freq=1_000_000, out_base=Pin(select[0]), in_base=Pin(signals[0])
+        )
+        self._dma = rp2.DMA()
+        self._ctrl = self._dma.pack_ctrl(
+            size=2, inc_read=False, inc_write=True, ring_size=6, ring_sel=True,
+            treq_sel=DREQ_PIO_RX0[block] + sm, irq_quiet=True,
+        )
+        self._rxf = PIO_BASE[block] + 0x20 + 4 * sm
+        self._dma.config(read=self._rxf, write=self._addr, count=(1 << 30) - 1, ctrl=self._ctrl, trigger=True)
+        self._sm.put(wait)
+        self._sm.active(1)
+
+    def ready(self):
+        live = self.live
+        for k in range(16):
+            if live[4 * k + 3] or live[4 * k + 2] or (live[4 * k + 1] & 15) != 15 - k:
+                return False
+        return True
+
+    def update(self):
+        d = self._dma
+        if not d.active():  # the transfer count ran out (after 7 days): go on round the same ring
+            d.config(read=self._rxf, write=d.write,  # type: ignore[attr-defined,unused-ignore]
+                     count=(1 << 30) - 1, ctrl=self._ctrl, trigger=True)
+        if self.live == self.copy:
+            return False
+        self.copy[:] = self.live
+        return True
+
+    def reading(self, ch):
+        return self.copy[4 * ch]
+
+
+def make_mux_scanner(select, signals, period_us, settle_us):
+    """A PIO + DMA scanner for multiplexers on these pins, or None (not an RP2040, pins not neighbours, no free
+    state machine or DMA channel, a settle longer than the program's): the strip then scans with the CPU."""
+    if rp2 is None or not hasattr(rp2, "DMA") or len(select) != 4 or settle_us > 6:
+        return None
+    if list(select) != list(range(select[0], select[0] + 4)):
+        return None
+    if list(signals) != list(range(signals[0], signals[0] + len(signals))) or len(signals) > 8:
+        return None
+    unit = _next_unit[0]
+    try:
+        sc = MuxScanner(unit, select, signals, period_us)
+    except (ValueError, OSError, ImportError):
+        return None
+    _next_unit[0] = unit + 1
+    return sc

@@ -58,10 +58,14 @@ def moves_for(count: int) -> tuple[list[int], list[tuple[int, int, bool]]]:
 
 def test_pucks_leaving_and_resting_on_the_shipped_pico_w_strip() -> None:
     """The strip as hardware/profiles/pico_w.json wires it (direct pins or multiplexers)."""
-    count = next(s for s in load_profile("pico_w")["sensors"] if s["kind"] == "hall")["count"]
+    hall = next(s for s in load_profile("pico_w")["sensors"] if s["kind"] == "hall")
+    count = hall["count"]
     start, moves = moves_for(count)
     with Pico(flash=flashed("pico_w"), pace="hold") as board:
         check(play_strip(board, count, start, moves), count, moves)
+        # Issue 33: a PIO state machine walks the multiplexers (GPIO function 6/7: PIO0/PIO1), not the CPU.
+        assert [board.pin(p)["func"] for p in hall["mux"]["select"]] in ([6] * 4, [7] * 4)
+        assert all(board.pin(p)["output"] for p in hall["mux"]["select"])
 
 
 def test_pucks_leaving_and_resting_through_two_multiplexers() -> None:

@@ -298,6 +298,11 @@ const pioClock = {
           sm.step();
           stepped = true;
           n--;
+          // A pin the state machine drives reaches the board's parts at once (a multiplexer's select lines: the
+          // next instruction may read its output).
+          if (block.pinValues !== block.oldPinValues || block.pinDirections !== block.oldPinDirections) {
+            block.checkChangedPins();
+          }
         }
         this.acc.set(sm, n > 0 ? 0 : due);
       }
