@@ -349,10 +349,20 @@ def make_mux_scanner(select, signals, period_us, settle_us):
         return None
     if list(signals) != list(range(signals[0], signals[0] + len(signals))) or len(signals) > 8:
         return None
+    key = (select[0], signals[0], len(signals), period_us)
+    sc = _scanners.get(key)
+    if sc is not None:  # an app built again in the same boot (a test, a bench): the same state machine and DMA
+        return sc
     unit = _next_unit[0]
     try:
         sc = MuxScanner(unit, select, signals, period_us)
     except (ValueError, OSError, ImportError):
         return None
     _next_unit[0] = unit + 1
+    # Kept for the whole boot: the DMA writes into the scanner's buffer until the board resets, so the buffer must
+    # never be collected, and a second state machine must never drive the same select lines.
+    _scanners[key] = sc
     return sc
+
+
+_scanners = {}  # type: dict
