@@ -38,8 +38,8 @@ and reports a difference as a `count` event (expected = hardware edges, seen = I
 Counts are compared modulo 2**16 (fb.ring.EDGE_MASK).
 
 Multiplexer scan without the CPU (RP2040, make_mux_scanner): a PIO state machine walks the 74HC4067s' 16 channels
-every period_us (1 instruction per µs): it writes the 4 select lines (its OUT pins), waits settle_us, reads the signal
-pins (its IN pins) and pushes one word per channel, (channel tag << 8) | signal levels. A DMA channel paced by that
+every period_us (1 instruction per 10 µs): it writes the 4 select lines (its OUT pins), reads the signal
+pins (its IN pins) 20 µs later and pushes one word per channel, (channel tag << 8) | signal levels. A DMA channel paced by that
 state machine's RX FIFO writes the words round a 64-byte ring in RAM (ring_size 6: word k is always channel k), so
 the 16 latest readings are always in memory, and nothing runs on the CPU. The strip compares the ring with its own
 copy once per scan (one memcmp) and looks at channels only when that differs: the firmware is handed only changes.
@@ -268,7 +268,8 @@ if rp2 is not None:
         fifo_join=rp2.PIO.JOIN_RX,
     )
     def _pio_mux_scan():
-        # OSR: the µs to wait between two scans (put once). Y: loop counters. X: 15 - channel.
+        # OSR: the loops to wait between two scans (put once). Y: the wait's counter. X: 15 - channel. One instruction
+        # every 10 µs (100 kHz): the signals are read 20 µs after the select lines change.
         pull()  # type: ignore[name-defined]  # noqa: F821
         wrap_target()  # type: ignore[name-defined]  # noqa: F821
         mov(y, osr)  # type: ignore[name-defined]  # noqa: F821
@@ -277,9 +278,6 @@ if rp2 is not None:
         set(x, 15)  # type: ignore[name-defined,call-overload]  # noqa: F821
         label("ch")  # type: ignore[name-defined]  # noqa: F821
         mov(pins, invert(x))  # type: ignore[name-defined]  # noqa: F821  (select lines = 15 - X: channel 0 first)
-        set(y, 3)  # type: ignore[name-defined,call-overload]  # noqa: F821  (the settle: 4 loops + this and the mov, 6 µs)
-        label("settle")  # type: ignore[name-defined]  # noqa: F821
-        jmp(y_dec, "settle")  # type: ignore[name-defined]  # noqa: F821
         in_(x, 4)  # type: ignore[name-defined]  # noqa: F821
         in_(pins, 8)  # type: ignore[name-defined]  # noqa: F821
         push()  # type: ignore[name-defined]  # noqa: F821  (blocking: a reading is never dropped)
@@ -287,7 +285,9 @@ if rp2 is not None:
         wrap()  # type: ignore[name-defined]  # noqa: F821
 
 
-SCAN_STEP_US = 11  # PIO instructions (µs) per channel in _pio_mux_scan
+PIO_TICK_US = 10  # one instruction of _pio_mux_scan (the state machine runs at 100 kHz)
+SCAN_STEP_US = 5 * PIO_TICK_US  # per channel
+SETTLE_PIO_US = 2 * PIO_TICK_US  # from the select lines' change to the signals' read
 
 
 class MuxScanner:
@@ -305,9 +305,9 @@ class MuxScanner:
         self._addr = addr + ((-addr) & 63)  # the DMA ring must be aligned to its size
         self.live = uctypes.bytearray_at(self._addr, 64)
         self.copy = bytearray(self.live)
-        wait = period_us - 16 * SCAN_STEP_US - 2
+        wait = (period_us - 16 * SCAN_STEP_US) // PIO_TICK_US - 3
         self._sm = rp2.StateMachine(
-            unit, _pio_mux_scan, freq=1_000_000, out_base=Pin(select[0]), in_base=Pin(signals[0])
+            unit, _pio_mux_scan, freq=1_000_000 // PIO_TICK_US, out_base=Pin(select[0]), in_base=Pin(signals[0])
         )
         self._dma = rp2.DMA()
         self._ctrl = self._dma.pack_ctrl(
@@ -343,7 +343,7 @@ class MuxScanner:
 def make_mux_scanner(select, signals, period_us, settle_us):
     """A PIO + DMA scanner for multiplexers on these pins, or None (not an RP2040, pins not neighbours, no free
     state machine or DMA channel, a settle longer than the program's): the strip then scans with the CPU."""
-    if rp2 is None or not hasattr(rp2, "DMA") or len(select) != 4 or settle_us > 6:
+    if rp2 is None or not hasattr(rp2, "DMA") or len(select) != 4 or settle_us > SETTLE_PIO_US:
         return None
     if list(select) != list(range(select[0], select[0] + 4)):
         return None
