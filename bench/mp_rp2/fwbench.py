@@ -200,6 +200,7 @@ def module_sizes():
         "config",
         "pins",
         "detect",
+        "strip",
         "serial_link",
         "app",
         "dns",
