@@ -158,7 +158,7 @@ def test_firmware_on_the_rp2_port_in_cycles() -> None:
         # Issue 33: the PIO and DMA scan the strip; a scanning pass only compares their readings with its copy (the
         # CPU's own scan took 135,000 cycles more).
         assert s["cycles_per_pass"] > 0, idle
-        assert s["cycles_per_scanning_pass"] < s["cycles_per_pass"] + 30_000, idle
+        assert s["cycles_per_scanning_pass"] < s["cycles_per_pass"] + 60_000, idle
     assert booted["idle_cpu_share"] < 0.30, booted  # 61 % before issue 33
     assert idle["locked"]["cycles_per_pass"] <= idle["collected"]["cycles_per_pass"], idle
     assert 50_000 < emit["cycles_emit"] < 1_000_000 and emit["bytes_allocated_per_event"] < 4096, emit
