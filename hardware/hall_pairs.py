@@ -8,8 +8,8 @@ sign: two fields can cancel as well as add), and each switch has hysteresis: it 
 off only once |B| falls under B_RP, so what it shows depends on how the pucks came there. `timeline` gives the
 switches' changes, ms by ms, as a puck is placed, a second one placed beside it, and one of the two flicked away;
 `cases` gives that timeline for every position along a quadrant's baseline and every gap asked for. The firmware's
-strip detector (`firmware/fb/detect.py`, HallStrip) is then driven with those changes (`miss_rate`, and the tests
-under tests/firmware/ on the MicroPython unix port and on the emulated Pico).
+strip detector (`firmware/fb/strip.py`, HallStrip) is then driven with those changes (bench/strip_pairs.py, and the
+tests under tests/firmware/ on the MicroPython unix port and on the emulated Pico).
 
 Typical parts unless told otherwise: the switch's typical B_OP and B_RP, the magnet's nominal remanence, the nominal
 depth; `worst=True` takes the least sensitive switch (B_OP max; B_RP scaled with it) and the weakest magnet.
