@@ -9,12 +9,18 @@ after its baseline_rest names the segment of that rest); `t` is when the change 
 shrinks or shifts by a segment is the same puck. Quadrant of segment i: i * quadrants // count + 1.
 """
 
-from fb.compat import busy_us
+from fb.compat import busy_us, const
 
-SELECT_SETTLE_US = 5  # after changing a 74HC4067's select lines, before reading its signal pin
-SCAN_US = 10000  # how often the hall strips are scanned: a puck rests for hundreds of ms, settle_ms is 60
+SELECT_SETTLE_US = const(5)  # after changing a 74HC4067's select lines, before reading its signal pin
+SCAN_US = const(10000)  # how often the hall strips are scanned: a puck rests for hundreds of ms, settle_ms is 60
 # A puck's sensors all go off within a few ms when it is flicked; their settled states can change a scan or two apart.
-SAME_PUCK_US = 50000
+SAME_PUCK_US = const(50000)
+# The CPU's scan through multiplexers: step k goes to channel gray(k) = k ^ (k >> 1) by writing one select line,
+# FLIP[k] = 2 * that line + its new level. Step 0 comes back from gray(15) = 8, where the last scan ended (and where
+# none began: all select lines are written low at start, which is channel 0 already). Bytes, not a list of tuples:
+# a table in the module's code, nothing built per strip.
+GRAY = b"\x00\x01\x03\x02\x06\x07\x05\x04\x0c\x0d\x0f\x0e\x0a\x0b\x09\x08"
+FLIP = b"\x06\x01\x03\x00\x05\x01\x02\x00\x07\x01\x03\x00\x04\x01\x02\x00"
 
 
 class HallStrip:
@@ -30,7 +36,6 @@ class HallStrip:
         self.pins = []  # type: list
         self.select = []  # type: list
         self.signals = []  # type: list
-        self._ch = -1
         self.scanner = None  # a PIO + DMA scanner (fb.pins.MuxScanner), or None: the CPU scans
         if self.direct:
             self.pins = [backend.make_input(p, pull) for p in cfg["pins"]]
@@ -53,17 +58,6 @@ class HallStrip:
             if self.scanner is None:
                 self.select = [backend.make_output(p, 0) for p in mux["select"]]
             self.port = backend.make_port(sig, self.signals)
-            # Step k of a scan goes to channel gray(k) = k ^ (k >> 1) by writing one select line: (pin, level,
-            # channel). Step 0 comes back from gray(15) = 8, where the last scan ended (and where none began: all
-            # select lines are written low at start, which is channel 0 already).
-            self._flips = []  # type: list
-            for k in range(16 if self.scanner is None else 0):
-                ch = k ^ (k >> 1)
-                prev = (k - 1) % 16 ^ ((k - 1) % 16 >> 1)
-                bit = 0
-                while not (ch ^ prev) >> bit & 1:
-                    bit += 1
-                self._flips.append((self.select[bit], (ch >> bit) & 1, ch))
         self._width = len(self.pins) if self.direct else len(self.signals)  # bits in one reading of the port
         self._seen_at = [-1] * (1 if self.direct else 16)  # the port's last reading, per select setting
         self._settling = bytearray(1 if self.direct else 16)  # 1: a segment there has not settled yet
@@ -93,29 +87,6 @@ class HallStrip:
 
     def quadrant(self, seg):
         return seg * self.quadrants // self.count + 1
-
-    def _select(self, ch):
-        """Point the multiplexers at channel ch, writing only the select lines that change."""
-        old = self._ch
-        if ch == old:
-            return
-        diff = ch ^ old if old >= 0 else 15
-        bit = 0
-        for p in self.select:
-            if diff & (1 << bit):
-                p.value((ch >> bit) & 1)
-            bit += 1
-        self._ch = ch
-        busy_us(SELECT_SETTLE_US)
-
-    def read(self, seg):
-        """1 when a magnet is over segment seg (live level)."""
-        if self.direct:
-            return 1 if self.pins[seg].value() == self.active else 0
-        if self.scanner is not None:  # the PIO's latest reading of that channel
-            return 1 if (self.scanner.live[4 * (seg & 15)] >> (seg >> 4) & 1) == self.active else 0
-        self._select(seg & 15)
-        return 1 if self.signals[seg >> 4].value() == self.active else 0
 
     def poll(self, now):
         """Scan the strip once every SCAN_US (on the multiples of it): a change is dated to the scan that saw it,
@@ -152,16 +123,16 @@ class HallStrip:
             port = self.port  # (its read() called as a method: a bound method taken out would be an allocation)
             seen = self._seen_at
             settling = self._settling
-            flips = self._flips
+            select = self.select
             wait = busy_us
             for k in range(16):
-                pin, level, ch = flips[k]
-                pin.value(level)
+                f = FLIP[k]
+                select[f >> 1].value(f & 1)
                 wait(SELECT_SETTLE_US)
                 vec = port.read()
+                ch = GRAY[k]
                 if (vec != seen[ch] or settling[ch] or first) and self._look(ch, ch, 16, vec, now, first):
                     changed = True
-            self._ch = 8  # where the Gray code ends (the next scan's first step goes back to 0)
         if first:
             self._runs = self._counted(self.runs())
         elif changed:
@@ -397,13 +368,6 @@ class HallStrip:
 
     def occupied(self):
         return [i for i in range(self.count) if self.stable[i]]
-
-
-def _overlaps(a, b, runs):
-    for r in runs:
-        if r[0] <= b and a <= r[1]:
-            return True
-    return False
 
 
 def _first(since, stable, a, b):
