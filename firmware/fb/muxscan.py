@@ -84,3 +84,31 @@ class MuxScanner:
 
     def reading(self, ch):
         return self.copy[4 * ch]
+
+
+def make(select, signals, period_us, settle_us, units):
+    """The scanner for these pins, or None (pins not neighbours, no free state machine or DMA channel, a settle
+    longer than the program's 20 µs). units[0]: the next free state machine (fb.pins shares it with the counters)."""
+    if len(select) != 4 or settle_us > SETTLE_PIO_US:
+        return None
+    if list(select) != list(range(select[0], select[0] + 4)):
+        return None
+    if list(signals) != list(range(signals[0], signals[0] + len(signals))) or len(signals) > 8:
+        return None
+    key = (select[0], signals[0], len(signals), period_us)
+    sc = _scanners.get(key)
+    if sc is not None:  # an app built again in the same boot (a test, a bench): the same state machine and DMA
+        return sc
+    unit = units[0]
+    try:
+        sc = MuxScanner(unit, select, signals, period_us)
+    except (ValueError, OSError):
+        return None
+    units[0] = unit + 1
+    # Kept for the whole boot: the DMA writes into the scanner's buffer until the board resets, so the buffer must
+    # never be collected, and a second state machine must never drive the same select lines.
+    _scanners[key] = sc
+    return sc
+
+
+_scanners = {}  # type: dict

@@ -260,30 +260,12 @@ class PioCounter(_Unwrap):
 
 
 def make_mux_scanner(select, signals, period_us, settle_us):
-    """A PIO + DMA scanner for multiplexers on these pins, or None (not an RP2040, pins not neighbours, no free
-    state machine or DMA channel, a settle longer than the program's 20 µs): the strip then scans with the CPU."""
-    if rp2 is None or not hasattr(rp2, "DMA") or len(select) != 4 or settle_us > 20:
+    """A PIO + DMA scanner for multiplexers on these pins (fb.muxscan.make), or None: the strip then scans with the
+    CPU. Only an RP2040 loads the scanner's code."""
+    if rp2 is None or not hasattr(rp2, "DMA"):
         return None
-    if list(select) != list(range(select[0], select[0] + 4)):
-        return None
-    if list(signals) != list(range(signals[0], signals[0] + len(signals))) or len(signals) > 8:
-        return None
-    key = (select[0], signals[0], len(signals), period_us)
-    sc = _scanners.get(key)
-    if sc is not None:  # an app built again in the same boot (a test, a bench): the same state machine and DMA
-        return sc
-    unit = _next_unit[0]
     try:
-        from fb.muxscan import MuxScanner  # (only an RP2040 loads its code)
-
-        sc = MuxScanner(unit, select, signals, period_us)
-    except (ValueError, OSError, ImportError):
+        from fb.muxscan import make
+    except ImportError:
         return None
-    _next_unit[0] = unit + 1
-    # Kept for the whole boot: the DMA writes into the scanner's buffer until the board resets, so the buffer must
-    # never be collected, and a second state machine must never drive the same select lines.
-    _scanners[key] = sc
-    return sc
-
-
-_scanners = {}  # type: dict
+    return make(select, signals, period_us, settle_us, _next_unit)
