@@ -255,7 +255,7 @@ firmware-frozen: setup
 	@FLICKBOARD_GIT_URL='$(FROZEN_GIT_URL)' $(BIN)/python -m flickboard.board.frozen build --board $(FROZEN_BOARD) --out $(FROZEN_OUT) --jobs $(FROZEN_JOBS)
 
 # ---- reliability and security: the long runs (docs/reliability.md, docs/security.md) --------------------------------
-.PHONY: soak soak-rp2 soak-frozen fuzz
+.PHONY: soak soak-rp2 soak-strip soak-frozen fuzz
 
 SOAK_SEEDS ?= 5
 FUZZ_ARGS  ?=
@@ -275,6 +275,7 @@ soak: setup system rp2
 	@echo "==> soak: 1,000 random evenings on one board with copies of its messages handed over again at any moment"
 	@FLICKBOARD_COPIES_RUNS=1000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/board/test_exactly_once.py -k random_evenings
 	@$(MAKE) --no-print-directory soak-rp2
+	@$(MAKE) --no-print-directory soak-strip
 	@$(MAKE) --no-print-directory soak-frozen
 
 # The edge-count cross-check on the emulated Pico, long: 3,000 breaks of every width, 107 losses of a starved IRQ, 50
@@ -282,6 +283,12 @@ soak: setup system rp2
 soak-rp2: setup system rp2
 	@echo "==> soak: the hole beam's edge-count cross-check on the emulated Pico: 3,000 breaks, 107 losses, 50 boots"
 	@FLICKBOARD_RP2_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider --durations=0 tests/firmware/test_rp2_count.py
+
+# Two pucks side by side on the baseline strip, long: every 16 mm of a quadrant's baseline on the MicroPython unix port
+# (581 cases, twice), all four gaps through the 74HC4067s on the emulated Pico (make test plays a fixed sample of each).
+soak-strip: setup system rp2
+	@echo "==> soak: two pucks side by side on the strip: 581 arrangements on the unix port, four gaps on the emulated Pico"
+	@FLICKBOARD_STRIP_LONG=1 $(BIN)/python -m pytest -q -p no:cacheprovider --durations=0 tests/firmware/test_fw_strip_pairs.py tests/firmware/test_rp2_strip_pairs.py
 
 # MicroPython with fb/ frozen in (make firmware-frozen FROZEN_BOARD=RPI_PICO) flashed onto the emulated Pico with make
 # flash FIRMWARE=frozen, booted, and its beams passed (tests/firmware/test_rp2_frozen.py). Without a current image it

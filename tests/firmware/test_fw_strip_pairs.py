@@ -4,13 +4,15 @@ The switches' changes come from the field model (hardware/hall_pairs.py over har
 on quadrant 1's baseline, the shooter placed beside it (touching it, 5, 10 or 20 mm away), then flicked towards the
 centre, at positions all along the quadrant's baseline. bench/strip_pairs.py plays them on the firmware's strip
 detector under the real MicroPython unix port; `make bench`-size runs (every 2 mm) give the figures in
-hardware/README.md, this test a sample of them (every 16 mm of arc) with the same judge. Before the detector counted
+hardware/README.md, this test a sample of them with the same judge: in `make test` a fixed one, every 96 mm of arc (103
+cases, a few seconds), in `make soak` every 16 mm (581 cases, FLICKBOARD_STRIP_LONG=1). Before the detector counted
 pucks in a run, the touching case was missed in most positions (77 % with the issue's sampling)."""
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 
 import hall_field as hf
@@ -20,6 +22,9 @@ import pytest
 from bench import strip_pairs as sp
 
 ROOT = Path(__file__).resolve().parents[2]
+LONG = os.environ.get("FLICKBOARD_STRIP_LONG") == "1"
+STEP_MM = 16.0 if LONG else 96.0  # the shooter's positions along the quadrant's baseline, this far apart
+MIN_PER_GAP = 140 if LONG else 25  # cases per gap at that step (three radii, the resting puck on either side)
 
 # The share of cases the detector may still miss, per gap: a resting puck centred over a switch lights the two either
 # side of it as two runs of one sensor each; a shooter touching it can merge with one of them into a run no wider
@@ -46,7 +51,7 @@ def test_puck_max_is_the_widest_run_one_puck_lights_on_the_model() -> None:
 @functools.cache
 def sample() -> list[hp.Case]:
     geo = hf.load_geometry()
-    return hp.cases(geo, hf.strip_from_geometry(geo), step_mm=16.0)
+    return hp.cases(geo, hf.strip_from_geometry(geo), step_mm=STEP_MM)
 
 
 @pytest.mark.parametrize("rested", [False, True], ids=["placed", "rested"])
@@ -64,4 +69,4 @@ def test_a_shot_from_beside_a_resting_puck_is_a_shot_start_on_micropython(rested
         assert not wrong, (gap, wrong[:3])  # never another event, never the other puck's segment
         missed = rs.count("missed")
         assert missed <= ALLOWED_MISS[gap] * len(rs), f"gap {gap} mm: missed {missed} of {len(rs)}"
-        assert len(rs) >= 60, len(rs)
+        assert len(rs) >= MIN_PER_GAP, len(rs)
