@@ -75,13 +75,8 @@ class HallStrip:
         # a wider run is pucks side by side.
         self.puck_max = cfg.get("puck_max", 3)
         self._runs = []  # the runs of the last change: (first, last, how many pucks it holds)
-        self._left_t = None  # when the last puck left that was not a rested one's removal, and its sensors
-        self._left_a = 0
-        self._left_b = 0
-        self._came_t = None  # when the last puck came to rest, its sensors and its segment
-        self._came_a = 0
-        self._came_b = 0
-        self._came_seg = 0
+        self._left = None  # (t, first, last, anchor) of the last puck that left and was not a rested one's removal
+        self._came = None  # (t, first, last) of the last puck that came to rest (its segment: the middle one)
         self._slot = -1  # the SCAN_US period of the last scan
         self._f = {"q": 0, "seg": 0}
 
@@ -311,40 +306,38 @@ class HallStrip:
                         for x in range(a, b + 1):
                             rested[x] = anchor
                 new.append((a, b, ks[k]))
-        for t, a, b, anchor in gone:
+        for lv in gone:
+            t, a, b, anchor = lv
             # A puck leaving the baseline. The host tells a shot from the removal of a puck that came to rest here
             # (the same segment as its baseline_rest); a removal does not restart the rest window, so the next
             # player placing a puck is not taken for a puck coming to rest.
             # What leaves within SAME_PUCK_US of a puck that just left, one free segment or none from its sensors, is
             # that puck: its sensors settle a scan apart, and a puck centred over a sensor it leaves off lights the
             # two either side of it as two runs.
-            lt = self._left_t
-            if lt is not None and t - lt <= SAME_PUCK_US and a <= self._left_b + 2 and b >= self._left_a - 2:
+            pl = self._left
+            if pl is not None and t - pl[0] <= SAME_PUCK_US and a <= pl[2] + 2 and b >= pl[1] - 2:
                 continue
-            self._left_t = t
-            self._left_a = a
-            self._left_b = b
+            self._left = lv
             if anchor:
                 self._say("shot_start", t, anchor - 1)
             else:
                 self.shot_at = t
                 self._say("shot_start", t, (a + b) // 2)
-        for t, a, b in came:
+        for arr in came:
+            t, a, b = arr
             # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot. What arrives
             # within SAME_PUCK_US of a puck that came to rest, one free segment or none from it, is that puck.
-            ct = self._came_t
-            if ct is not None and t - ct <= SAME_PUCK_US and a <= self._came_b + 2 and b >= self._came_a - 2:
+            pc = self._came
+            if pc is not None and t - pc[0] <= SAME_PUCK_US and a <= pc[2] + 2 and b >= pc[1] - 2:
+                seg = (pc[1] + pc[2]) // 2
                 for j in range(a, b + 1):
-                    rested[j] = self._came_seg + 1
+                    rested[j] = seg + 1
                 continue
             if self.shot_at is not None and t - self.shot_at <= self.rest_window:
                 seg = (a + b) // 2
                 for j in range(a, b + 1):
                     rested[j] = seg + 1
-                self._came_t = t
-                self._came_a = a
-                self._came_b = b
-                self._came_seg = seg
+                self._came = arr
                 self._say("baseline_rest", t, seg)
         self._runs = new
 
@@ -354,10 +347,12 @@ class HallStrip:
             since[i] -= d
         if self.shot_at is not None:
             self.shot_at -= d
-        if self._left_t is not None:
-            self._left_t -= d
-        if self._came_t is not None:
-            self._came_t -= d
+        p = self._left
+        if p is not None:
+            self._left = (p[0] - d, p[1], p[2], p[3])
+        pc = self._came
+        if pc is not None:
+            self._came = (pc[0] - d, pc[1], pc[2])
         self._slot = -1
 
     def _say(self, kind, t_us, seg):
