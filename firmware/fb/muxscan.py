@@ -3,9 +3,11 @@ which imports this module only on an RP2040; the module docstring of fb.pins say
 
 import rp2
 from machine import Pin
+from micropython import const
 
-PIO_BASE = (0x50200000, 0x50300000)  # RP2040: PIO0, PIO1; a state machine's RX FIFO is at +0x20 + 4 * sm
-DREQ_PIO_RX0 = (4, 12)  # the DMA request of PIO0's / PIO1's state machine 0 RX FIFO (+ sm)
+# (Constants named with an underscore are folded into the code: no names in the heap.)
+_PIO0_BASE = const(0x50200000)  # RP2040: PIO0; PIO1 at +0x100000; a state machine's RX FIFO is at +0x20 + 4 * sm
+_DREQ_PIO0_RX0 = const(4)  # the DMA request of PIO0's state machine 0 RX FIFO (+ sm; PIO1's: + 8)
 
 
 @rp2.asm_pio(
@@ -31,9 +33,9 @@ def _pio_mux_scan():
     wrap()  # type: ignore[name-defined]  # noqa: F821
 
 
-PIO_TICK_US = 10  # one instruction of _pio_mux_scan (the state machine runs at 100 kHz)
-SCAN_STEP_US = 5 * PIO_TICK_US  # per channel
-SETTLE_PIO_US = 2 * PIO_TICK_US  # from the select lines' change to the signals' read
+_PIO_TICK_US = const(10)  # one instruction of _pio_mux_scan (the state machine runs at 100 kHz)
+_SCAN_STEP_US = const(50)  # per channel: five instructions
+_SETTLE_PIO_US = const(20)  # from the select lines' change to the signals' read: two instructions
 
 
 class MuxScanner:
@@ -51,16 +53,16 @@ class MuxScanner:
         self._addr = addr + ((-addr) & 63)  # the DMA ring must be aligned to its size
         self.live = uctypes.bytearray_at(self._addr, 64)
         self.copy = bytearray(self.live)
-        wait = (period_us - 16 * SCAN_STEP_US) // PIO_TICK_US - 3
+        wait = (period_us - 16 * _SCAN_STEP_US) // _PIO_TICK_US - 3
         self._sm = rp2.StateMachine(
-            unit, _pio_mux_scan, freq=1_000_000 // PIO_TICK_US, out_base=Pin(select[0]), in_base=Pin(signals[0])
+            unit, _pio_mux_scan, freq=1_000_000 // _PIO_TICK_US, out_base=Pin(select[0]), in_base=Pin(signals[0])
         )
         self._dma = rp2.DMA()
         self._ctrl = self._dma.pack_ctrl(
             size=2, inc_read=False, inc_write=True, ring_size=6, ring_sel=True,
-            treq_sel=DREQ_PIO_RX0[block] + sm, irq_quiet=True,
+            treq_sel=_DREQ_PIO0_RX0 + 8 * block + sm, irq_quiet=True,
         )
-        self._rxf = PIO_BASE[block] + 0x20 + 4 * sm
+        self._rxf = _PIO0_BASE + 0x100000 * block + 0x20 + 4 * sm
         self._dma.config(read=self._rxf, write=self._addr, count=(1 << 30) - 1, ctrl=self._ctrl, trigger=True)
         self._sm.put(wait)
         self._sm.active(1)
@@ -89,7 +91,7 @@ class MuxScanner:
 def make(select, signals, period_us, settle_us, units):
     """The scanner for these pins, or None (pins not neighbours, no free state machine or DMA channel, a settle
     longer than the program's 20 µs). units[0]: the next free state machine (fb.pins shares it with the counters)."""
-    if len(select) != 4 or settle_us > SETTLE_PIO_US:
+    if len(select) != 4 or settle_us > _SETTLE_PIO_US:
         return None
     if list(select) != list(range(select[0], select[0] + 4)):
         return None

@@ -11,10 +11,10 @@ shrinks or shifts by a segment is the same puck. Quadrant of segment i: i * quad
 
 from fb.compat import busy_us, const
 
-SELECT_SETTLE_US = const(5)  # after changing a 74HC4067's select lines, before reading its signal pin
-SCAN_US = const(10000)  # how often the hall strips are scanned: a puck rests for hundreds of ms, settle_ms is 60
+_SELECT_SETTLE_US = const(5)  # after changing a 74HC4067's select lines, before reading its signal pin
+_SCAN_US = const(10000)  # how often the hall strips are scanned: a puck rests for hundreds of ms, settle_ms is 60
 # A puck's sensors all go off within a few ms when it is flicked; their settled states can change a scan or two apart.
-SAME_PUCK_US = const(50000)
+_SAME_PUCK_US = const(50000)
 # The CPU's scan through multiplexers: step k goes to channel gray(k) = k ^ (k >> 1) by writing one select line,
 # FLIP[k] = 2 * that line + its new level. Step 0 comes back from gray(15) = 8, where the last scan ended (and where
 # none began: all select lines are written low at start, which is channel 0 already). Bytes, not a list of tuples:
@@ -54,7 +54,7 @@ class HallStrip:
             # elsewhere (the ESP32, the simulated board) the CPU does, below.
             make = getattr(backend, "make_mux_scanner", None)
             if make is not None:
-                self.scanner = make(mux["select"], sig, SCAN_US, SELECT_SETTLE_US)
+                self.scanner = make(mux["select"], sig, _SCAN_US, _SELECT_SETTLE_US)
             if self.scanner is None:
                 self.select = [backend.make_output(p, 0) for p in mux["select"]]
             self.port = backend.make_port(sig, self.signals)
@@ -77,18 +77,18 @@ class HallStrip:
         self._runs = []  # the runs of the last change: (first, last, how many pucks it holds)
         self._left = None  # (t, first, last, anchor) of the last puck that left and was not a rested one's removal
         self._came = None  # (t, first, last) of the last puck that came to rest (its segment: the middle one)
-        self._slot = -1  # the SCAN_US period of the last scan
+        self._slot = -1  # the _SCAN_US period of the last scan
         self._f = {"q": 0, "seg": 0}
 
     def quadrant(self, seg):
         return seg * self.quadrants // self.count + 1
 
     def poll(self, now):
-        """Scan the strip once every SCAN_US (on the multiples of it): a change is dated to the scan that saw it,
-        at most SCAN_US after it happened. Each select setting is one read of the port (every signal pin at once);
+        """Scan the strip once every _SCAN_US (on the multiples of it): a change is dated to the scan that saw it,
+        at most _SCAN_US after it happened. Each select setting is one read of the port (every signal pin at once);
         only a reading that differs from the last one there, or a segment still settling, is looked at segment by
         segment. Through multiplexers the channels go in Gray-code order: one select line changes per step."""
-        slot = now // SCAN_US
+        slot = now // _SCAN_US
         if slot == self._slot:
             return
         sc = self.scanner
@@ -123,7 +123,7 @@ class HallStrip:
             for k in range(16):
                 f = FLIP[k]
                 select[f >> 1].value(f & 1)
-                wait(SELECT_SETTLE_US)
+                wait(_SELECT_SETTLE_US)
                 vec = port.read()
                 ch = GRAY[k]
                 if (vec != seen[ch] or settling[ch] or first) and self._look(ch, ch, 16, vec, now, first):
@@ -311,11 +311,11 @@ class HallStrip:
             # A puck leaving the baseline. The host tells a shot from the removal of a puck that came to rest here
             # (the same segment as its baseline_rest); a removal does not restart the rest window, so the next
             # player placing a puck is not taken for a puck coming to rest.
-            # What leaves within SAME_PUCK_US of a puck that just left, one free segment or none from its sensors, is
+            # What leaves within _SAME_PUCK_US of a puck that just left, one free segment or none from its sensors, is
             # that puck: its sensors settle a scan apart, and a puck centred over a sensor it leaves off lights the
             # two either side of it as two runs.
             pl = self._left
-            if pl is not None and t - pl[0] <= SAME_PUCK_US and a <= pl[2] + 2 and b >= pl[1] - 2:
+            if pl is not None and t - pl[0] <= _SAME_PUCK_US and a <= pl[2] + 2 and b >= pl[1] - 2:
                 continue
             self._left = lv
             if anchor:
@@ -326,9 +326,9 @@ class HallStrip:
         for arr in came:
             t, a, b = arr
             # A puck arriving soon after a shot came to rest there; later, a player placed one to shoot. What arrives
-            # within SAME_PUCK_US of a puck that came to rest, one free segment or none from it, is that puck.
+            # within _SAME_PUCK_US of a puck that came to rest, one free segment or none from it, is that puck.
             pc = self._came
-            if pc is not None and t - pc[0] <= SAME_PUCK_US and a <= pc[2] + 2 and b >= pc[1] - 2:
+            if pc is not None and t - pc[0] <= _SAME_PUCK_US and a <= pc[2] + 2 and b >= pc[1] - 2:
                 seg = (pc[1] + pc[2]) // 2
                 for j in range(a, b + 1):
                     rested[j] = seg + 1
