@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ __all__ = [
     "Translator",
     "catalogue",
     "choose",
+    "elide",
     "languages",
     "said",
     "say",
@@ -33,6 +35,11 @@ LOCALE_DIR = Path(__file__).resolve().with_name("locale")
 SOURCE = "en"  # the language of the code's own sentences
 # A game whose rule sheet, and players, speak a language of their own is said in it unless someone picks another.
 GAME_LANGUAGES = {"pichenottes-quebec": "fr"}
+# Elision (docs/translating.md): in these languages, a word of this list written before a `{field}` loses its last
+# letter to an apostrophe when the value begins with a vowel: "le coup de {player}" with Éloïse is "le coup d'Éloïse".
+# The pages do the same with the same list (/api/messages, common.js `T`).
+ELISIONS: dict[str, tuple[str, ...]] = {"fr": ("de", "que", "le", "la", "ne", "jusque", "lorsque", "puisque")}
+VOWELS = "aeiouy"
 
 Translator = Callable[..., str]
 
@@ -123,6 +130,37 @@ def _message(text: object) -> tuple[str, dict[str, Any]] | None:
     )
 
 
+def _vowel(value: object) -> bool:
+    """Does `value`, as said, begin with a vowel (a, e, i, o, u, y, accented or not, either case)?"""
+    first = str(value)[:1]
+    return bool(first) and unicodedata.normalize("NFD", first)[0].lower() in VOWELS
+
+
+@functools.cache
+def _elision(lang: str) -> re.Pattern[str] | None:
+    words = ELISIONS.get(lang)
+    if not words:
+        return None
+    # one of the words, not the end of a longer one ("onde {x}" is left alone), a space, then a {field}
+    return re.compile(r"(?<![^\W\d_])(" + "|".join(words) + r") \{(\w+)\}", re.IGNORECASE)
+
+
+def elide(template: str, lang: str, values: dict[str, Any]) -> str:
+    """`template` (a sentence in `lang`, before its fields are filled in) with "de {player}" written "d'{player}" where
+    the value begins with a vowel, for each word `lang` elides (ELISIONS); unchanged in a language without elision."""
+    pattern = _elision(lang)
+    if pattern is None or not values:
+        return template
+
+    def one(m: re.Match[str]) -> str:
+        word, field = m.group(1), m.group(2)
+        if field not in values or not _vowel(values[field]):
+            return m.group(0)
+        return word[:-1] + "'{" + field + "}"
+
+    return pattern.sub(one, template)
+
+
 def said(text: object) -> dict[str, Any] | None:
     """A rules' `Message` as JSON, for a screen that says it in its own language (common.js `FB.T` reads it):
     `{"text": template, "values": {...}}`, a value that is itself a message the same way; None for other text."""
@@ -142,7 +180,10 @@ def say(text: str, lang: str, /, **values: Any) -> str:
     else:
         template = str(text)
     values = {k: say(v, lang) if _message(v) is not None else v for k, v in values.items()}
-    for said in (gettext(lang, template), template):
+    translated = gettext(lang, template)
+    if translated is not template:  # the language's own sentence: its elisions (an English one keeps its words)
+        translated = elide(translated, lang, values)
+    for said in (translated, template):
         try:
             return said.format(**values) if values else said
         except (KeyError, IndexError, ValueError):  # not a template after all: said as written

@@ -238,8 +238,9 @@ def rules_info() -> dict[str, Any]:
 def messages_doc(asked: str | None, accept: str | None, browser: str | None) -> dict[str, Any]:
     """What a page needs to speak (common.js `FB.T`): the language the user asked for (`?lang=`, `flickboard web
     --lang`), the browser's first language there is a catalogue for (Accept-Language, else `navigator.languages`),
-    each game's own language, and the catalogues of those languages ({English sentence: translation}). A page picks
-    as i18n.choose does: asked, else the game's, else the browser's, else English."""
+    each game's own language, the catalogues of those languages ({English sentence: translation}) and the words each
+    elides before a vowel (i18n.ELISIONS). A page picks as i18n.choose does: asked, else the game's, else the
+    browser's, else English."""
     first = next((i18n.known(x) for x in [*i18n.accepted(accept), *(browser or "").split(",")] if i18n.known(x)), None)
     wanted = {i18n.known(asked), first, *i18n.GAME_LANGUAGES.values()} - {None, i18n.SOURCE}
     return {
@@ -247,4 +248,5 @@ def messages_doc(asked: str | None, accept: str | None, browser: str | None) -> 
         "browser": first,
         "games": dict(i18n.GAME_LANGUAGES),
         "messages": {lang: i18n.catalogue(lang) for lang in sorted(x for x in wanted if x)},
+        "elisions": {lang: list(i18n.ELISIONS.get(lang, ())) for lang in sorted(x for x in wanted if x)},
     }

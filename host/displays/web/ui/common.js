@@ -52,9 +52,21 @@ const FB = (() => {
 
   function T(text, values) {
     const found = (speech.messages[lang] || {})[text];
-    const template = found && fields(found) === fields(text) ? found : text;
     const value = (v) => (v && typeof v === "object" && typeof v.text === "string" ? T(v.text, v.values) : String(v));
-    return template.replace(/\{(\w+)\}/g, (all, k) => (values && k in values ? value(values[k]) : all));
+    const said = {};
+    for (const k of Object.keys(values || {})) said[k] = value(values[k]);
+    const template = found && fields(found) === fields(text) ? elide(found, said) : text;
+    return template.replace(/\{(\w+)\}/g, (all, k) => (k in said ? said[k] : all));
+  }
+
+  // The language's elisions, as host/i18n `elide` makes them (docs/translating.md): "de {player}" with "Éloïse" is
+  // "d'{player}". The words come with the catalogues (/api/messages `elisions`).
+  const startsWithVowel = (text) => "aeiouy".includes(text.normalize("NFD").charAt(0).toLowerCase() || "-");
+  function elide(template, said) {
+    const words = (speech.elisions || {})[lang];
+    if (!words || !words.length) return template;
+    const pattern = new RegExp(`(?<!\\p{L})(${words.join("|")}) \\{(\\w+)\\}`, "giu");
+    return template.replace(pattern, (all, word, k) => (k in said && startsWithVowel(said[k]) ? `${word.slice(0, -1)}'{${k}}` : all));
   }
 
   // A Québec dame's colour as the players say it ("green": "verte" in French).
