@@ -114,7 +114,7 @@ def header_value(header: dict[str, list[str]], key: str) -> str | None:
     """The value of a tag that takes one (`[Rules "officiel"]`); None when the header has no such tag."""
     values = header.get(key)
     if values is not None and len(values) != 1:
-        raise SetupError(f"the {key} tag takes one value")
+        raise SetupError(Message("the {key} tag takes one value", key=key))
     return values[0] if values else None
 
 
@@ -122,7 +122,7 @@ def check_game_tag(header: dict[str, list[str]], name: str) -> None:
     """A header whose `Game` tag names another game is not this game's."""
     game = header_value(header, "Game")
     if game is not None and game.lower() != name:
-        raise SetupError(f"this header is for the game '{game}', not {name}")
+        raise SetupError(Message("this header is for the game '{game}', not {name}", game=game, name=name))
 
 
 class FixedRuleSets:

@@ -18,6 +18,7 @@ from .base import Source
 from .flicochet import Flicochet
 from .pichenotte import Pichenotte
 from .quebec import Quebec
+from .text import Message, message_of
 
 
 class AnyGame(Protocol):
@@ -93,7 +94,7 @@ def game_name(word: str | None) -> str:
     w = word.strip().lower()
     w = ALIASES.get(w, w)
     if w not in GAMES:
-        raise GameError(f"unknown game '{word[:32]}': choose one of {', '.join(GAMES)}")
+        raise GameError(Message("unknown game '{game}': choose one of {games}", game=word[:32], games=", ".join(GAMES)))
     return w
 
 
@@ -127,25 +128,25 @@ def create(
     given: dict[str, Any] = {"match": match, "target": target, "teams": teams, "sides": sides}
     extra = [opt for opt in SETUP_OPTIONS if given[opt] is not None and opt not in game.setup_options]
     if extra:
-        raise GameError(f"--{extra[0]} is not an option of {game.title}")
+        raise GameError(Message("--{option} is not an option of {game}", option=extra[0], game=game.title))
     for opt in ("sides", "teams"):
         given[opt] = list(given[opt]) if given[opt] else None
     try:
         return game.set_up(rules or game.default_rules, list(players), first, {k: given[k] for k in game.setup_options})
     except ValueError as e:
-        raise GameError(str(e)) from None
+        raise GameError(message_of(e)) from None
 
 
 def from_header(header: dict[str, list[str]]) -> AnyGame:
     """The configured game a transcript header (or a journal's stored header) describes."""
     tag = header.get("Game")
     if tag is not None and len(tag) != 1:
-        raise GameError("the Game tag takes one value")
+        raise GameError(Message("the Game tag takes one value"))
     game = get(tag[0] if tag else None)
     try:
         return game.from_header(header)
     except ValueError as e:
-        raise GameError(str(e)) from None
+        raise GameError(message_of(e)) from None
 
 
 def side_names(game: AnyGame) -> tuple[str, str]:
@@ -171,7 +172,7 @@ def find_rules(rules: str) -> str:
         except ValueError:
             continue
         return name
-    raise GameError(f"unknown rule set '{rules[:32]}' (see: flickboard rules list)")
+    raise GameError(Message("unknown rule set '{rules}' (see: flickboard rules list)", rules=rules[:32]))
 
 
 def player_counts(rules: str | None = None) -> tuple[int, ...]:

@@ -22,7 +22,7 @@ from flickboard.rules import games
 from flickboard.rules.games import AnyGame
 from flickboard.rules.names import fold
 from flickboard.rules.quebec import Quebec
-from flickboard.rules.text import N_
+from flickboard.rules.text import N_, message_of
 
 # The prompt's own words, after the game's notation (its `notation_help`) in `help`.
 PROMPT_HELP = """  score   the full scoreboard    status   the short one    help   this text    quit   leave (or Ctrl-D)
@@ -106,8 +106,12 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
                 first=args.breaker,
                 teams=args.teams,
             )
-        except ValueError as e:
-            raise UserError(str(e)) from None
+        except ValueError as e:  # said in the language the game would have been played in
+            try:
+                lang = i18n.choose(asked, games.game_name(args.game))
+            except games.GameError:
+                lang = i18n.choose(asked)
+            raise UserError(i18n.say(message_of(e), lang)) from None
         path = args.journal or os.path.join(
             "journals", datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + _slug(args.players) + ".jsonl"
         )

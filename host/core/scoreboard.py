@@ -157,7 +157,7 @@ def moment_text(m: dict[str, Any], lang: str = SOURCE) -> str:
     if t == "ditch":
         return _("{side} puck to the ditch ({why})", side=m.get("side"), why=m.get("why"))
     if t == "shot-end" and m.get("result") not in (None, "stands"):
-        return f"→ {m.get('result')}"
+        return f"→ {_(m['result'])}"  # the engine's sentence (rules/text.py), or the same words read back
     if t == "review":
         return _("NEEDS REVIEW: {text}", text=m.get("text"))
     if t == "penalty":

@@ -29,7 +29,7 @@ from flickboard.rules.immutable import evolve
 from flickboard.rules.pichenotte import Pichenotte, State
 from flickboard.rules.pichenotte.engine import Facts, Shot
 from flickboard.rules.quebec import Quebec
-from flickboard.rules.text import message_of
+from flickboard.rules.text import Message, message_of
 
 # Every game's refusal: a rule that forbids the input, or a line its notation cannot read (rules/base.py).
 REFUSED = (Illegal, NotationError)
@@ -157,7 +157,7 @@ class Fold:
                 else:
                     known = self._parse(text, source)
                     if known is None:
-                        raise NotationError("the line is empty")
+                        raise NotationError(Message("the line is empty"))
             if known is not None:
                 outcome = self._line(n, known[0], source, known[1])
         except REFUSED as e:
@@ -185,7 +185,9 @@ class Fold:
         fx: list[dict[str, Any]] = []
         done = self._drain(fx)
         if (self.queue and self.queue[-1].n == n) or (self.spill is not None and self.spill <= n):
-            done.append(f"waiting: {self.waiting[1]}" if self.waiting else "queued behind a review")
+            done.append(
+                Message("waiting: {why}", why=self.waiting[1]) if self.waiting else Message("queued behind a review")
+            )
         return Outcome(n, True, "; ".join(done) or kind, tuple(fx))
 
     @property
@@ -288,26 +290,30 @@ class Fold:
             return self._declare(n, this=len(words) == 2)
         if verb == "hold":
             if len(words) < 2:
-                raise NotationError("'hold' takes the reason after it")
+                raise NotationError(Message("'hold' takes the reason after it"))
             why = " ".join(words[1:])
             fx: list[dict[str, Any]] = []
             self._hold(n, why, fx)
-            return Outcome(n, True, f"on hold: {why}", tuple(fx))
+            return Outcome(n, True, Message("on hold: {why}", why=why), tuple(fx))
         if len(words) > 1 and verb != "reviewed":
-            raise NotationError(f"'{verb}' takes nothing after it" + (" but 'this'" if verb == "declare" else ""))
+            if verb == "declare":
+                raise NotationError(Message("'declare' takes nothing after it but 'this'"))
+            raise NotationError(Message("'{verb}' takes nothing after it", verb=verb))
         if verb == "reviewed":  # anything after it is the reviewer's note
             ev = self.evidence
             if not self.review and ev.ditch_passes == 0 and ev.hole_stuck == 0:
-                raise Illegal("nothing needs review")
+                raise Illegal(Message("nothing needs review"))
             cleared = len(self.review)
             self.review = []
             self.evidence = ShotEvidence(rested=ev.rested)  # the open shot's evidence is taken as entered
-            return Outcome(n, True, f"reviewed: {cleared} item(s) cleared, sensor events go on")
+            return Outcome(n, True, Message("reviewed: {n} item(s) cleared, sensor events go on", n=cleared))
         if verb == "dismiss":
             if not self.queue and (self.spill is None or not self._refill()):
-                raise Illegal("no sensor event is waiting")
+                raise Illegal(Message("no sensor event is waiting"))
             head = self.queue.pop(0)
-            return Outcome(n, True, f"dismissed the sensor event of entry {head.n} ({head.kind})")
+            return Outcome(
+                n, True, Message("dismissed the sensor event of entry {n} ({kind})", n=head.n, kind=head.kind)
+            )
         raise AssertionError(verb)  # declare is handled above
 
     def _declare(self, n: int, this: bool) -> Outcome:
@@ -320,28 +326,32 @@ class Fold:
         shot_open = g is not None and g.shot is not None and g.points is None
         if this:
             if not shot_open:
-                raise Illegal("no shot is in progress: 'declare' (without 'this') is for the next shot")
+                raise Illegal(Message("no shot is in progress: 'declare' (without 'this') is for the next shot"))
             assert g is not None and g.shot is not None
             number = g.shot.number
             idx = next((i for i in range(len(self.stack) - 1, -1, -1) if _begins(self.stack[i], number)), None)
             if idx is None:
                 if self.base:
                     raise NeedsHistory()
-                raise Illegal("the shot in progress was entered whole: correct it instead")
+                raise Illegal(Message("the shot in progress was entered whole: correct it instead"))
             begin = self.stack[idx].line
             assert isinstance(begin, Shot)
             if begin.call:
-                raise Illegal("this shot is already a declared twenty")
+                raise Illegal(Message("this shot is already a declared twenty"))
             self._rebuild(idx, evolve(begin, call=True), self.stack[idx].source)
-            return Outcome(n, True, f"{st.setup.players[g.shot.seat]}'s shot is a declared twenty")
+            return Outcome(
+                n, True, Message("{player}'s shot is a declared twenty", player=st.setup.players[g.shot.seat])
+            )
         if self.declared:
-            raise Illegal("a twenty is already declared for the next shot")
+            raise Illegal(Message("a twenty is already declared for the next shot"))
         if st.over or st.shootout is not None or (not shot_open and st.to_shoot() is None):
-            raise Illegal("no shot is due: there is nothing to declare")
+            raise Illegal(Message("no shot is due: there is nothing to declare"))
         if not shot_open and st.next_kind() == "free":
-            raise Illegal("no opponent puck is on the board, so the next shot is a free shot: nothing to declare")
+            raise Illegal(
+                Message("no opponent puck is on the board, so the next shot is a free shot: nothing to declare")
+            )
         self.declared = True
-        return Outcome(n, True, "a twenty is declared: the next shot to start is a call")
+        return Outcome(n, True, Message("a twenty is declared: the next shot to start is a call"))
 
     # -- inputs in effect
 
@@ -351,10 +361,10 @@ class Fold:
             if not self.stack:
                 if self.base:
                     raise NeedsHistory()
-                raise Illegal("there is nothing to undo")
+                raise Illegal(Message("there is nothing to undo"))
             top = self.stack.pop()
             self.state = top.before
-            return Outcome(n, True, f"undid entry {top.n}: {self.game.format(top.line)}")
+            return Outcome(n, True, Message("undid entry {n}: {line}", n=top.n, line=self.game.format(top.line)))
         if isinstance(line, Correct):
             return self._correct(n, line, source)
         if isinstance(line, (Shot, Facts)):
@@ -379,10 +389,16 @@ class Fold:
         if self.base and (not found or found[0] == 0):  # it may be, or may also be, among the entries let go
             raise NeedsHistory()
         if not found:
-            raise Illegal(f"entry {c.ref} is not in effect (it was undone, refused, or does not exist)")
+            raise Illegal(Message("entry {n} is not in effect (it was undone, refused, or does not exist)", n=c.ref))
         if len(found) > 1:
             what = ", ".join(self.game.format(self.stack[i].line) for i in found)
-            raise Illegal(f"entry {c.ref} is a sensor event that made several inputs ({what}): use undo instead")
+            raise Illegal(
+                Message(
+                    "entry {n} is a sensor event that made several inputs ({what}): use undo instead",
+                    n=c.ref,
+                    what=what,
+                )
+            )
         idx = found[0]
         new_line: Any = None
         if c.line is not None:
@@ -390,11 +406,11 @@ class Fold:
             # own source, so a corrected sensor twenty is no longer provisional (docs/transcript.md).
             parsed = self.game.parse(c.line, source)
             if parsed is None or isinstance(parsed, Undo | Correct):
-                raise Illegal("a correction replaces an entry with a plain input")
+                raise Illegal(Message("a correction replaces an entry with a plain input"))
             new_line = evolve(parsed, ref=c.ref) if isinstance(parsed, Shot | Facts) else parsed
         fx = self._rebuild(idx, new_line, source)
-        what = self.game.format(new_line) if new_line is not None else "nothing (struck out)"
-        return Outcome(n, True, f"entry {c.ref} now reads: {what}", fx)
+        what = self.game.format(new_line) if new_line is not None else Message("nothing (struck out)")
+        return Outcome(n, True, Message("entry {n} now reads: {line}", n=c.ref, line=what), fx)
 
     def _rebuild(self, idx: int, new_line: Any, source: Source) -> tuple[dict[str, Any], ...]:
         """Entry `idx` of the stack becomes `new_line` (None: struck out); the later entries are applied again."""

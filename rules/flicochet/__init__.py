@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from flickboard.rules.base import NotationError, SetupError, Source, check_game_tag, header_value
 from flickboard.rules.names import clean, fold
+from flickboard.rules.text import Message, message_of
 
 from . import engine, notation, report
 from .engine import SIDES, Input, Result, Setup, State
@@ -71,33 +72,35 @@ class Flicochet:
         try:
             options = rule_set(rules or cls.default_rules)
             if not 2 <= len(players) <= 6:
-                raise SetupError("Flicochet is for 2 to 6 players")
+                raise SetupError(Message("Flicochet is for 2 to 6 players"))
             if len(players) > 2 and not options.teams:
                 options = rule_set(options.name + "+teams")
             if target is not None:
                 if isinstance(target, str) and not (target.strip().isascii() and target.strip().isdigit()):
-                    raise SetupError(f"the target '{target[:24]}' is not a number of points")
+                    raise SetupError(Message("the target '{target}' is not a number of points", target=target[:24]))
                 options = options.with_target(int(target))
             if teams is None:
                 sides = tuple(i % 2 for i in range(len(players)))
             else:
                 if len(teams) != len(players):
-                    raise SetupError("give one team (red or white) per player")
+                    raise SetupError(Message("give one team (red or white) per player"))
                 bad = [t for t in teams if t.lower() not in _TEAM_WORDS]
                 if bad:
-                    raise SetupError(f"'{bad[0][:24]}' is not a team: red or white")
+                    raise SetupError(Message("'{team}' is not a team: red or white", team=bad[0][:24]))
                 sides = tuple(_TEAM_WORDS[t.lower()] for t in teams)
             first = 0
             if start is not None:
                 low = [fold(p) for p in players]
                 if fold(clean(start)) not in low:
-                    raise SetupError(f"the start player '{start[:24]}' is not one of the players")
+                    raise SetupError(
+                        Message("the start player '{player}' is not one of the players", player=start[:24])
+                    )
                 first = low.index(fold(clean(start)))
             setup = Setup(tuple(players), sides, first)
             notation.check_names(setup)
             engine.new_game(options, setup)  # the last checks (team play needs 3 or more players)
         except (ValueError, NotationError) as e:
-            raise SetupError(str(e)) from None
+            raise SetupError(message_of(e)) from None
         return cls(options, setup)
 
     @classmethod
@@ -105,7 +108,7 @@ class Flicochet:
         check_game_tag(header, cls.name)
         players = header.get("Players")
         if not players:
-            raise SetupError("the header needs a Players tag with 2 to 6 names")
+            raise SetupError(Message("the header needs a Players tag with 2 to 6 names"))
         return cls.create(
             header_value(header, "Rules"),
             players,

@@ -93,13 +93,13 @@ class Setup:
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.players) <= 6:
-            raise ValueError("Flicochet is for 2 to 6 players")
+            raise ValueError(Message("Flicochet is for 2 to 6 players"))
         if len(self.teams) != len(self.players) or any(t not in (0, 1) for t in self.teams):
-            raise ValueError("give every player a team: red or white")
+            raise ValueError(Message("give every player a team: red or white"))
         if not self.members(0) or not self.members(1):
-            raise ValueError("each team, red and white, needs at least one player")
+            raise ValueError(Message("each team, red and white, needs at least one player"))
         if not 0 <= self.start < len(self.players):
-            raise ValueError("the start player must be one of the players")
+            raise ValueError(Message("the start player must be one of the players"))
 
     def members(self, side: int) -> tuple[int, ...]:
         return tuple(i for i, t in enumerate(self.teams) if t == side)
@@ -275,9 +275,9 @@ def _new_round(options: Options, setup: Setup, number: int, start: int) -> Round
 
 def new_game(options: Options, setup: Setup) -> State:
     if len(setup.players) > 2 and not options.teams:
-        raise ValueError("more than 2 players play in teams (Team rules): add +teams to the rule set")
+        raise ValueError(Message("more than 2 players play in teams (Team rules): add +teams to the rule set"))
     if len(setup.players) == 2 and options.teams:
-        raise ValueError("team play needs 3 to 6 players")
+        raise ValueError(Message("team play needs 3 to 6 players"))
     st = State(setup=setup, target=options.target, discs=options.discs_per_colour)
     return evolve(st, round=_new_round(options, setup, 1, setup.side_of(setup.start)))
 
@@ -286,7 +286,7 @@ def apply(options: Options, state: State, inp: Input) -> Result:
     """Apply one input. Raises Illegal (state untouched) when the rules do not allow it."""
     fx: list[dict[str, Any]] = []
     if state.over:
-        raise Illegal(f"the game is over: {SIDES[state.winner or 0]} won; start a new game")
+        raise Illegal(Message("the game is over: {side} won; start a new game", side=SIDES[state.winner or 0]))
     if isinstance(inp, Flick):
         new = _flick(options, state, inp, fx)
     elif isinstance(inp, Off):
@@ -333,13 +333,19 @@ def _set(pair: tuple[int, int], side: int, delta: int) -> tuple[int, int]:
 
 def _round(state: State) -> Round:
     if state.round is None or state.round.points is not None:
-        raise Illegal("no round is in progress")  # pragma: no cover - a new round starts at once
+        raise Illegal(Message("no round is in progress"))  # pragma: no cover - a new round starts at once
     return state.round
 
 
 def _counts(state: State, side: int) -> str:
     r = _round(state)
-    return f"{SIDES[side]}: {state.hand(side)} in hand, {r.table[side]} on the table, {r.off[side]} off the table"
+    return Message(
+        "{side}: {hand} in hand, {table} on the table, {off} off the table",
+        side=SIDES[side],
+        hand=state.hand(side),
+        table=r.table[side],
+        off=r.off[side],
+    )
 
 
 def _jack_index(r: Round, jack: int | None, what: str) -> int:
@@ -350,14 +356,16 @@ def _jack_index(r: Round, jack: int | None, what: str) -> int:
         on = [j for j, s in enumerate(r.jacks) if s == "table"]
         if len(on) == 1:  # one jack left on the table: it is the one meant
             return on[0]
-        raise Illegal(f"there are two jacks on the table: say which, e.g. '{what} 1' or '{what} 2'")
+        raise Illegal(Message("there are two jacks on the table: say which, e.g. '{what} 1' or '{what} 2'", what=what))
     if not 1 <= jack <= n:
-        raise Illegal(f"there is no jack {jack}: this game has {'one jack' if n == 1 else 'jacks 1 and 2'}")
+        if n == 1:
+            raise Illegal(Message("there is no jack {jack}: this game has one jack", jack=jack))
+        raise Illegal(Message("there is no jack {jack}: this game has jacks 1 and 2", jack=jack))
     return jack - 1
 
 
 def _jack_name(r: Round, j: int) -> str:
-    return "the jack" if len(r.jacks) == 1 else f"jack {j + 1}"
+    return Message("the jack") if len(r.jacks) == 1 else Message("jack {n}", n=j + 1)
 
 
 # ---------------------------------------------------------------- placing the jack (Target)
@@ -367,18 +375,32 @@ def _place(state: State, inp: Place, fx: list[dict[str, Any]]) -> State:
     r = _round(state)
     if r.placer is None:
         raise Illegal(
-            "the jack is already in place: 'place' is only for Flicochet Target, at the start of a round (TARGET 2)"
+            Message(
+                "the jack is already in place: 'place' is only for Flicochet Target, at the start of a round (TARGET 2)"
+            )
         )
     who = state.placer_player()
     assert who is not None
     if inp.player is not None and state.setup.side_of(inp.player) != r.placer:
-        raise Illegal(f"{SIDES[r.placer]} places the jack now, not {state.setup.players[inp.player]} (TARGET 2)")
+        raise Illegal(
+            Message(
+                "{side} places the jack now, not {player} (TARGET 2)",
+                side=SIDES[r.placer],
+                player=state.setup.players[inp.player],
+            )
+        )
     if inp.player is not None and r.placer == r.start and inp.player != who:
-        raise Illegal(f"the start player, {state.setup.players[who]}, flicks the jack into place (TARGET 2)")
+        raise Illegal(
+            Message(
+                "the start player, {player}, flicks the jack into place (TARGET 2)", player=state.setup.players[who]
+            )
+        )
     j = r.jacks.index("unplaced")
     if inp.off:
         if r.placer != r.start:
-            raise Illegal("a jack positioned by the other side does not leave the table: write 'place' (TARGET 2)")
+            raise Illegal(
+                Message("a jack positioned by the other side does not leave the table: write 'place' (TARGET 2)")
+            )
         fx.append({"type": "jack-place-off", "jack": j + 1, "by": SIDES[r.start]})
         # MIX AND MATCH: "If either jack comes off the table during positioning, the other player positions them."
         return evolve(state, round=evolve(r, placer=1 - r.start))
@@ -396,21 +418,32 @@ def _flick(options: Options, state: State, inp: Flick, fx: list[dict[str, Any]])
     r = _round(state)
     if r.placer is not None:
         q = state.questions()[0]
-        raise Illegal(f"first the jack: {q.text} ({' / '.join(q.answers)})")
+        raise Illegal(Message("first the jack: {question} ({answers})", question=q.text, answers=" / ".join(q.answers)))
     who = state.to_flick()
     if who is None:
-        raise Illegal("every disc has been flicked: score the round ('order R W ...' or 'dist R 12.5 W 20 ...')")
+        raise Illegal(
+            Message("every disc has been flicked: score the round ('order R W ...' or 'dist R 12.5 W 20 ...')")
+        )
     players = state.setup.players
     if inp.player is not None and inp.player != who:
         side = state.setup.side_of(who)
         raise Illegal(
-            f"it is {players[who]}'s flick ({SIDES[side]}), not {players[inp.player]}'s: sides alternate and team "
-            "members take turns (PLAYING 2, Team rules)"
+            Message(
+                "it is {player}'s flick ({side}), not {other}'s: sides alternate and team members take turns "
+                "(PLAYING 2, Team rules)",
+                player=players[who],
+                side=SIDES[side],
+                other=players[inp.player],
+            )
         )
     if inp.at is not None and inp.at < options.proximity_tenths:
         raise Illegal(
-            f"proximity rule: a disc is placed at least {options.proximity_tenths / 10:g} cm from the jack, not "
-            f"{inp.at / 10:g} cm; place it further away and flick again"
+            Message(
+                "proximity rule: a disc is placed at least {least} cm from the jack, not {at} cm; place it further "
+                "away and flick again",
+                least=format(options.proximity_tenths / 10, "g"),
+                at=format(inp.at / 10, "g"),
+            )
         )
     side = state.setup.side_of(who)
     r = evolve(r, flicks=_set(r.flicks, side, 1), table=_set(r.table, side, 1), last=who)
@@ -421,20 +454,28 @@ def _flick(options: Options, state: State, inp: Flick, fx: list[dict[str, Any]])
 def _latest(state: State, what: str) -> tuple[Round, int]:
     r = _round(state)
     if r.last is None:
-        raise Illegal(f"no disc has been flicked this round, so nothing could knock {what} off the table")
+        raise Illegal(
+            Message("no disc has been flicked this round, so nothing could knock {what} off the table", what=what)
+        )
     if any(o is not None for o in r.orders):
-        raise Illegal("the round is being scored: undo or correct the scoring line first")
+        raise Illegal(Message("the round is being scored: undo or correct the scoring line first"))
     return r, state.setup.side_of(r.last)
 
 
 def _off(options: Options, state: State, inp: Off, fx: list[dict[str, Any]]) -> State:
-    r, by = _latest(state, "a disc")
+    r, by = _latest(state, Message("a disc"))
     if inp.by is not None and inp.by != by:
         raise Illegal(
-            f"the latest flick was {state.setup.players[r.last or 0]}'s ({SIDES[by]}), so {SIDES[by]} knocked it off"
+            Message(
+                "the latest flick was {player}'s ({side}), so {side} knocked it off",
+                player=state.setup.players[r.last or 0],
+                side=SIDES[by],
+            )
         )
     if r.table[inp.side] == 0:
-        raise Illegal(f"no {SIDES[inp.side]} disc is on the table ({_counts(state, inp.side)})")
+        raise Illegal(
+            Message("no {side} disc is on the table ({counts})", side=SIDES[inp.side], counts=_counts(state, inp.side))
+        )
     knocked = r.knocked if inp.side == by else _set(r.knocked, inp.side, 1)
     r = evolve(r, table=_set(r.table, inp.side, -1), off=_set(r.off, inp.side, 1), knocked=knocked)
     fx.append(
@@ -449,10 +490,10 @@ def _off(options: Options, state: State, inp: Off, fx: list[dict[str, Any]]) -> 
 
 
 def _jack_off(options: Options, state: State, inp: JackOff, fx: list[dict[str, Any]]) -> State:
-    r, by = _latest(state, "the jack")
+    r, by = _latest(state, Message("the jack"))
     j = _jack_index(r, inp.jack, "jack off")
     if r.jacks[j] != "table":
-        raise Illegal(f"{_jack_name(r, j)} is already off the table")
+        raise Illegal(Message("{jack} is already off the table", jack=_jack_name(r, j)))
     jacks = list(r.jacks)
     jacks[j] = "off"
     opp = 1 - by
@@ -473,12 +514,12 @@ def _ready_to_score(state: State, jack: int | None, what: str) -> tuple[Round, i
     r = _round(state)
     if r.placer is not None or state.to_flick() is not None:
         left = state.hand(0) + state.hand(1)
-        raise Illegal(f"the table is scored when every disc has been flicked ({left} still in hand)")
+        raise Illegal(Message("the table is scored when every disc has been flicked ({n} still in hand)", n=left))
     j = _jack_index(r, jack, what)
     if r.jacks[j] == "off":
-        raise Illegal(f"{_jack_name(r, j)} is off the table: it is not scored")
+        raise Illegal(Message("{jack} is off the table: it is not scored", jack=_jack_name(r, j)))
     if r.jack_points[j] is not None:
-        raise Illegal(f"{_jack_name(r, j)} is already scored: undo or correct that line")
+        raise Illegal(Message("{jack} is already scored: undo or correct that line", jack=_jack_name(r, j)))
     return r, j
 
 
@@ -517,23 +558,44 @@ def _order(options: Options, state: State, inp: Order, fx: list[dict[str, Any]])
         n = inp.discs.count(side)
         if n > on[side]:
             raise Illegal(
-                f"the order names {n} {SIDES[side]} disc(s) but only {on[side]} are on the table (only discs left "
-                "on the table are scored)"
+                Message(
+                    "the order names {n} {side} disc(s) but only {on} are on the table (only discs left on the table "
+                    "are scored)",
+                    n=n,
+                    side=SIDES[side],
+                    on=on[side],
+                )
             )
     if not inp.discs:
         if on[0] or on[1]:
-            raise Illegal(f"discs are on the table ({on[0]} red, {on[1]} white): give their order, closest first")
+            raise Illegal(
+                Message(
+                    "discs are on the table ({red} red, {white} white): give their order, closest first",
+                    red=on[0],
+                    white=on[1],
+                )
+            )
         return _score_jack(options, state, r, j, (), 0, fx)
     lead = inp.discs[0]
     if all(s == lead for s in inp.discs):
         other = 1 - lead
         if on[other]:
             raise Illegal(
-                f"name the discs up to the closest {SIDES[other]} one: {on[other]} {SIDES[other]} disc(s) are on the "
-                "table"
+                Message(
+                    "name the discs up to the closest {side} one: {n} {side} disc(s) are on the table",
+                    side=SIDES[other],
+                    n=on[other],
+                )
             )
         if inp.discs.count(lead) != on[lead]:
-            raise Illegal(f"no {SIDES[other]} disc is on the table, so name all {on[lead]} {SIDES[lead]} disc(s) on it")
+            raise Illegal(
+                Message(
+                    "no {other} disc is on the table, so name all {n} {side} disc(s) on it",
+                    other=SIDES[other],
+                    n=on[lead],
+                    side=SIDES[lead],
+                )
+            )
     return _score_jack(options, state, r, j, inp.discs, _leading_run(inp.discs), fx)
 
 
@@ -543,15 +605,22 @@ def _distances(options: Options, state: State, inp: Distances, fx: list[dict[str
         n = sum(1 for s, _ in inp.discs if s == side)
         if n != r.table[side]:
             raise Illegal(
-                f"give the distance of every disc on the table: {r.table[side]} {SIDES[side]} disc(s) are on it, "
-                f"not {n}"
+                Message(
+                    "give the distance of every disc on the table: {on} {side} disc(s) are on it, not {n}",
+                    on=r.table[side],
+                    side=SIDES[side],
+                    n=n,
+                )
             )
     ranked = sorted(inp.discs, key=lambda d: (d[1], d[0]))
     best = [min((d for s, d in inp.discs if s == side), default=None) for side in (0, 1)]
     if best[0] is not None and best[0] == best[1]:
         raise Illegal(
-            f"the closest red and white discs are both {best[0] / 10:g} cm away: use the measuring card and enter "
-            "the order instead (PLAYING 3)"
+            Message(
+                "the closest red and white discs are both {cm} cm away: use the measuring card and enter the order "
+                "instead (PLAYING 3)",
+                cm=format(best[0] / 10, "g"),
+            )
         )
     run = 0
     if ranked:

@@ -63,7 +63,6 @@ Line = Input | Undo | Correct
 
 _NUMBER = re.compile(r"[0-9]{1,9}")
 _DISTANCE = re.compile(r"([0-9]{1,3})(?:\.([0-9]))?")
-_USAGE = "flick, off, jack off, place, order, dist, undo, correct (e.g. 'flick Ana', 'off W', 'order R R W')"
 
 
 def _show(word: str) -> str:
@@ -91,7 +90,7 @@ def check_names(setup: Setup) -> None:
     names_of(setup)
     folded = [fold(n) for n in setup.players]
     if len(set(folded)) != len(folded):
-        raise NotationError("player names must differ")
+        raise NotationError(Message("player names must differ"))
 
 
 def player_word(setup: Setup, player: int) -> str:
@@ -105,7 +104,12 @@ def player_ref(setup: Setup, word: str) -> int:
         if p == name:
             return i
     raise NotationError(
-        f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
+        Message(
+            "'{word}' is not a player: {names}{hint}",
+            word=_show(word),
+            names=", ".join(setup.players),
+            hint=did_you_mean(word, setup.players),
+        )
     )
 
 
@@ -113,7 +117,7 @@ def colour_ref(word: str) -> int:
     try:
         return COLOURS[word.lower()]
     except KeyError:
-        raise NotationError(f"'{_show(word)}' is not a colour: R (red) or W (white)") from None
+        raise NotationError(Message("'{word}' is not a colour: R (red) or W (white)", word=_show(word))) from None
 
 
 def parse_distance(word: str) -> int:
@@ -121,7 +125,10 @@ def parse_distance(word: str) -> int:
     m = _DISTANCE.fullmatch(word)
     if m is None:
         raise NotationError(
-            f"'{_show(word)}' is not a distance: centimetres, 1 to 3 digits and at most one decimal (e.g. 12.5)"
+            Message(
+                "'{word}' is not a distance: centimetres, 1 to 3 digits and at most one decimal (e.g. 12.5)",
+                word=_show(word),
+            )
         )
     return int(m.group(1)) * 10 + int(m.group(2) or 0)
 
@@ -142,7 +149,7 @@ def _order(args: list[str]) -> Order:
     if [a.lower() for a in args] in (["none"], ["-"]):
         return Order(jack, ())
     if not args:
-        raise NotationError("write 'order R W R ...': the discs on the table, closest to the jack first")
+        raise NotationError(Message("write 'order R W R ...': the discs on the table, closest to the jack first"))
     sides: list[int] = []
     for a in args:
         low = a.lower()
@@ -152,10 +159,12 @@ def _order(args: list[str]) -> Order:
             sides += [COLOURS[c] for c in low]
         else:
             raise NotationError(
-                f"'{_show(a)}' is not a disc: R or W (e.g. 'order R R W'; with two jacks, 'order 2 W R')"
+                Message(
+                    "'{word}' is not a disc: R or W (e.g. 'order R R W'; with two jacks, 'order 2 W R')", word=_show(a)
+                )
             )
     if len(sides) > 12:
-        raise NotationError(f"the order names {len(sides)} discs: there are only 12")
+        raise NotationError(Message("the order names {n} discs: there are only 12", n=len(sides)))
     return Order(jack, tuple(sides))
 
 
@@ -164,10 +173,12 @@ def _distances(args: list[str]) -> Distances:
     if [a.lower() for a in args] in (["none"], ["-"]):
         return Distances(jack, ())
     if not args or len(args) % 2:
-        raise NotationError("write 'dist R 12.5 W 20 ...': a colour and its distance in cm for each disc on the table")
+        raise NotationError(
+            Message("write 'dist R 12.5 W 20 ...': a colour and its distance in cm for each disc on the table")
+        )
     pairs = [(colour_ref(args[i]), parse_distance(args[i + 1])) for i in range(0, len(args), 2)]
     if len(pairs) > 12:
-        raise NotationError(f"the line gives {len(pairs)} distances: there are only 12 discs")
+        raise NotationError(Message("the line gives {n} distances: there are only 12 discs", n=len(pairs)))
     return Distances(jack, tuple(pairs))
 
 
@@ -186,7 +197,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         at = None
         if args:
             if low[0] != "at" or len(args) != 2:
-                raise NotationError("write 'flick [PLAYER] [at CM]' (e.g. 'flick Ana', 'flick at 9.5')")
+                raise NotationError(Message("write 'flick [PLAYER] [at CM]' (e.g. 'flick Ana', 'flick at 9.5')"))
             at = parse_distance(args[1])
         return Flick(player, at)
     if verb == "off":
@@ -194,17 +205,17 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
             return Off(colour_ref(args[0]))
         if len(args) == 3 and low[1] == "by":
             return Off(colour_ref(args[0]), colour_ref(args[2]))
-        raise NotationError("write 'off R' or 'off W by R': a disc of that colour left the table")
+        raise NotationError(Message("write 'off R' or 'off W by R': a disc of that colour left the table"))
     if verb == "jack":
         if low[:1] != ["off"] or len(args) > 2 or (len(args) == 2 and args[1] not in ("1", "2")):
-            raise NotationError("write 'jack off' (with two jacks: 'jack off 1' or 'jack off 2')")
+            raise NotationError(Message("write 'jack off' (with two jacks: 'jack off 1' or 'jack off 2')"))
         return JackOff(int(args[1]) if len(args) == 2 else None)
     if verb == "place":
         off = bool(low) and low[-1] == "off"
         if off:
             args = args[:-1]
         if len(args) > 1:
-            raise NotationError("write 'place [PLAYER]' or 'place [PLAYER] off' (TARGET 2)")
+            raise NotationError(Message("write 'place [PLAYER]' or 'place [PLAYER] off' (TARGET 2)"))
         return Place(player_ref(setup, args[0]) if args else None, off)
     if verb == "order":
         return _order(args)
@@ -214,9 +225,14 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
     if entry is not None:
         return entry
     hint = did_you_mean(words[0], ("flick", "off", "jack", "place", "order", "dist", "undo", "correct"))
-    usage = ": " + _USAGE
+    if hint:
+        raise NotationError(Message("'{word}' is not a word of the notation{hint}", word=_show(words[0]), hint=hint))
     raise NotationError(
-        Message("'{word}' is not a word of the notation{hint}", word=_show(words[0]), hint=hint or usage)
+        Message(
+            "'{word}' is not a word of the notation: flick, off, jack off, place, order, dist, undo, correct "
+            "(e.g. 'flick Ana', 'off W', 'order R R W')",
+            word=_show(words[0]),
+        )
     )
 
 

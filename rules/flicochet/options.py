@@ -17,10 +17,11 @@ The reasons for each default are in docs/rules-coverage.md (Flicochet part).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations
+
+from flickboard.rules.text import N_, Message
 
 BASE = "flicochet"
 
@@ -55,15 +56,10 @@ class Options:
 
     def with_target(self, target: int) -> Options:
         if not 1 <= target <= 999:
-            raise ValueError(f"play to a positive number of points (1 to 999), not {target}")
+            raise ValueError(Message("play to a positive number of points (1 to 999), not {target}", target=target))
         # The summary says the points played to: a target that is not the rule set's own replaces it there too.
-        summary = re.sub(
-            r"(first to|play to) \d+( points)?",
-            f"first to {target} point{'' if target == 1 else 's'}",
-            self.summary,
-            count=1,
-        )
-        return replace(self, target=target, summary=summary)
+        played = replace(self, target=target)
+        return replace(played, summary=_summary(played))
 
     def describe(self) -> list[tuple[str, str]]:
         """(option, meaning) rows for a `flickboard rules show` command."""
@@ -120,19 +116,19 @@ def _teams(o: Options) -> Options:
 
 # name -> (what it changes, seed section, the layer)
 LAYERS: dict[str, tuple[str, str, Callable[[Options], Options]]] = {
-    BASE: ("the base game: one jack in the centre, first to 8 points", "PLAYING THE GAME", lambda o: o),
+    BASE: (N_("the base game: one jack in the centre, first to 8 points"), "PLAYING THE GAME", lambda o: o),
     "double-jack": (
-        "two jacks, each scored, both sides may score, play to 12; one jack off +2, the second +3",
+        N_("two jacks, each scored, both sides may score, play to 12; one jack off +2, the second +3"),
         "DOUBLE-JACK",
         _double_jack,
     ),
     "target": (
-        "all flicks from one edge; the start player flicks the jack(s) into place",
+        N_("all flicks from one edge; the start player flicks the jack(s) into place"),
         "TARGET",
         _target,
     ),
-    "school": ("+1 to a side for each of its discs an opponent knocks off the table", "SCHOOL RULES", _school),
-    "teams": ("3 to 6 players in two teams, red and white (automatic with more than 2)", "Team rules", _teams),
+    "school": (N_("+1 to a side for each of its discs an opponent knocks off the table"), "SCHOOL RULES", _school),
+    "teams": (N_("3 to 6 players in two teams, red and white (automatic with more than 2)"), "Team rules", _teams),
 }
 ALIASES = {"doublejack": "double-jack", "double": "double-jack", "school-rules": "school", "team": "teams"}
 
@@ -142,32 +138,56 @@ def _build(layers: tuple[str, ...]) -> Options:
     o = Options(name=name, summary="")
     for n in layers:
         o = LAYERS[n][2](o)
-    if not layers:
-        return replace(o, summary=LAYERS[BASE][0])
-    # One sentence of the combined game: the jacks and the target as the layers leave them, then each layer's own.
-    jacks = ("two jacks" if o.jacks == 2 else "one jack") + ("" if o.target_variant else " in the centre")
+    return replace(o, summary=_summary(o))
+
+
+def _summary(o: Options) -> Message:
+    """One sentence of the game `o` plays, each of its parts a sentence a catalogue can say: the jacks and the target
+    as the layers leave them, then each layer's own."""
+    goal = Message("first to 1 point") if o.target == 1 else Message("first to {target} points", target=o.target)
+    if not o.layers:
+        return Message("the base game: one jack in the centre, {goal}", goal=goal)
     if o.jacks == 2:
-        jacks += ", each scored, both sides may score"
-    parts = [f"{jacks}, first to {o.target} points"]
-    parts += [LAYERS[n][0] for n in layers if n != "double-jack"]
-    if "double-jack" in layers:
-        parts.append(f"one jack off +{o.first_jack_off_points}, the second +{o.jack_off_points}")
-    return replace(o, summary="; ".join(parts))
+        jacks = (
+            Message("two jacks, each scored, both sides may score")
+            if o.target_variant
+            else Message("two jacks in the centre, each scored, both sides may score")
+        )
+    else:
+        jacks = Message("one jack") if o.target_variant else Message("one jack in the centre")
+    parts = [Message("{jacks}, {goal}", jacks=jacks, goal=goal)]
+    parts += [Message(LAYERS[n][0]) for n in o.layers if n != "double-jack"]  # each marked with N_ in LAYERS
+    if "double-jack" in o.layers:
+        parts.append(
+            Message(
+                "one jack off +{first}, the second +{second}", first=o.first_jack_off_points, second=o.jack_off_points
+            )
+        )
+    said = parts[-1]
+    for part in reversed(parts[:-1]):  # "a; b; c", each part said in the screen's language
+        said = Message("{first}; {rest}", first=part, rest=said)
+    return said
 
 
 def rule_set(name: str) -> Options:
     """`flicochet`, `flicochet+double-jack+school`, ... (layers in any order, each once)."""
-    usage = f"a rule set is {BASE} plus any of +{', +'.join(n for n in LAYERS if n != BASE)} (e.g. {BASE}+school)"
+    usage = Message(
+        "a rule set is {base} plus any of {layers} (e.g. {base}+school)",
+        base=BASE,
+        layers=", ".join("+" + n for n in LAYERS if n != BASE),
+    )
     parts = [p.strip().lower() for p in name.strip().split("+")]
     if parts[0] != BASE:
-        raise ValueError(f"unknown rule set '{name[:40]}': {usage}")
+        raise ValueError(Message("unknown rule set '{name}': {usage}", name=name[:40], usage=usage))
     seen: list[str] = []
     for p in parts[1:]:
         p = ALIASES.get(p, p)
         if p not in LAYERS or p == BASE:
-            raise ValueError(f"unknown variant '{p[:24]}' in '{name[:40]}': {usage}")
+            raise ValueError(
+                Message("unknown variant '{variant}' in '{name}': {usage}", variant=p[:24], name=name[:40], usage=usage)
+            )
         if p in seen:
-            raise ValueError(f"the variant '{p}' is named twice in '{name[:40]}'")
+            raise ValueError(Message("the variant '{variant}' is named twice in '{name}'", variant=p, name=name[:40]))
         seen.append(p)
     return _build(tuple(n for n in LAYERS if n in seen))
 

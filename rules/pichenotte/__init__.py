@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from flickboard.rules.base import FixedRuleSets, NotationError, SetupError, Source, header_value
 from flickboard.rules.names import clean, fold
+from flickboard.rules.text import Message, message_of
 
 from . import engine, notation, report
 from .engine import Input, Result, Setup, State
@@ -70,33 +71,33 @@ class Pichenotte(FixedRuleSets):
         try:
             options = rule_set(rules)
             if len(players) not in (2, 4):
-                raise SetupError("give 2 players (singles) or 4 (doubles, in clockwise seat order)")
+                raise SetupError(Message("give 2 players (singles) or 4 (doubles, in clockwise seat order)"))
             if sides is None:
                 sides = players if len(players) == 2 else [f"{players[0]}+{players[2]}", f"{players[1]}+{players[3]}"]
             if len(sides) != 2:
-                raise SetupError("give exactly two side names")
+                raise SetupError(Message("give exactly two side names"))
             sides = [clean(s) for s in sides]
             seat = 0
             if breaker is not None:
                 low = [fold(p) for p in players]
                 if fold(clean(breaker)) not in low:
-                    raise SetupError(f"the breaker '{breaker}' is not one of the players")
+                    raise SetupError(Message("the breaker '{breaker}' is not one of the players", breaker=breaker))
                 seat = low.index(fold(clean(breaker)))
             setup = Setup(tuple(players), (sides[0], sides[1]), seat)
             notation.check_names(setup)
             fmt = parse_match(match) if match else default_match(options, len(players))
         except (ValueError, NotationError) as e:
-            raise SetupError(str(e)) from None
+            raise SetupError(message_of(e)) from None
         return cls(options, setup, fmt)
 
     @classmethod
     def from_header(cls, header: dict[str, list[str]]) -> Pichenotte:
         rules = header_value(header, "Rules")
         if rules is None:
-            raise SetupError(f"the header needs a Rules tag: one of {', '.join(RULE_SETS)}")
+            raise SetupError(Message("the header needs a Rules tag: one of {rules}", rules=", ".join(RULE_SETS)))
         players = header.get("Players")
         if not players:
-            raise SetupError("the header needs a Players tag with 2 or 4 names")
+            raise SetupError(Message("the header needs a Players tag with 2 or 4 names"))
         return cls.create(
             rules, players, header.get("Sides"), header_value(header, "Match"), header_value(header, "Breaker")
         )

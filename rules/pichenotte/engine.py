@@ -331,7 +331,9 @@ def new_match(options: Options, setup: Setup, match: MatchFormat | None = None) 
 def apply(options: Options, state: State, inp: Input) -> Result:
     """Apply one input. Raises Illegal (state untouched) when the rules do not allow it."""
     if state.over:
-        raise Illegal(f"the match is over: {state.setup.sides[state.winner or 0]} won; start a new match")
+        raise Illegal(
+            Message("the match is over: {side} won; start a new match", side=state.setup.sides[state.winner or 0])
+        )
     fx: list[dict[str, Any]] = []
     # The handlers below change a private copy of the state, its game and its open shot in place (see
     # rules/immutable.py): a shot typed as one line is many steps, and the state is copied once for all of them.
@@ -397,9 +399,13 @@ def _name(state: State, side: int) -> str:
 def _counts(state: State, side: int) -> str:
     g = state.game
     assert g is not None
-    return (
-        f"{_name(state, side)}: {state.hand(side)} in hand, {g.board[side]} on the board, "
-        f"{g.ditch[side]} in the ditch, {g.rail[side]} on the rail"
+    return Message(
+        "{side}: {hand} in hand, {board} on the board, {ditch} in the ditch, {rail} on the rail",
+        side=_name(state, side),
+        hand=state.hand(side),
+        board=g.board[side],
+        ditch=g.ditch[side],
+        rail=g.rail[side],
     )
 
 
@@ -412,7 +418,7 @@ def _set(pair: tuple[N, N], side: int, delta: N) -> tuple[N, N]:
 
 def _game(state: State) -> Game:
     if state.game is None or state.game.points is not None:
-        raise Illegal("no game is in progress")
+        raise Illegal(Message("no game is in progress"))
     return state.game
 
 
@@ -420,7 +426,7 @@ def _blocking(state: State) -> None:
     g = _game(state)
     if g.questions:
         q = g.questions[0]
-        raise Illegal(f"first answer: {q.text} ({' / '.join(q.answers)})")
+        raise Illegal(Message("first answer: {question} ({answers})", question=q.text, answers=" / ".join(q.answers)))
 
 
 # ---------------------------------------------------------------- shots
@@ -429,19 +435,24 @@ def _blocking(state: State) -> None:
 def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if g.forfeit:
-        raise Illegal("this game was forfeited")
+        raise Illegal(Message("this game was forfeited"))
     if g.questions:
         _blocking(state)
     if g.shot is not None:
         who = state.setup.players[g.shot.seat]
-        raise Illegal(f"{who}'s shot is still open: add what happened, or 'end' it")
+        raise Illegal(Message("{player}'s shot is still open: add what happened, or 'end' it", player=who))
     if g.shots >= state.game_shots:
-        raise Illegal("all pucks have been shot: enter the zones of the pucks on the board (zones SIDE 15 10 5 ...)")
+        raise Illegal(
+            Message("all pucks have been shot: enter the zones of the pucks on the board (zones SIDE 15 10 5 ...)")
+        )
     seat = (g.breaker + g.shots) % state.seats  # State.to_shoot, for a game in play with no shot open
     if inp.seat is not None and inp.seat != seat:
         raise Illegal(
-            f"it is {state.setup.players[seat]}'s shot, not {state.setup.players[inp.seat]}'s "
-            "(R-2: singles alternate, doubles go clockwise)"
+            Message(
+                "it is {player}'s shot, not {other}'s (R-2: singles alternate, doubles go clockwise)",
+                player=state.setup.players[seat],
+                other=state.setup.players[inp.seat],
+            )
         )
     side = seat % 2  # Setup.side_of
     # What the shot must be (State.next_kind, with no shot open and no shoot-out): R-8 / R-9, 000 rules 4-5.
@@ -449,8 +460,11 @@ def _shot(options: Options, state: State, inp: Shot, fx: list[dict[str, Any]]) -
     if inp.call:
         if kind == "free":
             raise Illegal(
-                f"no {_name(state, 1 - side)} puck is on the board, so this is a free shot "
-                "(R-9; beginner sheet, rule 5): there is no twenty to declare"
+                Message(
+                    "no {side} puck is on the board, so this is a free shot (R-9; beginner sheet, rule 5): there is no "
+                    "twenty to declare",
+                    side=_name(state, 1 - side),
+                )
             )
         kind = "call"
     number = g.shots + 1
@@ -465,7 +479,7 @@ def _facts(options: Options, state: State, inp: Facts, fx: list[dict[str, Any]])
     g = _game(state)
     if g.shot is None:
         if inp.source == "sensor":
-            raise Illegal("sensor evidence arrived with no shot in progress")
+            raise Illegal(Message("sensor evidence arrived with no shot in progress"))
         # A manual line of facts with no shot open is a whole shot ("hit", "in", "miss S:ditch").
         _shot(options, state, Shot(facts=inp.facts, contact=inp.contact, zone=inp.zone, ref=inp.ref), fx)
         return
@@ -481,17 +495,20 @@ def _add_facts(options: Options, state: State, inp: Facts | Shot, fx: list[dict[
     shot = g.shot
     if inp.contact is not None:
         if shot.kind != "contact":
-            why = "a declared twenty" if shot.kind == "call" else "a free shot"
-            raise Illegal(f"contact only matters on a contact shot; this is {why}")
+            if shot.kind == "call":
+                raise Illegal(Message("contact only matters on a contact shot; this is a declared twenty"))
+            raise Illegal(Message("contact only matters on a contact shot; this is a free shot"))
         if shot.contact is not None and shot.contact != inp.contact:
             was = "hit" if shot.contact else "miss"
-            raise Illegal(f"contact was already entered as '{was}': undo or correct that entry instead")
+            raise Illegal(
+                Message("contact was already entered as '{was}': undo or correct that entry instead", was=was)
+            )
         put(shot, contact=inp.contact)
         if g.questions:
             put(g, questions=tuple(q for q in g.questions if q.kind != "contact"))
     if inp.zone is not None:
         if shot.kind != "free" or options.free_shot_zone is None:
-            raise Illegal("the free-shot zone only matters on a free shot under rules that require one (R-9)")
+            raise Illegal(Message("the free-shot zone only matters on a free shot under rules that require one (R-9)"))
         put(shot, zone=inp.zone)
         if g.questions:
             put(g, questions=tuple(q for q in g.questions if q.kind != "zone"))
@@ -507,19 +524,26 @@ def _fact(options: Options, state: State, fact: Fact, inp: Facts | Shot, fx: lis
     side = shooter if fact.side is None else fact.side
     label = "the shooting puck" if fact.side is None else f"a {_name(state, side)} puck"
     if fact.what not in FACT_HELP:
-        raise Illegal(f"'{fact.what}' is not something a puck can do: one of {', '.join(FACTS)}")
+        raise Illegal(
+            Message("'{what}' is not something a puck can do: one of {facts}", what=fact.what, facts=", ".join(FACTS))
+        )
     # Is the puck on the board to begin with?
     if fact.side is None:
         if shot.puck != "board":
-            where = "in the hole" if shot.puck == "hole" else "in the ditch"
-            raise Illegal(f"the shooting puck is already {where}")
+            if shot.puck == "hole":
+                raise Illegal(Message("the shooting puck is already in the hole"))
+            raise Illegal(Message("the shooting puck is already in the ditch"))
     else:
         spare = g.board[side] - (1 if side == shooter and shot.puck == "board" else 0)
         if spare < 1:
-            other = "other " if side == shooter else ""
-            raise Illegal(f"no {other}{_name(state, side)} puck is on the board ({_counts(state, side)})")
+            counts = _counts(state, side)
+            if side == shooter:
+                raise Illegal(
+                    Message("no other {side} puck is on the board ({counts})", side=_name(state, side), counts=counts)
+                )
+            raise Illegal(Message("no {side} puck is on the board ({counts})", side=_name(state, side), counts=counts))
     if fact.what == "hand" and not options.hand_rule:
-        raise Illegal("these rules have no hand rule (R-10-B is in the 2019 tournament rules)")
+        raise Illegal(Message("these rules have no hand rule (R-10-B is in the 2019 tournament rules)"))
 
     outcome: Literal["twenty", "ditch", "stays"]
     if fact.what == "in":
@@ -540,7 +564,9 @@ def _fact(options: Options, state: State, fact: Fact, inp: Facts | Shot, fx: lis
     if fact.what == "edge" and fact.side is None and shot.kind == "free" and options.free_shot_zone is not None:
         # A-4: "treated as in the 15" - so it meets any free-shot zone requirement (R-9, 000 rule 5 advanced).
         if shot.zone is False:
-            raise Illegal("a puck on edge in the hole counts as in the 15 zone (A-4), so the free shot is not short")
+            raise Illegal(
+                Message("a puck on edge in the hole counts as in the 15 zone (A-4), so the free shot is not short")
+            )
         put(shot, zone=True)
     if outcome == "twenty":
         put(g, board=_set(g.board, side, -1), rail=_set(g.rail, side, 1))
@@ -565,7 +591,7 @@ def _end(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     shot = g.shot
     if shot is None:
-        raise Illegal("no shot is in progress")
+        raise Illegal(Message("no shot is in progress"))
     side = shot.seat % 2
     opp = 1 - side
     questions: list[Question] = [q for q in g.questions if q.kind == "choice"]
@@ -630,16 +656,16 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     result = "stands"
     if shot.kind == "contact" and shot.contact is False and shot.puck != "ditch":
         _ditch_shooting_puck(state, fx, "no contact")
-        result = "no contact: shooting puck to the ditch"
+        result = Message("no contact: shooting puck to the ditch")
     elif shot.kind == "call":
         made = shot.puck == "hole" if options.call_success == "shooting-puck" else shot.twenties[side] > 0
         if made:
-            result = "declared twenty made"
+            result = Message("declared twenty made")
         elif shot.puck != "board":
-            result = "declared twenty missed; shooting puck already in the ditch"
+            result = Message("declared twenty missed; shooting puck already in the ditch")
         elif options.failed_call == "ditch":
             _ditch_shooting_puck(state, fx, "declared twenty missed")
-            result = "declared twenty missed: shooting puck to the ditch"
+            result = Message("declared twenty missed: shooting puck to the ditch")
         elif shot.choice is None:
             opp = 1 - side
             q = Question(
@@ -659,14 +685,14 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
             return
         elif shot.choice:
             _ditch_shooting_puck(state, fx, "opponent's choice")
-            result = "declared twenty missed: opponent removed the shooting puck"
+            result = Message("declared twenty missed: opponent removed the shooting puck")
         else:
-            result = "declared twenty missed: opponent left the shooting puck on the board"
+            result = Message("declared twenty missed: opponent left the shooting puck on the board")
     elif shot.kind == "free" and options.free_shot_zone is not None and shot.puck == "board":
         met = shot.zone is True or (options.free_shot_other_puck and shot.twenties[side] > 0)
         if not met:
             _ditch_shooting_puck(state, fx, "free shot short")
-            result = f"free shot short of the {options.free_shot_zone} zone: to the ditch"
+            result = Message("free shot short of the {zone} zone: to the ditch", zone=options.free_shot_zone)
     record = ShotRecord(
         g.number,
         shot.number,
@@ -689,7 +715,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
 def _choose(options: Options, state: State, inp: Choose, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if not any(q.kind == "choice" for q in g.questions):
-        raise Illegal("there is no choice to make: it follows only a failed declared twenty (R-8 choice B)")
+        raise Illegal(Message("there is no choice to make: it follows only a failed declared twenty (R-8 choice B)"))
     assert g.shot is not None
     put(g.shot, choice=inp.ditch)
     put(g, questions=())
@@ -699,14 +725,14 @@ def _choose(options: Options, state: State, inp: Choose, fx: list[dict[str, Any]
 def _confirm(state: State, inp: Confirm, fx: list[dict[str, Any]]) -> None:
     g = _game(state)
     if not g.provisional:
-        raise Illegal("there is no provisional twenty to confirm")
+        raise Illegal(Message("there is no provisional twenty to confirm"))
     if inp.ref is None:
         keep: tuple[tuple[int, int], ...] = ()
     else:
         keep = tuple(p for p in g.provisional if p[0] != inp.ref)
         if len(keep) == len(g.provisional):
             refs = ", ".join(str(p[0]) for p in g.provisional)
-            raise Illegal(f"entry {inp.ref} is not a provisional twenty (provisional: {refs})")
+            raise Illegal(Message("entry {n} is not a provisional twenty (provisional: {refs})", n=inp.ref, refs=refs))
     fx.append({"type": "confirmed", "count": len(g.provisional) - len(keep)})
     put(g, provisional=keep)
 
@@ -738,19 +764,34 @@ def _zones(options: Options, state: State, inp: Zones, fx: list[dict[str, Any]])
     g = _game(state)
     if g.shot is not None or g.shots < state.game_shots:
         left = state.hand(0) + state.hand(1) + (1 if g.shot else 0)
-        raise Illegal(f"zones are entered when every puck has been shot ({left} shot(s) still to play)")
+        raise Illegal(Message("zones are entered when every puck has been shot ({n} shot(s) still to play)", n=left))
     if g.zones[inp.side] is not None:
-        raise Illegal(f"{_name(state, inp.side)}'s zones are already entered: undo or correct that entry")
+        raise Illegal(
+            Message("{side}'s zones are already entered: undo or correct that entry", side=_name(state, inp.side))
+        )
     n = g.board[inp.side]
     if len(inp.values) != n:
         raise Illegal(
-            f"{_name(state, inp.side)} has {n} puck(s) on the board, so enter {n} zone value(s), not {len(inp.values)}"
+            Message(
+                "{side} has {n} puck(s) on the board, so enter {n} zone value(s), not {given}",
+                side=_name(state, inp.side),
+                n=n,
+                given=len(inp.values),
+            )
         )
     allowed = ZONE_VALUES if options.post_values else ZONE_VALUES[:4]
     for v in inp.values:
         if v not in allowed:
-            extra = "" if options.post_values else " (25 and 50 are tournament values, R-11)"
-            raise Illegal(f"{v} is not a zone value: use {', '.join(map(str, allowed))}{extra}")
+            values = ", ".join(map(str, allowed))
+            if options.post_values:
+                raise Illegal(Message("{value} is not a zone value: use {values}", value=v, values=values))
+            raise Illegal(
+                Message(
+                    "{value} is not a zone value: use {values} (25 and 50 are tournament values, R-11)",
+                    value=v,
+                    values=values,
+                )
+            )
     zones = list(g.zones)
     zones[inp.side] = tuple(inp.values)
     put(g, zones=(zones[0], zones[1]), questions=tuple(q for q in g.questions if q.side != inp.side))
@@ -833,7 +874,13 @@ def _forfeit(options: Options, state: State, inp: Forfeit, fx: list[dict[str, An
     points that ends level goes to the side that forfeited fewer games, not to a shoot-out."""
     g = _game(state)
     if inp.reason not in FORFEIT_REASONS:
-        raise Illegal(f"'{inp.reason}' is not a forfeit reason: one of {', '.join(FORFEIT_REASONS)}")
+        raise Illegal(
+            Message(
+                "'{reason}' is not a forfeit reason: one of {reasons}",
+                reason=inp.reason,
+                reasons=", ".join(FORFEIT_REASONS),
+            )
+        )
     other = 1 - inp.side
     pts = [0, 0]
     pts[other] = 20 * g.rail[other] - 20 * g.penalties[other]
@@ -876,7 +923,7 @@ def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any
     if isinstance(inp, Facts) and inp.source == "manual" and inp.contact is None and inp.zone is None:
         inp = Shot(facts=inp.facts)
     if not isinstance(inp, Shot) or not inp.complete:
-        raise Illegal("a twenties shoot-out is in progress: enter each shot as 'shot in' or 'shot miss'")
+        raise Illegal(Message("a twenties shoot-out is in progress: enter each shot as 'shot in' or 'shot miss'"))
     # `hit`, a second fact, or `miss` with `in` would be counted silently as something else: refuse them.
     if (
         inp.call
@@ -886,10 +933,10 @@ def _shootout(options: Options, state: State, inp: Input, fx: list[dict[str, Any
         or (inp.contact is False and len(inp.facts) > 0)
         or any(f.side is not None or f.what != "in" for f in inp.facts)
     ):
-        raise Illegal("in a shoot-out only the shooting puck counts: enter 'shot in' or 'shot miss'")
+        raise Illegal(Message("in a shoot-out only the shooting puck counts: enter 'shot in' or 'shot miss'"))
     seat = (so.first + sum(so.shots)) % state.seats
     if inp.seat is not None and inp.seat != seat:
-        raise Illegal(f"it is {state.setup.players[seat]}'s shoot-out shot")
+        raise Illegal(Message("it is {player}'s shoot-out shot", player=state.setup.players[seat]))
     side = state.setup.side_of(seat)
     made = len(inp.facts) > 0
     so = evolve(so, shots=_set(so.shots, side, 1), twenties=_set(so.twenties, side, 1 if made else 0))

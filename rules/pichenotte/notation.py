@@ -124,12 +124,12 @@ def check_names(setup: Setup) -> None:
     names_of(setup)
     folded = [fold(n) for n in setup.players]
     if len(set(folded)) != len(folded):
-        raise NotationError("player names must differ")
+        raise NotationError(Message("player names must differ"))
     if fold(setup.sides[0]) == fold(setup.sides[1]):
-        raise NotationError("the two sides need different names")
+        raise NotationError(Message("the two sides need different names"))
     for i, p in enumerate(setup.players):
         if fold(p) == fold(setup.sides[1 - setup.side_of(i)]):
-            raise NotationError(f"player '{p}' has the name of the other side")
+            raise NotationError(Message("player '{player}' has the name of the other side", player=p))
 
 
 def side_word(setup: Setup, side: int) -> str:
@@ -157,7 +157,14 @@ def side_ref(setup: Setup, word: str) -> int:
             return setup.side_of(seat)
     names = list(dict.fromkeys([*setup.sides, *setup.players]))
     hint = did_you_mean(word, names)
-    raise NotationError(f"'{_show(word)}' is neither a side nor a player: {', '.join(names)}{hint}")
+    raise NotationError(
+        Message(
+            "'{word}' is neither a side nor a player: {names}{hint}",
+            word=_show(word),
+            names=", ".join(names),
+            hint=hint,
+        )
+    )
 
 
 def seat_ref(setup: Setup, word: str) -> int:
@@ -166,7 +173,12 @@ def seat_ref(setup: Setup, word: str) -> int:
         if p == name:
             return seat
     raise NotationError(
-        f"'{_show(word)}' is not a player: {', '.join(setup.players)}{did_you_mean(word, setup.players)}"
+        Message(
+            "'{word}' is not a player: {names}{hint}",
+            word=_show(word),
+            names=", ".join(setup.players),
+            hint=did_you_mean(word, setup.players),
+        )
     )
 
 
@@ -181,7 +193,11 @@ def _shooter(setup: Setup, word: str) -> int:
     except NotationError as e:
         near = near_miss(word, [*SHOT_WORDS, *setup.players])
         if near is not None and near not in setup.players:
-            raise NotationError(f"'{_show(word)}' is not a word of a shot or a player; did you mean '{near}'?") from e
+            raise NotationError(
+                Message(
+                    "'{word}' is not a word of a shot or a player; did you mean '{near}'?", word=_show(word), near=near
+                )
+            ) from e
         raise
 
 
@@ -189,7 +205,9 @@ def _zone_value(word: str) -> int:
     if word.lower() == "edge":
         return 15  # a puck on edge in the hole counts as in the 15 zone
     if not _is_number(word):
-        raise NotationError(f"'{_show(word)}' is not a zone value: 0, 5, 10, 15, 25, 50 (or 'edge' for 15)")
+        raise NotationError(
+            Message("'{word}' is not a zone value: 0, 5, 10, 15, 25, 50 (or 'edge' for 15)", word=_show(word))
+        )
     return int(word)
 
 
@@ -212,7 +230,9 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
             args = args[1:]
         if verb == "begin":
             if args:
-                raise NotationError("'begin' takes only the player and 'call'; add what happens on later lines")
+                raise NotationError(
+                    Message("'begin' takes only the player and 'call'; add what happens on later lines")
+                )
             return Shot(seat=seat, call=call, complete=False, source=source)
         f = _facts(setup, args, source)
         return Shot(seat, call, f.facts, f.contact, f.zone, True, source)
@@ -221,26 +241,30 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
         return EndShot()
     if verb == "choose":
         if len(args) != 1 or args[0].lower() not in ("leave", "ditch"):
-            raise NotationError("write 'choose leave' or 'choose ditch' (R-8 choice B)")
+            raise NotationError(Message("write 'choose leave' or 'choose ditch' (R-8 choice B)"))
         return Choose(ditch=args[0].lower() == "ditch")
     if verb == "penalty":
         if len(args) != 1:
-            raise NotationError("write 'penalty SIDE' (A-2: touching a moving puck, -20)")
+            raise NotationError(Message("write 'penalty SIDE' (A-2: touching a moving puck, -20)"))
         return Penalty(side_ref(setup, args[0]))
     if verb == "forfeit":
         if len(args) < 2 or args[1].lower() not in FORFEIT_REASONS:
-            raise NotationError(f"write 'forfeit SIDE REASON [note]', REASON one of {', '.join(FORFEIT_REASONS)}")
+            raise NotationError(
+                Message(
+                    "write 'forfeit SIDE REASON [note]', REASON one of {reasons}", reasons=", ".join(FORFEIT_REASONS)
+                )
+            )
         return Forfeit(side_ref(setup, args[0]), args[1].lower(), " ".join(args[2:]))
     if verb == "confirm":
         if len(args) > 1 or (args and not _is_number(args[0])):
-            raise NotationError("write 'confirm' or 'confirm N' (N: the entry of a provisional twenty)")
+            raise NotationError(Message("write 'confirm' or 'confirm N' (N: the entry of a provisional twenty)"))
         return Confirm(int(args[0]) if args else None)
     entry = read_undo_correct(verb, args, text)
     if entry is not None:
         return entry
     if verb == "zones":
         if not args:
-            raise NotationError("write 'zones SIDE 15 10 5 ...'")
+            raise NotationError(Message("write 'zones SIDE 15 10 5 ...'"))
         return Zones(side_ref(setup, args[0]), tuple(_zone_value(v) for v in args[1:]))
     if verb not in KEYWORDS and ":" not in verb:
         # "red 15 10 10 5": zones without the verb, the quick form at the end of a game.
@@ -263,7 +287,7 @@ def parse(setup: Setup, text: str, source: Source = "manual") -> Line | None:
 
 def _no_args(verb: str, args: list[str]) -> None:
     if args:
-        raise NotationError(f"'{verb}' takes nothing after it")
+        raise NotationError(Message("'{verb}' takes nothing after it", verb=verb))
 
 
 def _facts(setup: Setup, words: list[str], source: Source) -> Facts:
@@ -274,11 +298,11 @@ def _facts(setup: Setup, words: list[str], source: Source) -> Facts:
         low = w.lower()
         if low in ("hit", "miss"):
             if contact is not None:
-                raise NotationError("give 'hit' or 'miss' once")
+                raise NotationError(Message("give 'hit' or 'miss' once"))
             contact = low == "hit"
         elif low in ("zone", "short"):
             if zone is not None:
-                raise NotationError("give 'zone' or 'short' once")
+                raise NotationError(Message("give 'zone' or 'short' once"))
             zone = low == "zone"
         else:
             who, _, what = low.rpartition(":")
@@ -286,8 +310,13 @@ def _facts(setup: Setup, words: list[str], source: Source) -> Facts:
             if what not in FACT_HELP:
                 hint = did_you_mean(what, ("hit", "miss", "zone", "short", *FACT_HELP))
                 raise NotationError(
-                    f"'{_show(w)}' is not a shot fact: hit, miss, zone, short, or {', '.join(FACT_HELP)} "
-                    f"(prefix SIDE: for a puck other than the shooting puck){hint}"
+                    Message(
+                        "'{word}' is not a shot fact: hit, miss, zone, short, or {facts} (prefix SIDE: for a puck "
+                        "other than the shooting puck){hint}",
+                        word=_show(w),
+                        facts=", ".join(FACT_HELP),
+                        hint=hint,
+                    )
                 )
             facts.append(Fact(what, side_ref(setup, who) if who else None))
     return Facts(tuple(facts), contact, zone, source)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from flickboard.rules.text import N_, Message
+
 FailedCall = Literal["ditch", "opponent-choice"]
 CallSuccess = Literal["shooting-puck", "any-own-puck"]
 Rebound = Literal["2018", "2019"]
@@ -61,7 +63,7 @@ class MatchFormat:
 
 def parse_match(text: str) -> MatchFormat:
     """Parse `wins:4`, `wins:4/7`, `wins:4:shootout`, `games:8`, `points:500`, `shootout`."""
-    usage = (
+    usage = Message(
         "a match format is wins:N, wins:N/M, wins:N:shootout, games:N, points:N (e.g. games:8) "
         "or shootout (a twenties shoot-out only)"
     )
@@ -83,9 +85,9 @@ def parse_match(text: str) -> MatchFormat:
         else:
             raise ValueError
     except ValueError:
-        raise ValueError(f"'{text}' is not a match format: {usage}") from None
+        raise ValueError(Message("'{text}' is not a match format: {usage}", text=text, usage=usage)) from None
     if fmt.target < 1 or (fmt.max_games is not None and fmt.max_games < fmt.target):
-        raise ValueError(f"'{text}' is not a match format: the numbers must be positive and N ≤ M")
+        raise ValueError(Message("'{text}' is not a match format: the numbers must be positive and N ≤ M", text=text))
     return fmt
 
 
@@ -173,7 +175,7 @@ class Options:
 
 _BEGINNER = Options(
     name="beginner",
-    summary="Beginner sheet: failed objectives go straight to the ditch; free shots stay anywhere.",
+    summary=N_("Beginner sheet: failed objectives go straight to the ditch; free shots stay anywhere."),
     seed="the beginner sheet, rules 1-9",
     failed_call="ditch",
     call_success="shooting-puck",
@@ -188,8 +190,10 @@ _BEGINNER = Options(
 
 _SANTA_FE_2018 = Options(
     name="santa-fe-2018",
-    summary="Santa Fe 2018 tournament rules: the opponent's choice after a failed twenty, "
-    "10-zone free shots, 2018 rebounds.",
+    summary=N_(
+        "Santa Fe 2018 tournament rules: the opponent's choice after a failed twenty, 10-zone free shots, "
+        "2018 rebounds."
+    ),
     seed="the 2018 rules, tournament part R-1..R-11, A-1..A-5",
     failed_call="opponent-choice",
     call_success="any-own-puck",
@@ -210,7 +214,7 @@ RULE_SETS: dict[str, Options] = {
         replace(
             _BEGINNER,
             name="beginner-advanced",
-            summary="Beginner sheet with its advanced free-shot option: a free shot must rest in the 15 zone.",
+            summary=N_("Beginner sheet with its advanced free-shot option: a free shot must rest in the 15 zone."),
             seed="the beginner sheet, rule 5's advanced option",
             free_shot_zone=15,
         ),
@@ -220,7 +224,7 @@ RULE_SETS: dict[str, Options] = {
         replace(
             _SANTA_FE_2018,
             name="tournament-2019",
-            summary="Tournament rules version 9 (May 2019): 8 games (doubles 4), most points, shoot-out on a tie.",
+            summary=N_("Tournament rules version 9 (May 2019): 8 games (doubles 4), most points, shoot-out on a tie."),
             seed="the tournament rules, version 9, May 2019",
             rebound="2019",
             hand_rule=True,
@@ -234,7 +238,9 @@ def rule_set(name: str) -> Options:
     try:
         return RULE_SETS[name.strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown rule set '{name}': choose one of {', '.join(RULE_SETS)}") from None
+        raise ValueError(
+            Message("unknown rule set '{name}': choose one of {rules}", name=name, rules=", ".join(RULE_SETS))
+        ) from None
 
 
 def default_match(options: Options, players: int) -> MatchFormat:

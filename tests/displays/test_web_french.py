@@ -71,7 +71,7 @@ def test_a_quebec_partie_in_french_on_the_tv_and_the_phone(browser: Chromium, ri
     tap_line(phone, rig, "#questions button[data-line='color red']", "color red")
     tv.wait("document.querySelector('#side1 .colour').innerText === 'ROUGE'")
     assert tv.text("#side0 .colour") == "VERTE" and "à Ben de jouer" in tv.text("#turn")
-    assert "casse de Ana" in tv.text("#turn")
+    assert "casse d'Ana" in tv.text("#turn")
     phone.wait("document.querySelector('.qshot h2') !== null")
     assert phone.text(".qshot h2") == "Coup de Ben : qu'est-ce qui est entré dans une poche ?"
     assert phone.text(".qshot .pieces:not(.off) button[data-piece='red']") == "rouge"
@@ -141,8 +141,8 @@ def test_a_pichenotte_match_in_french_for_a_french_browser_english_otherwise(bro
     phone.wait("document.getElementById('now').innerText.startsWith('Ana joue')")  # the phone's now line
     assert phone.text("#now") == "Ana joue · coup libre : s'arrêter dans la zone 10"
     assert phone.text("#questions .qtext") == (
-        "Le coup libre de Ana s'est-il arrêté dans la zone 10 ou en dedans (ou y a-t-il poussé une autre rondelle "
-        "de Ana) ?"
+        "Le coup libre d'Ana s'est-il arrêté dans la zone 10 ou en dedans (ou y a-t-il poussé une autre rondelle "
+        "d'Ana) ?"
     )
     assert phone.text("#questions button[data-line='zone']") == "Oui, dans la zone"
     for english in ("TWENTY", "Waiting", "to shoot", "Not understood", "Did you mean"):

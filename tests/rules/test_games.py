@@ -115,7 +115,9 @@ def test_play_flicochet_with_teams_and_the_team_layer(tmp_path: Path) -> None:
     ("args", "says"),
     [
         (("play", "--game", "chess", "--players", "A", "B"), "unknown game 'chess'"),
-        (("play", "--game", "quebec", "--players", "A", "B", "--match", "wins:2"), "--match is not an option"),
+        # a Québec partie is said in French from its first line (docs/translating.md), its set-up's refusals too
+        (("play", "--game", "quebec", "--players", "A", "B", "--match", "wins:2"), "--match n'est pas une option"),
+        (("play", "--game", "quebec", "--players", "A", "B", "--match", "wins:2", "--lang", "en"), "--match is not an"),
         (("play", "--game", "flicochet", "--players", "A", "B", "--sides", "X", "Y"), "--sides is not an option"),
         (("play", "--game", "flicochet"), "2 to 6"),
         (("play", "--game", "flicochet", "--players", "A", "B", "--teams", "red", "blue"), "'blue' is not a team"),
