@@ -427,8 +427,12 @@ class Fold:
                 result = self.game.apply(state, later.line)
             except REFUSED as e:
                 raise Illegal(
-                    f"that change would make entry {later.n} ({self.game.format(later.line)}) "
-                    f"illegal: {e}; undo back to it instead"
+                    Message(
+                        "that change would make entry {n} ({line}) illegal: {why}; undo back to it instead",
+                        n=later.n,
+                        line=self.game.format(later.line),
+                        why=message_of(e),
+                    )
                 ) from None
             rebuilt.append(Applied(later.n, later.line, later.source, state, result.state))
             state = result.state

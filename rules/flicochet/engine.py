@@ -300,7 +300,7 @@ def apply(options: Options, state: State, inp: Input) -> Result:
     elif isinstance(inp, Distances):
         new = _distances(options, state, inp, fx)
     else:  # pragma: no cover - the Input union is closed
-        raise Illegal(f"unknown input {inp!r}")
+        raise Illegal(Message("unknown input {input}", input=repr(inp)))
     check_accounting(new)
     qs = new.questions()
     if qs and qs != state.questions():

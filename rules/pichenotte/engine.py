@@ -141,9 +141,9 @@ class Setup:
 
     def __post_init__(self) -> None:
         if len(self.players) not in (2, 4):
-            raise ValueError("Pichenotte is played by 2 players (singles) or 4 (doubles)")
+            raise ValueError(Message("Pichenotte is played by 2 players (singles) or 4 (doubles)"))
         if not 0 <= self.breaker < len(self.players):
-            raise ValueError("the breaker must be one of the players")
+            raise ValueError(Message("the breaker must be one of the players"))
 
     def side_of(self, seat: int) -> int:
         return seat % 2
@@ -358,7 +358,7 @@ def apply(options: Options, state: State, inp: Input) -> Result:
     elif isinstance(inp, Confirm):
         _confirm(new, inp, fx)
     else:  # pragma: no cover - the Input union is closed
-        raise Illegal(f"unknown input {inp!r}")
+        raise Illegal(Message("unknown input {input}", input=repr(inp)))
     check_accounting(new)
     return Result(new, tuple(fx))
 

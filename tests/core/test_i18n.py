@@ -132,3 +132,43 @@ def test_notation_lines_in_the_sheets_words() -> None:
     game = Quebec.create(None, ["Ann", "Bob"])
     line = render_games.notation_line("shot c5@2 red off green", "fr")
     assert game.parse(line) == game.parse("shot c5@2 red off green")  # what the prompt shows reads back
+
+
+def test_french_elides_de_and_que_before_a_vowel() -> None:
+    """docs/translating.md, "Elision": a French sentence's "de {player}" is "d'Ana" when the name begins with a vowel
+    (accented or not, either case), and stays "de Ben"; English is never touched."""
+    touch = "did {player}'s shot touch one of {side}'s pucks?"
+    assert i18n.say(Message(touch, player="Éloïse", side="Ana"), "fr") == (
+        "le coup d'Éloïse a-t-il touché une rondelle d'Ana ?"
+    )
+    assert i18n.say(Message(touch, player="Ben", side="Hélène"), "fr") == (
+        "le coup de Ben a-t-il touché une rondelle de Hélène ?"  # vowels only: no mute h
+    )
+    assert i18n.say(Message(touch, player="Éloïse", side="Ana"), "en") == (
+        "did Éloïse's shot touch one of Ana's pucks?"
+    )
+    assert i18n.say(Message("{player} to shoot", player="Ana"), "fr") == "à Ana de jouer"  # "à" stays
+    # a value that is itself a sentence is elided by what it begins with; a number never is
+    assert (
+        i18n.elide(
+            "le coup de {player}, que {x}, De {y}, onde {z}, de {n}",
+            "fr",
+            {
+                "player": "Ôscar",
+                "x": "Yves",
+                "y": "ivo",
+                "z": "Ana",
+                "n": 8,
+            },
+        )
+        == "le coup d'{player}, qu'{x}, D'{y}, onde {z}, de {n}"
+    )
+    assert i18n.elide("the shot of {player}", "en", {"player": "Ana"}) == "the shot of {player}"
+
+
+def test_the_elision_applies_to_a_sentence_inside_another() -> None:
+    question = Message("did {player}'s shot touch one of {side}'s pucks?", player="Éloïse", side="Ana")
+    refusal = Message("first answer: {question} ({answers})", question=question, answers="hit / miss")
+    assert i18n.say(refusal, "fr") == (
+        "répondez d'abord : le coup d'Éloïse a-t-il touché une rondelle d'Ana ? (hit / miss)"
+    )

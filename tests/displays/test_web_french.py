@@ -125,7 +125,10 @@ def test_a_pichenotte_match_in_french_for_a_french_browser_english_otherwise(bro
     phone.type_text("#free-line", "shot zoen")
     tap_line(phone, rig, "#free button[type='submit']", "shot zoen")
     phone.wait("document.getElementById('answer').dataset.ok === 'false'")
-    assert "Pas compris : « shot zoen »." in phone.text("#answer")
+    # the engine's own sentence (a Message), said in French
+    assert "Pas pris : « zoen » n'est ni un mot de coup ni un joueur ; vouliez-vous dire « zone » ?" in phone.text(
+        "#answer"
+    )
     assert phone.text("#answer button[data-fix='yes']") == "Vouliez-vous dire shot zone ?"
     tap_line(phone, rig, "#answer button[data-fix='yes']", "shot zone")
     # a moment on the TV, in the room's language
@@ -145,7 +148,14 @@ def test_a_pichenotte_match_in_french_for_a_french_browser_english_otherwise(bro
         "d'Ana) ?"
     )
     assert phone.text("#questions button[data-line='zone']") == "Oui, dans la zone"
-    for english in ("TWENTY", "Waiting", "to shoot", "Not understood", "Did you mean"):
+    # an engine's refusal on the phone: its sentence and the question inside it in French, "d'Ana" elided by the
+    # page's T as by the terminal (the bridge's answer carries the sentence, the page says it)
+    phone.eval("document.getElementById('free-line').value = ''")
+    phone.type_text("#free-line", "shot hit")
+    tap_line(phone, rig, "#free button[type='submit']", "shot hit")
+    phone.wait("document.getElementById('answer').dataset.ok === 'false'")
+    assert "Pas pris : répondez d'abord : le coup libre d'Ana s'est-il arrêté dans la zone 10" in phone.text("#answer")
+    for english in ("TWENTY", "Waiting", "to shoot", "Not understood", "Did you mean", "first answer", "de Ana"):
         assert english not in tv.text("body") + phone.text("#answer") + phone.text("#now"), english
     assert tv.errors == [] and phone.errors == [] and en.errors == []
     for p in (tv, phone, en):

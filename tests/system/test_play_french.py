@@ -125,3 +125,49 @@ def test_replay_says_a_quebec_partie_in_french(tmp_path: Path) -> None:
     assert "Partie terminée : Bob gagne 22-14." in said
     assert "Game over: Bob wins 22-14." in replay("--sample", "quebec", "--lang", "en")
     assert "Pichenotte · tournament-2019" in replay("--sample")
+
+
+def test_a_french_pichenotte_session_meets_no_english(tmp_path: Path) -> None:
+    """--lang fr: the rule set's line, the engine's refusals, an undo's confirmation and a shot's result are French,
+    with the names elided before a vowel ("d'Éloïse", "d'Ana"); what the scorer types stays as typed."""
+    stdin = "shot zone\nshot in\nshot zone\nhit\nundo\nshot call\nmiss\nshot zone\nshot call in\n"
+    out = play(tmp_path, "--players", "Ana", "Éloïse", "--lang", "fr", stdin=stdin)
+    assert (
+        "Pichenotte · tournament-2019: Règles de tournoi, version 9 (mai 2019) : 8 parties (4 en double), le plus de "
+        "points, tirs de barrage en cas d'égalité." in out
+    )
+    assert "refusé [3] : répondez d'abord : le coup d'Éloïse a-t-il touché une rondelle d'Ana ? (hit / miss)" in out
+    assert "ok [5] entrée 4 annulée : hit" in out
+    assert "refusé [6] : répondez d'abord : le coup d'Éloïse" in out
+    assert "→ vingt annoncé réussi" in out  # the shot's result after Éloïse's 'shot call in'
+    for english in ("first answer", "undid entry", "Tournament rules", "declared twenty", "did Éloïse"):
+        assert english not in out, english
+
+
+def test_a_french_flicochet_game_meets_no_english(tmp_path: Path) -> None:
+    stdin = "flick\nflick Ana\nflick at 5\nplace\njack off 3\nbogus\n"
+    out = play(tmp_path, "--game", "flicochet", "--players", "Ana", "Éloïse", "--lang", "fr", stdin=stdin)
+    assert "Flicochet · flicochet: le jeu de base : un cochonnet au centre, premier à 8 points" in out
+    assert (
+        "refusé [2] : c'est la pichenotte d'Éloïse (white), pas celle d'Ana : les côtés alternent et les coéquipiers "
+        "jouent chacun leur tour (PLAYING 2, Team rules)" in out
+    )
+    assert "refusé [3] : règle de proximité : un disque se place à au moins 8 cm du cochonnet, pas à 5 cm" in out
+    assert "refusé [4] : le cochonnet est déjà en place : « place » ne sert qu'à Flicochet Target" in out
+    assert "refusé [6] : « bogus » n'est pas un mot de la notation : flick, off" in out
+    for english in ("it is", "proximity rule", "already in place", "the base game", "is not a word"):
+        assert english not in out, english
+
+
+def test_a_game_that_cannot_be_set_up_is_refused_in_the_players_language(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(
+        [*FLICKBOARD, "play", "--game", "flicochet", "--players", "Ana", "Ben", "--target", "0", "--lang", "fr"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert "jouez en un nombre positif de points (de 1 à 999), pas 0" in p.stderr
