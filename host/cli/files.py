@@ -19,6 +19,7 @@ from flickboard.errors import UserError
 from flickboard.rules import games
 from flickboard.rules.base import Source
 from flickboard.rules.games import AnyGame
+from flickboard.rules.text import Message
 from flickboard.rules.transcript import TranscriptError, format_header, parse_transcript
 
 # ---------------------------------------------------------------- loading games
@@ -65,7 +66,7 @@ def load(path: str) -> tuple[AnyGame, Fold, dict[str, list[str]], list[str]]:
             raise UserError(str(e)) from None
         header = snap.header["header"]  # as stored, extra tags (Event, Date...) included
         records = snap.records
-        where = {r["n"]: f"entry {r['n']}" for r in records}
+        where = {r["n"]: Message("entry {n}", n=r["n"]) for r in records}
     else:
         try:
             t = parse_transcript(_read_text(path), os.path.basename(path))
@@ -75,10 +76,18 @@ def load(path: str) -> tuple[AnyGame, Fold, dict[str, list[str]], list[str]]:
         game = _game_from_header(header, path)
         manual: Source = "manual"  # a line's own '@sensor' mark still counts
         entries = [(i, text, manual) for i, (_, text) in enumerate(t.lines, 1)]
-        where = {i: f"line {lineno}" for i, (lineno, _) in enumerate(t.lines, 1)}
+        where = {i: Message("line {n}", n=lineno) for i, (lineno, _) in enumerate(t.lines, 1)}
     fold = fold_records(game, records) if from_journal else fold_entries(game, entries)
     for n, text, reason in fold.rejected:
-        warnings.append(f"{os.path.basename(path)} {where[n]}: refused '{text}': {reason}")
+        warnings.append(
+            Message(
+                "{file} {where}: refused '{text}': {reason}",
+                file=os.path.basename(path),
+                where=where[n],
+                text=text,
+                reason=reason,
+            )
+        )
     return game, fold, header, warnings
 
 
@@ -108,14 +117,14 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     if not path:
         raise UserError("give a transcript or journal to replay (or --sample)")
     game, fold, _, warnings = load(path)
+    lang = i18n.choose(getattr(args, "lang", None), game.name)
+    _ = i18n.translator(lang)
     for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(_("warning: {what}", what=w), file=sys.stderr)
     doc = game.summary(fold.state, len(fold.rejected))
     if args.json:
         out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
-        lang = i18n.choose(getattr(args, "lang", None), game.name)
-        _ = i18n.translator(lang)
         if args.sample:
             out.write(_("Replaying the bundled sample game ({name}):", name=os.path.basename(path)) + "\n\n")
         out.write(render.scoreboard(doc, lang) + "\n")

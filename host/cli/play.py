@@ -84,10 +84,17 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         if session.journal.torn:
             out.write(f"note: {session.journal.torn.message()}\n")
         refused = len(session.fold.rejected)
-        out.write(f"Resumed {path}: {replayed} entries replayed" + (f" ({refused} refused)" if refused else "") + ".\n")
+        _ = i18n.translator(i18n.choose(asked, session.game.name))
+        if refused:
+            said = _(
+                "Resumed {path}: {n} entries replayed ({refused} refused).", path=path, n=replayed, refused=refused
+            )
+        else:
+            said = _("Resumed {path}: {n} entries replayed.", path=path, n=replayed)
+        out.write(said + "\n")
         if session.fold.stack:
             top = session.fold.stack[-1]
-            out.write(f"Last input in effect: [{top.n}] {session.game.format(top.line)}\n")
+            out.write(_("Last input in effect: [{n}] {line}", n=top.n, line=session.game.format(top.line)) + "\n")
     else:
         if not args.players:
             try:

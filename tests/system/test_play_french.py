@@ -171,3 +171,21 @@ def test_a_game_that_cannot_be_set_up_is_refused_in_the_players_language(tmp_pat
     )
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "jouez en un nombre positif de points (de 1 à 999), pas 0" in p.stderr
+
+
+def test_a_french_scorer_resumes_and_replays_in_french(tmp_path: Path) -> None:
+    play(tmp_path, "--players", "Ana", "Éloïse", "--lang", "fr", stdin="shot zone\nshot in\nbogus\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    journal = str(tmp_path / "j.jsonl")
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        p = subprocess.run([*FLICKBOARD, *args], input=stdin, capture_output=True, text=True, timeout=60, env=env)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+        return p
+
+    out = run("play", "--resume", journal, "--lang", "fr", stdin="quit\n").stdout
+    assert "Reprise de " in out and ": 3 entrée(s) rejouée(s) (1 refusée(s))." in out
+    assert "Dernière entrée qui compte : [2] shot in" in out
+    said = run("replay", journal, "--lang", "fr").stderr
+    assert "attention : j.jsonl entrée 3 : « bogus » refusé : « bogus » n'est ni un mot de la notation" in said
+    assert "warning" not in said and "refused" not in said
