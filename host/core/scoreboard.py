@@ -155,7 +155,8 @@ def moment_text(m: dict[str, Any], lang: str = SOURCE) -> str:
     if t == "edge":
         return _("a puck stands on edge in the twenty hole (A-4)")
     if t == "ditch":
-        return _("{side} puck to the ditch ({why})", side=m.get("side"), why=m.get("why"))
+        # why: the engine's word for it (rules/pichenotte/engine.py, N_), or the fact the scorer typed ("fly")
+        return _("{side} puck to the ditch ({why})", side=m.get("side"), why=_(str(m.get("why"))))
     if t == "shot-end" and m.get("result") not in (None, "stands"):
         return f"→ {_(m['result'])}"  # the engine's sentence (rules/text.py), or the same words read back
     if t == "review":

@@ -18,7 +18,7 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 from flickboard.rules.base import Illegal, Source
 from flickboard.rules.immutable import Log, draft, evolve, fast_init, put
-from flickboard.rules.text import Message
+from flickboard.rules.text import N_, Message
 
 from .options import MatchFormat, Options
 
@@ -655,7 +655,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
     side = shot.seat % 2
     result = "stands"
     if shot.kind == "contact" and shot.contact is False and shot.puck != "ditch":
-        _ditch_shooting_puck(state, fx, "no contact")
+        _ditch_shooting_puck(state, fx, N_("no contact"))
         result = Message("no contact: shooting puck to the ditch")
     elif shot.kind == "call":
         made = shot.puck == "hole" if options.call_success == "shooting-puck" else shot.twenties[side] > 0
@@ -664,7 +664,7 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
         elif shot.puck != "board":
             result = Message("declared twenty missed; shooting puck already in the ditch")
         elif options.failed_call == "ditch":
-            _ditch_shooting_puck(state, fx, "declared twenty missed")
+            _ditch_shooting_puck(state, fx, N_("declared twenty missed"))
             result = Message("declared twenty missed: shooting puck to the ditch")
         elif shot.choice is None:
             opp = 1 - side
@@ -684,14 +684,14 @@ def _resolve(options: Options, state: State, fx: list[dict[str, Any]]) -> None:
             put(g, questions=(q,))
             return
         elif shot.choice:
-            _ditch_shooting_puck(state, fx, "opponent's choice")
+            _ditch_shooting_puck(state, fx, N_("opponent's choice"))
             result = Message("declared twenty missed: opponent removed the shooting puck")
         else:
             result = Message("declared twenty missed: opponent left the shooting puck on the board")
     elif shot.kind == "free" and options.free_shot_zone is not None and shot.puck == "board":
         met = shot.zone is True or (options.free_shot_other_puck and shot.twenties[side] > 0)
         if not met:
-            _ditch_shooting_puck(state, fx, "free shot short")
+            _ditch_shooting_puck(state, fx, N_("free shot short"))
             result = Message("free shot short of the {zone} zone: to the ditch", zone=options.free_shot_zone)
     record = ShotRecord(
         g.number,
