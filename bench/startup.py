@@ -102,7 +102,7 @@ def measure(
                     "--points",
                     "300-200",
                 ],
-                "tournament pair (Swiss: loads networkx)": [exe, "tournament", "pair", "PLAYED", "swiss"],
+                "tournament pair (Swiss)": [exe, "tournament", "pair", "PLAYED", "swiss"],
             }
             commands = {k: v for k, v in commands.items() if not k.startswith(skip) or not skip}
             times: dict[str, list[float]] = {name: [] for name in commands}

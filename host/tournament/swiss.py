@@ -1,5 +1,5 @@
 """A Swiss round's pairings: no rematch, the bye to the lowest-ranked entrant without one, and pairs within score
-groups, found as one maximum-weight matching (networkx). Pure and deterministic: the same standings and history
+groups, found as one maximum-weight matching (matching.py). Pure and deterministic: the same standings and history
 give the same pairs.
 
 The rules, in strict order of priority (a rule gives way only to the ones before it):
@@ -19,15 +19,16 @@ paired again by rule 5 among themselves (a second matching per group, with no re
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+from flickboard.tournament.matching import max_weight_matching
 
 
-def _nx() -> Any:
-    """networkx (it ships no type information), loaded by the first pairing: it takes a tenth of a second or more to
-    load, which the commands that do not pair would otherwise pay (tests/system/test_startup.py)."""
-    return importlib.import_module("networkx")
+def _matched(entrants: Sequence[str], edges: list[tuple[str, str, int]]) -> set[tuple[str, str]]:
+    """The pairs of a maximum-cardinality, maximum-weight matching of `entrants` over the weighted `edges`."""
+    index = {e: i for i, e in enumerate(entrants)}
+    mate = max_weight_matching(len(entrants), [(index[a], index[b], w) for a, b, w in edges], max_cardinality=True)
+    return {(entrants[i], entrants[j]) for i, j in enumerate(mate) if j > i}
 
 
 class PairingError(ValueError):
@@ -79,25 +80,20 @@ def _halves(
     for w in sorted({wins[e] for e in ranked}, reverse=True):
         stay = [e for e in ranked if wins[e] == w and any(wins[u] == wins[v] == w and e in (u, v) for u, v in matching)]
         half = len(stay) // 2
-        graph = _nx().Graph()
-        graph.add_nodes_from(stay)
-        for i, a in enumerate(stay):
-            for j in range(i + 1, len(stay)):
-                b = stay[j]
-                if frozenset((a, b)) not in met:
-                    graph.add_edge(a, b, weight=len(stay) + 1 - abs(j - i - half))
-        out |= set(_nx().max_weight_matching(graph, maxcardinality=True, weight="weight"))
+        edges = [
+            (a, stay[j], len(stay) + 1 - abs(j - i - half))
+            for i, a in enumerate(stay)
+            for j in range(i + 1, len(stay))
+            if frozenset((a, stay[j])) not in met
+        ]
+        out |= _matched(stay, edges)
     return out
 
 
 def _pairable(entrants: Sequence[str], met: set[frozenset[str]]) -> bool:
     """Whether every one of `entrants` can be paired with someone they have not met."""
-    graph = _nx().Graph()
-    graph.add_nodes_from(entrants)
-    graph.add_edges_from(
-        (a, b) for i, a in enumerate(entrants) for b in entrants[i + 1 :] if frozenset((a, b)) not in met
-    )
-    return 2 * len(_nx().max_weight_matching(graph, maxcardinality=True)) == len(entrants)
+    edges = [(a, b, 1) for i, a in enumerate(entrants) for b in entrants[i + 1 :] if frozenset((a, b)) not in met]
+    return 2 * len(_matched(entrants, edges)) == len(entrants)
 
 
 def _matching(ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset[str]]) -> set[tuple[str, str]]:
@@ -115,8 +111,7 @@ def _matching(ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset
     c_float = n * n + 1  # rule 4: how far a floater is from the lowest of its group, and its opponent from the top
     c_score = c_float * (2 * n * n + 1)  # rule 3: the difference in wins, squared
     base = c_score * n * spread * spread + 1  # every weight stays positive
-    graph = _nx().Graph()
-    graph.add_nodes_from(ranked)
+    edges: list[tuple[str, str, int]] = []
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
             if frozenset((a, b)) in met:
@@ -128,5 +123,5 @@ def _matching(ranked: Sequence[str], wins: Mapping[str, int], met: set[frozenset
             else:
                 away = (group_size[wins[a]] - 1 - ia) + ib  # a from the bottom of its group, b from the top of its
                 weight = base - c_score * d * d - c_float * away
-            graph.add_edge(a, b, weight=weight)
-    return set(_nx().max_weight_matching(graph, maxcardinality=True, weight="weight"))
+            edges.append((a, b, weight))
+    return _matched(ranked, edges)
