@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from flickboard.rules.text import Message
+
 Source = tuple[str, int | str]  # ("seed", index) | ("winner", match id) | ("loser", match id)
 
 
@@ -132,16 +134,18 @@ def round_name(fmt: str, label: str, labels: Iterable[str]) -> str:
     elimination's "Final", "Semi-finals", "Quarter-finals", "Round of 16", ...; a double elimination's "Winners' round
     1", ..., "Winners' final", "Losers' round 1", ..., "Losers' final", "Grand final" and "Grand final reset"."""
     if label == "GF1":
-        return "Grand final"
+        return Message("Grand final")
     if label == "GF2":
-        return "Grand final reset"
+        return Message("Grand final reset")
     kind, r = label[:1], _label_round(label)
     last = max((_label_round(x) for x in labels if x[:1] == kind and not x.startswith("GF")), default=r)
     if fmt == "single-elimination":
         left = last - r
-        return {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}.get(left, f"Round of {2 ** (left + 1)}")
-    side = "Winners'" if kind == "W" else "Losers'"
-    return f"{side} final" if r == last else f"{side} round {r}"
+        named = {0: Message("Final"), 1: Message("Semi-finals"), 2: Message("Quarter-finals")}
+        return named.get(left, Message("Round of {n}", n=2 ** (left + 1)))
+    if kind == "W":
+        return Message("Winners' final") if r == last else Message("Winners' round {round}", round=r)
+    return Message("Losers' final") if r == last else Message("Losers' round {round}", round=r)
 
 
 def _label_round(label: str) -> int:

@@ -11,6 +11,7 @@ byes (only when some entrant had one), then one column per key of the stage's ti
 
 from __future__ import annotations
 
+from flickboard.rules.text import N_
 from flickboard.tournament.event import Event, Stage
 from flickboard.tournament.standings import Row, Table
 
@@ -25,15 +26,16 @@ KEY_NAMES = {
     "shootout": "the shoot-out",
 }
 # The column of each key that has a number (head-to-head has none).
+# (Marked for the catalogues: the pages say them in their language; the terminal keeps them as they are.)
 COLUMNS = {
-    "buchholz": "Buch",
-    "median-buchholz": "MBuch",
-    "twenties": "20s",
-    "points": "Pts",
+    "buchholz": N_("Buch"),
+    "median-buchholz": N_("MBuch"),
+    "twenties": N_("20s"),
+    "points": N_("Pts"),
     "diff": "+/-",
-    "shootout": "SO",
+    "shootout": N_("SO"),
 }
-FIRST = ("#", "Entrant", "P", "W", "L")
+FIRST = ("#", N_("Entrant"), N_("P"), N_("W"), N_("L"))
 
 
 def shootouts_of(ev: Event, st: Stage, *who: str) -> list[list[tuple[int | None, int]]]:
@@ -76,8 +78,8 @@ def _reported(t: Table) -> bool:
 
 def headers(st: Stage, t: Table) -> list[str]:
     """The table's column names."""
-    out = [*FIRST] + (["Bye"] if _byes(t) else []) + [COLUMNS[k] for k in chain(st)]
-    return out + (["20s reported"] if _reported(t) else [])
+    out = [*FIRST] + ([N_("Bye")] if _byes(t) else []) + [COLUMNS[k] for k in chain(st)]
+    return out + ([N_("20s reported")] if _reported(t) else [])
 
 
 def cells(ev: Event, st: Stage, t: Table) -> list[list[str]]:

@@ -87,6 +87,7 @@ from flickboard.mqtt import (
     publish_entry,
 )
 from flickboard.mqtt import client as mqtt_client
+from flickboard.rules.text import N_, Message
 from flickboard.tournament.director import Director, event_name
 from flickboard.tournament.event import ActError, Event, Match
 
@@ -405,7 +406,8 @@ class Hall:
             path = doc["journal"]
             if path in self._journals or path in self.event.abandoned(board):
                 return None
-            return f"board {board} has a game in progress: {game_text(doc)}; finish it, or abandon it"
+            said = N_("board {board} has a game in progress: {game}; finish it, or abandon it")
+            return Message(said, board=board, game=game_text(doc))
 
     @property
     def ready(self) -> bool:
@@ -428,13 +430,13 @@ class Hall:
         with self.lock:
             h = self._held.get((match, journal_path))
             if h is None:
-                raise ActError(f"no held result for {match} from that journal")
+                raise ActError(Message("no held result for {match} from that journal", match=match))
             key = (match, journal_path, h["result"]["evidence"].get("entries"))
             self._write({"hall": "dismiss", "match": match, "journal": journal_path, "entries": key[2]})
             self._dismissed.add(key)
             del self._held[(match, journal_path)]
             self._counts["dismissed"] += 1
-            line = f"dismissed the board's result for {match}; the event keeps its own"
+            line = Message("dismissed the board's result for {match}; the event keeps its own", match=match)
             self.say(f"{line} (board {h['board']})")
             return line
 

@@ -40,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from flickboard import i18n
 from flickboard.core import journal
 from flickboard.displays.tournament_pages import acts
 from flickboard.displays.tournament_pages.cards import card_base, cards_page, line_page, qr_data_uri
@@ -47,14 +48,17 @@ from flickboard.displays.tournament_pages.views import (
     entrant_view,
     entrants_view,
     find_entrants,
+    game_of,
     hall_view,
     near,
     organiser_view,
+    with_said,
 )
 from flickboard.displays.web.config import WebError
 from flickboard.displays.web.responses import error_doc, html_response, json_response, load_files, response
 from flickboard.displays.web.server import WebApp
 from flickboard.displays.web.site import Site
+from flickboard.rules.text import N_, Message, message_of
 from flickboard.tournament import ActError, Director, dumps, read
 from flickboard.tournament import export as exports
 from flickboard.tournament.event import Event
@@ -139,22 +143,22 @@ class TournamentPages:
             ev = self.file.get()
             for m in ev.matches.values():
                 if m.board == board and not m.decided and m.known:
-                    who = " v ".join(m.sides)
-                    return (
-                        f"board {board} holds the tournament match {m.id} ({who}): a new game cannot be started "
+                    said = N_(
+                        "board {board} holds the tournament match {match} ({who}): a new game cannot be started "
                         "there; the organiser takes the match off the board first"
                     )
+                    return Message(said, board=board, match=m.id, who=" v ".join(m.sides))
         return None
 
     def hall_state(self) -> dict[str, Any]:
         if self.hall is not None:
-            return {"state": "here", "text": "This server runs the hall: boards open their matches and report results"}
+            said = N_("This server runs the hall: boards open their matches and report results")
+            return {"state": "here", "text": Message(said)}
         if self.hall_problem and "another hall" in self.hall_problem:
-            return {
-                "state": "other",
-                "text": f"Results from the boards come from the other process: {self.hall_problem}",
-            }
-        return {"state": "none", "text": f"The boards' results are not followed here: {self.hall_problem}"}
+            said = N_("Results from the boards come from the other process: {problem}")
+            return {"state": "other", "text": Message(said, problem=self.hall_problem)}
+        said = N_("The boards' results are not followed here: {problem}")
+        return {"state": "none", "text": Message(said, problem=self.hall_problem)}
 
     def held(self) -> list[dict[str, Any]]:
         if self.hall is None:
@@ -258,7 +262,7 @@ class TournamentPages:
             return card_base(request.url.scheme, request.headers.get("host", ""), self.web.cfg.host, self.web.url)
 
         async def api_hall(request: Request) -> Response:  # (a fold of a long journal: not in the event loop)
-            return json_response(200, await asyncio.to_thread(view_of_hall, base_of(request)))
+            return json_response(200, with_said(await asyncio.to_thread(view_of_hall, base_of(request))))
 
         async def entrant_page(request: Request) -> Response:
             name = request.path_params["name"]
@@ -270,7 +274,7 @@ class TournamentPages:
             return html_response(200, self.ui["entrant.html"])
 
         async def api_entrants(request: Request) -> Response:
-            return json_response(200, entrants_view(await asyncio.to_thread(self.file.get)))
+            return json_response(200, with_said(entrants_view(await asyncio.to_thread(self.file.get))))
 
         # The views are made in a worker thread: they fold the journal when it changed, and they ask the hall, which
         # may be busy appending for a while (it waits for a journal another command holds): never in the event loop.
@@ -278,18 +282,17 @@ class TournamentPages:
             ev = self.file.get()
             found = find_entrants(ev, name)
             if len(found) != 1:
-                said = f"no entrant named {name[:60]!r}"
                 if found:
-                    said = f"{len(found)} entrants match {name[:60]!r}: pick yours"
+                    said = Message("{n} entrants match '{name}': pick yours", n=len(found), name=name[:60])
                 else:
-                    said += near(name, ev.entrants)
-                return 404, {**error_doc(said), "choices": found}
+                    said = Message("no entrant named '{name}'{near}", name=name[:60], near=near(name, ev.entrants))
+                return 404, {**error_doc(said), "error_said": i18n.said(said), "game": game_of(ev), "choices": found}
             busy = {b["board"]: b["reason"] for b in self.busy()}
             return 200, entrant_view(ev, found[0], self.scoreboard, busy)
 
         async def api_entrant(request: Request) -> Response:
             code, doc = await asyncio.to_thread(view_of_entrant, request.path_params["name"])
-            return json_response(code, doc)
+            return json_response(code, with_said(doc))
 
         def view_of_organiser(seen: list[str]) -> dict[str, Any]:
             ev = self.file.get()
@@ -301,7 +304,7 @@ class TournamentPages:
             if refused is not None:
                 return refused
             seen = list(self.web.hub.boards())
-            return json_response(200, await asyncio.to_thread(view_of_organiser, seen))
+            return json_response(200, with_said(await asyncio.to_thread(view_of_organiser, seen)))
 
         async def api_export(request: Request) -> Response:
             refused = await site.key_ok(request, site.given_key(request, organiser=True), need="organiser")
@@ -331,20 +334,28 @@ class TournamentPages:
             try:
                 said = await asyncio.to_thread(self.act, doc)
             except (ActError, journal.JournalError) as e:
-                return json_response(400, error_doc(str(e).splitlines()[0] if str(e) else type(e).__name__))
+                why = message_of(e)
+                line = why.splitlines()[0] if why else type(e).__name__
+                return json_response(400, {**error_doc(line), "said": i18n.said(why) if line == why else None})
             self.web.say(f"organiser: {said}")
-            return json_response(200, {"ok": True, "message": said})
+            return json_response(200, {"ok": True, "message": said, "said": i18n.said(said)})
 
         async def cards(request: Request) -> Response:
             ev = await asyncio.to_thread(self.file.get)
             stage, rnd = request.path_params["stage"], request.path_params["round"]
+            # the page's language, as a board page chooses it: ?lang=, --lang, the tournament's game's, the browser's
+            asked = request.query_params.get("lang") or self.web.cfg.lang
+            lang = i18n.choose(asked, game_of(ev), request.headers.get("accept-language"))
             st = ev.stages.get(stage)
             if st is None:
-                return line_page(404, f"no stage named {stage[:60]!r}{near(stage, ev.stages)}")
+                said = Message("no stage named '{stage}'{near}", stage=stage[:60], near=near(stage, ev.stages))
+                return line_page(404, said, lang)
             ms = [m for m in st.matches.values() if str(m.round) == rnd and m.state != "bye" and m.state != "void"]
             if not ms:
-                return line_page(404, f"stage {stage} has no matches in round {rnd[:10]!r}")
-            return html_response(200, cards_page(ev, st, rnd, ms, base_of(request)))
+                return line_page(
+                    404, Message("stage {stage} has no matches in round '{round}'", stage=stage, round=rnd[:10]), lang
+                )
+            return html_response(200, cards_page(ev, st, rnd, ms, base_of(request), lang))
 
         return [
             Route("/hall", page, methods=get),

@@ -14,31 +14,64 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from flickboard import i18n
 from flickboard.rules.base import did_you_mean
 from flickboard.rules.names import fold
+from flickboard.rules.text import N_, Message
 from flickboard.tournament import columns, proposals
 from flickboard.tournament.brackets import round_name
 from flickboard.tournament.event import BRACKETS, EMPTY, PENDING, Event, Match, Stage
 from flickboard.tournament.hall import players_of
 
+# The words are Messages: English as they are, and said in the page's language (`with_said`, common.js `saidOf`).
 KEYS_SAID = {
-    "h2h": "head-to-head",
-    "twenties": "twenties",
-    "points": "points",
-    "diff": "difference",
-    "buchholz": "Buchholz",
-    "median-buchholz": "median Buchholz",
-    "shootout": "shoot-out",
+    "h2h": Message("head-to-head"),
+    "twenties": Message("twenties"),
+    "points": Message("points"),
+    "diff": Message("difference"),
+    "buchholz": Message("Buchholz"),
+    "median-buchholz": Message("median Buchholz"),
+    "shootout": Message("shoot-out"),
 }
 FORMAT_NAMES = {
-    "round-robin": "round robin",
-    "swiss": "Swiss",
-    "single-elimination": "single elimination",
-    "double-elimination": "double elimination",
-    "pools": "pools",
+    "round-robin": Message("round robin"),
+    "swiss": Message("Swiss"),
+    "single-elimination": Message("single elimination"),
+    "double-elimination": Message("double elimination"),
+    "pools": Message("pools"),
 }
-SECTIONS = (("W", "Winners' bracket"), ("L", "Losers' bracket"), ("GF", "Grand final"))
+SECTIONS = (("W", Message("Winners' bracket")), ("L", Message("Losers' bracket")), ("GF", Message("Grand final")))
+# The column names of the tables the pages add (flickboard.tournament.columns marks the standings' own).
+PLACE, ENTRANT, CLUB, RANKED_IN = N_("Place"), N_("Entrant"), N_("Club"), N_("Ranked in")
+# An entrant's status in words (the journal's own words stay as they are in the documents).
+STATUS_SAID = {"active": Message("active"), "withdrawn": Message("withdrawn"), "disqualified": Message("disqualified")}
 Scoreboard = Callable[[str], dict[str, Any] | None]
+
+
+def with_said(doc: Any) -> Any:
+    """A view as the pages get it: beside each sentence that is a `Message` (rules/text.py), `<key>_said` is the same
+    as `{text, values}` (i18n.said), for the page to say in its language (common.js `saidOf`); a list with sentences in
+    it gets `<key>_said` too, one for each (a plain text as it is). The English stays where it was."""
+    if isinstance(doc, dict):
+        out: dict[str, Any] = {}
+        for k, v in doc.items():
+            out[k] = with_said(v)
+            said = i18n.said(v)
+            if said is not None:
+                out[f"{k}_said"] = said
+            elif isinstance(v, list) and any(i18n.said(x) is not None for x in v):
+                out[f"{k}_said"] = [i18n.said(x) or x for x in v]
+        return out
+    if isinstance(doc, list):
+        return [with_said(x) for x in doc]
+    return doc
+
+
+def game_of(event: Event) -> str | None:
+    """The tournament's game when every stage plays the same one (a page speaks its language: Québec Pichenottes,
+    French), else None (no stage yet, or several games)."""
+    found = {st.game for st in event.stages.values()}
+    return found.pop() if len(found) == 1 else None
 
 
 def side_name(name: str) -> str | None:
@@ -52,10 +85,18 @@ def pair_text(v: tuple[int, int] | None) -> str | None:
 
 
 def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th, 11th, 21st, ..."""
+    """1st, 2nd, 3rd, 4th, 11th, 21st, ... (a Message: French says 1er, 2e, 21e)."""
+    if n == 1:
+        return Message("1st")
     if 10 <= n % 100 <= 20:
-        return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+        return Message("{n}th", n=n)
+    if n % 10 == 1:
+        return Message("{n}st", n=n)
+    if n % 10 == 2:
+        return Message("{n}nd", n=n)
+    if n % 10 == 3:
+        return Message("{n}rd", n=n)
+    return Message("{n}th", n=n)
 
 
 def round_title(event: Event, m: Match) -> str | None:
@@ -116,21 +157,24 @@ def to_play(ms: Iterable[Match]) -> tuple[int, int]:
 def progress(event: Event, st: Stage) -> str:
     """How far a stage has gone, in words: "round 2 of 5: 7 of 20 matches played", "3 of 5 matches played"."""
     if st.closed_by:
-        return f"complete; its qualifiers went on to {st.closed_by}"
+        return Message("complete; its qualifiers went on to {stage}", stage=st.closed_by)
     if st.complete:
-        return "complete"
+        return Message("complete")
     if st.format == "swiss":
         if not st.rounds:
-            return f"round 1 of {st.options['rounds']} not paired yet"
+            return Message("round 1 of {rounds} not paired yet", rounds=st.options["rounds"])
         now, total = round_of(st)
         played, n = to_play(st.matches[i] for i in st.rounds[now - 1])
-        return f"round {now} of {total}: {played} of {n} matches played"
+        return Message(
+            "round {now} of {total}: {played} of {n} matches played", now=now, total=total, played=played, n=n
+        )
     played, n = to_play(m for m in st.matches.values() if not m.shootout)
-    said = f"{played} of {n} matches played"
     if st.format not in BRACKETS:
         now, total = round_of(st)
-        said = f"round {now} of {total}: {said}"
-    return said
+        return Message(
+            "round {now} of {total}: {played} of {n} matches played", now=now, total=total, played=played, n=n
+        )
+    return Message("{played} of {n} matches played", played=played, n=n)
 
 
 def natural(text: str) -> tuple[tuple[int, int | str], ...]:
@@ -179,6 +223,8 @@ def live_score(event: Event, m: Match, doc: dict[str, Any] | None) -> dict[str, 
         "games": won,
         "over": score.get("over") is True,
         "now": doc.get("now") if isinstance(doc.get("now"), str) else None,
+        # the same in the page's language (the scoreboard's `now_sentence`, docs/mqtt.md): the hall screen's now line
+        "now_said": doc.get("now_sentence") if isinstance(doc.get("now_sentence"), dict) else None,
     }
 
 
@@ -266,7 +312,12 @@ def notices(event: Event, busy: list[dict[str, Any]], refusals: list[dict[str, A
                 "board": r["board"],
                 "match": r["match"],
                 "at": r["at"],
-                "text": f"board {r['board']} refused {who}: {_for_the_room(r['reason'])}",
+                "text": Message(
+                    "board {board} refused {who}: {reason}",
+                    board=r["board"],
+                    who=who,
+                    reason=_for_the_room(r["reason"]),
+                ),
             }
         )
     return out
@@ -284,6 +335,7 @@ def hall_view(
     waiting_for = {b["board"]: b["reason"] for b in busy or []}
     view: dict[str, Any] = {
         "name": event.name,
+        "game": game_of(event),
         "entries": event.count,
         "stage": None,
         "boards": [],
@@ -319,13 +371,15 @@ def hall_view(
 def near(word: str, choices: Iterable[str]) -> str:
     """ "; did you mean 'X'?" for a slip of the finger (rules/base.py), or a name typed in another case."""
     same = [c for c in choices if c.casefold() == word.casefold()]
-    return f"; did you mean {same[0]!r}?" if len(same) == 1 and same[0] != word else did_you_mean(word, choices)
+    if len(same) == 1 and same[0] != word:
+        return Message("; did you mean '{word}'?", word=same[0])
+    return did_you_mean(word, choices)
 
 
 def entrant_problem(event: Event, name: str) -> str | None:
     if name in event.entrants:
         return None
-    return f"no entrant named {name[:60]!r}{near(name, event.entrants)}"
+    return Message("no entrant named '{name}'{near}", name=name[:60], near=near(name, event.entrants))
 
 
 def _words(text: str) -> list[str]:
@@ -375,23 +429,32 @@ def entrants_view(event: Event) -> dict[str, Any]:
                 "key": search_key(event, e.name),
             }
         )
-    return {"name": event.name, "entries": event.count, "entrants": rows}
+    return {"name": event.name, "game": game_of(event), "entries": event.count, "entrants": rows}
 
 
 def _source_text(event: Event, m: Match, i: int) -> str:
     """Who the pending side `i` of a bracket match will be: "the winner of Ana Costa v Ben"."""
     if m.sources is None:
-        return "an opponent still to be decided"
+        return Message("an opponent still to be decided")
     kind, ref = m.sources[i]
     if kind == "seed":
-        return "an opponent still to be decided"
+        return Message("an opponent still to be decided")
     feeder = event.matches.get(f"{m.stage}/{ref}")
     if feeder is None:
-        return f"the {kind} of {ref}"
+        return (
+            Message("the winner of {match}", match=ref)
+            if kind == "winner"
+            else Message("the loser of {match}", match=ref)
+        )
     names = [side_name(s) for s in feeder.sides]
     if all(names):
-        return f"the {kind} of {names[0]} v {names[1]}"
-    return f"the {kind} of {round_title(event, feeder) or ref} ({ref})"
+        if kind == "winner":
+            return Message("the winner of {a} v {b}", a=names[0], b=names[1])
+        return Message("the loser of {a} v {b}", a=names[0], b=names[1])
+    name = round_title(event, feeder) or ref
+    if kind == "winner":
+        return Message("the winner of {round} ({match})", round=name, match=ref)
+    return Message("the loser of {round} ({match})", round=name, match=ref)
 
 
 def _place_of(event: Event, name: str) -> tuple[int | None, str] | None:
@@ -409,42 +472,50 @@ def headline(event: Event, name: str, busy: Mapping[str, str]) -> tuple[str, str
     e = event.entrants[name]
     st = current_stage(event)
     if not e.active:
-        return "out", f"Your tournament is over: {e.status}" + (f" ({e.reason})" if e.reason else "")
+        status = STATUS_SAID.get(e.status, e.status)
+        if e.reason:
+            return "out", Message("Your tournament is over: {status} ({reason})", status=status, reason=e.reason)
+        return "out", Message("Your tournament is over: {status}", status=status)
     if champion_of(event) == name:
-        return "champion", "You are the champion"
+        return "champion", Message("You are the champion")
     mine = [m for m in event.matches.values() if name in m.sides and not event.stages[m.stage].closed_by]
     boards = on_boards(event)
     nxt = next((m for m in mine if m.state == "ready"), None)
     if nxt is not None:
-        other = nxt.sides[1 - nxt.sides.index(name)]
-        what = "Your next match"
-        if nxt.board is None:
-            return "waiting", f"{what}: against {other}, waiting for a board"
-        if boards.get(nxt.board, [None])[0] is not nxt:
-            return "queued", f"{what}: board {nxt.board} against {other}, after the match there now"
-        if nxt.board in busy:
-            return "busy", f"{what}: board {nxt.board} against {other}, once the game there is over"
-        return "playing", f"{what}: board {nxt.board} against {other}, now"
+        other, board = nxt.sides[1 - nxt.sides.index(name)], nxt.board
+        if board is None:
+            return "waiting", Message("Your next match: against {other}, waiting for a board", other=other)
+        if boards.get(board, [None])[0] is not nxt:
+            said = N_("Your next match: board {board} against {other}, after the match there now")
+            return "queued", Message(said, board=board, other=other)
+        if board in busy:
+            said = N_("Your next match: board {board} against {other}, once the game there is over")
+            return "busy", Message(said, board=board, other=other)
+        return "playing", Message("Your next match: board {board} against {other}, now", board=board, other=other)
     pending = next((m for m in mine if m.state == "waiting"), None)
     if pending is not None:
         i = 1 - pending.sides.index(name)
-        return "pending", f"Your next match: against {_source_text(event, pending, i)}, once it is decided"
+        said = N_("Your next match: against {other}, once it is decided")
+        return "pending", Message(said, other=_source_text(event, pending, i))
     if st is None:
-        return "registered", "You are registered: your first match shows here once the first stage starts"
+        return "registered", Message("You are registered: your first match shows here once the first stage starts")
     place = _place_of(event, name)
     if name not in st.entrants:
         if place is not None and place[0] is not None:
-            return "over", f"Your tournament is over: {ordinal(place[0])}"
-        return "over", "Your tournament is over"
+            return "over", Message("Your tournament is over: {place}", place=ordinal(place[0]))
+        return "over", Message("Your tournament is over")
     if st.format in BRACKETS:
         placed = dict((who, p) for p, who in event.placings(st))
         if placed.get(name) is not None:
-            return "over", f"Your tournament is over: {ordinal(placed[name] or 0)}"
+            return "over", Message("Your tournament is over: {place}", place=ordinal(placed[name] or 0))
     if st.complete:
         rank = dict((who, p) for p, who in event.ranking(st)).get(name)
-        said = f"you finished {ordinal(rank)} of {len(st.entrants)}" if rank else "it is complete"
-        return "finished", f"Stage {st.name} is over: {said}. A next stage shows here once it starts"
-    return "between", "No match for you right now: your next one shows here as soon as it is paired"
+        if rank:
+            said = N_("Stage {stage} is over: you finished {place} of {n}. A next stage shows here once it starts")
+            return "finished", Message(said, stage=st.name, place=ordinal(rank), n=len(st.entrants))
+        said = N_("Stage {stage} is over: it is complete. A next stage shows here once it starts")
+        return "finished", Message(said, stage=st.name)
+    return "between", Message("No match for you right now: your next one shows here as soon as it is paired")
 
 
 def entrant_view(
@@ -477,6 +548,7 @@ def entrant_view(
     kind, said = headline(event, name, busy)
     view: dict[str, Any] = {
         "name": name,
+        "game": game_of(event),
         "players": list(e.players),
         "club": e.club,
         "status": e.status,
@@ -484,7 +556,7 @@ def entrant_view(
         "kind": kind,
         "headline": said,
         "results": results,
-        "byes": [f"{s} round {r}" for s, r in byes],
+        "byes": [Message("{stage} round {round}", stage=s, round=r) for s, r in byes],
         "next": None,
         "place": None,
         "alert": None,
@@ -515,8 +587,8 @@ def standings_doc(event: Event) -> list[dict[str, Any]]:
     for st in event.stages.values():
         doc: dict[str, Any] = {"stage": st.name, "format": FORMAT_NAMES[st.format], "progress": progress(event, st)}
         if st.format in BRACKETS:
-            rows = [[str(p) if p is not None else "in", who] for p, who in event.placings(st)]
-            doc["tables"] = [{"pool": None, "columns": ["Place", "Entrant"], "rows": [{"cells": r} for r in rows]}]
+            rows = [[str(p) if p is not None else Message("in"), who] for p, who in event.placings(st)]
+            doc["tables"] = [{"pool": None, "columns": [PLACE, ENTRANT], "rows": [{"cells": r} for r in rows]}]
             doc["champion"] = event.champion(st)
         else:
             doc["tables"] = tables_of(event, st)
@@ -527,9 +599,9 @@ def standings_doc(event: Event) -> list[dict[str, Any]]:
             [str(p) if p is not None else "-", who, event.entrants[who].club or "", stage]
             for p, who, stage in event.final_standings()
         ]
-        heads = ["Place", "Entrant", "Club", "Ranked in"]
+        heads = [PLACE, ENTRANT, CLUB, RANKED_IN]
         table = {"pool": None, "columns": heads, "rows": [{"cells": r} for r in rows]}
-        out.append({"stage": None, "format": "final standings", "progress": "", "tables": [table]})
+        out.append({"stage": None, "format": Message("final standings"), "progress": "", "tables": [table]})
     return out
 
 
@@ -569,6 +641,7 @@ def organiser_view(
             cards.append({"stage": s.name, "round": r, "href": f"/cards/{s.name}/{r}"})
     return {
         "name": event.name,
+        "game": game_of(event),
         "entries": event.count,
         "hall": hall,
         "stage": None if st is None else stage_doc(event, st),
@@ -599,10 +672,10 @@ def organiser_view(
         "exports": [
             {"href": f"/api/tournament/export/{f}", "text": t}
             for f, t in (
-                ("standings.csv", "Standings (CSV)"),
-                ("results.csv", "Results (CSV)"),
-                ("event.json", "The event (JSON)"),
-                ("archive.zip", "Archive (zip, with the game journals)"),
+                ("standings.csv", Message("Standings (CSV)")),
+                ("results.csv", Message("Results (CSV)")),
+                ("event.json", Message("The event (JSON)")),
+                ("archive.zip", Message("Archive (zip, with the game journals)")),
             )
         ],
         "missing": missing or [],

@@ -30,6 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from flickboard import i18n
 from flickboard.config import is_board_id
 from flickboard.displays.web import limits
 from flickboard.displays.web.config import WebConfig
@@ -166,7 +167,9 @@ class Site:
             await self._drain(request)
         headers = {**(extra or {}), "Connection": "close"}
         if request.url.path.startswith("/api/") or request.method != "GET":
-            return json_response(code, {**error_doc(text), "refused": kind}, headers)
+            sentence = i18n.said(text)  # a Message (a tournament's board refusal): for the page to say in its language
+            said_too = {"said": sentence} if sentence else {}
+            return json_response(code, {**error_doc(text), "refused": kind, **said_too}, headers)
         said = html.escape(text, quote=False)
         return html_response(
             code, f"<!doctype html><title>Refused</title><p>{said}</p><p><a href='/'>Boards</a></p>", headers

@@ -4,7 +4,27 @@
 // finds Zoé Lévesque, "oneil" Marie-Claire O'Neil). Read once, and again every 30 s (late registrations).
 
 (() => {
-  const { el, fill } = FB;
+  const { el, fill, T } = FB;
+
+  // Every word the page writes, in its language (docs/translating.md).
+  const SAY = {
+    get live() {
+      return T("LIVE");
+    },
+    get notLive() {
+      return T("NOT LIVE");
+    },
+    title: (name) => T("Entrants · {name}", { name }),
+    shown: (n, of) => T("{n} of {of} entrants match", { n, of }),
+    entrants: (n) => (Number(n) === 1 ? T("1 entrant") : T("{n} entrants", { n })),
+    get nobody() {
+      return T("nobody matches: try fewer letters");
+    },
+    status: (status) => (status === "withdrawn" ? T("withdrawn") : status === "disqualified" ? T("disqualified") : status),
+    get noAnswer() {
+      return T("no answer from the display server: trying again");
+    },
+  };
   const $ = (id) => document.getElementById(id);
   const EVERY_MS = 30000;
   const st = { view: null, error: null };
@@ -31,7 +51,7 @@
   }
 
   function item(e) {
-    const extra = [e.players.length ? e.players.join(" & ") : "", e.club || "", e.status !== "active" ? e.status : ""].filter(Boolean).join(" · ");
+    const extra = [e.players.length ? e.players.join(" & ") : "", e.club || "", e.status !== "active" ? SAY.status(e.status) : ""].filter(Boolean).join(" · ");
     return el(
       "li",
       { data: { entrant: e.name }, class: e.status !== "active" ? "out" : null },
@@ -42,17 +62,18 @@
 
   function render() {
     document.body.dataset.state = st.error ? "disconnected" : st.view ? "live" : "connecting";
-    $("live").textContent = st.error ? "NOT LIVE" : "LIVE";
+    if (st.view) FB.speak(st.view.game); // Québec: French, unless another language was asked for
+    $("live").textContent = st.error ? SAY.notLive : SAY.live;
     $("live").className = "pill " + (st.error ? "bad" : "ok");
     $("conn").textContent = st.error || "";
     const v = st.view;
     if (!v) return;
-    $("name").textContent = `Entrants · ${v.name}`;
+    $("name").textContent = SAY.title(v.name);
     const typed = $("q").value;
     const shown = v.entrants.filter((e) => matches(e, typed));
     document.body.dataset.shown = String(shown.length);
-    $("count").textContent = typed.trim() ? `${shown.length} of ${v.entrants.length} entrants match` : `${v.entrants.length} entrants`;
-    fill($("list"), ...(shown.length ? shown.map(item) : [el("li", { class: "hint", text: "nobody matches: try fewer letters" })]));
+    $("count").textContent = typed.trim() ? SAY.shown(shown.length, v.entrants.length) : SAY.entrants(v.entrants.length);
+    fill($("list"), ...(shown.length ? shown.map(item) : [el("li", { class: "hint", text: SAY.nobody })]));
   }
 
   async function load() {
@@ -62,7 +83,7 @@
       st.view = await r.json();
       st.error = null;
     } catch (err) {
-      st.error = "no answer from the display server: trying again";
+      st.error = SAY.noAnswer;
     }
     render();
     setTimeout(load, st.error ? 3000 : EVERY_MS);
@@ -74,6 +95,7 @@
     const first = document.querySelector("#list a");
     if (first && Number(document.body.dataset.shown) === 1) location.href = first.href;
   });
+  FB.ready.then(render); // once the page knows its language
   render();
   load();
 })();

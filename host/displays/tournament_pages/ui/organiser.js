@@ -8,7 +8,134 @@
 // /api/tournament/organiser. While a field is being typed in, the page is not redrawn under it.
 
 (() => {
-  const { el, fill } = FB;
+  const { el, fill, T, saidOf, sayIt } = FB;
+
+  // Every word the page writes, in its language (docs/translating.md); the server's sentences (the acts' answers and
+  // refusals, the views' words) come as `said` / `<key>_said` beside their English, said with FB.sayIt / FB.saidOf.
+  const SAY = {
+    get noAnswerDone() {
+      return T("no answer from the display server: nothing was done");
+    },
+    get noAnswer() {
+      return T("no answer from the display server: trying again");
+    },
+    refused: (code) => T("refused ({code})", { code }),
+    held: (match, board) => T("Held: {match} on board {board}", { match, board }),
+    wins: (winner, points) => (points ? T("{winner} wins {a}–{b}", { winner, a: points[0], b: points[1] }) : T("{winner} wins", { winner })),
+    recorded: (result, source) => T("{result} ({source})", { result, source }),
+    get noResult() {
+      return T("no result");
+    },
+    boardSays: (board, event) => T("The board says {board}; the event has {event}.", { board, event }),
+    boardJournal: (journal) => T("board journal {journal}", { journal }),
+    get approve() {
+      return T("Approve the board's result");
+    },
+    get dismiss() {
+      return T("Dismiss it");
+    },
+    busy: (board, match) => T("Board {board} is busy: {match} waits", { board, match }),
+    itsJournal: (journal) => T("Its game's journal: {journal} (abandoning it leaves the journal as it is)", { journal }),
+    abandon: (board) => T("Abandon the game on {board}", { board }),
+    get refusedTitle() {
+      return T("Boards that refused a match");
+    },
+    get refusedHint() {
+      return T("The match went back to waiting for a board: fix the cause, then assign it again.");
+    },
+    refusedLine: (time, board, match) => T("{time} board {board} refused {match}: ", { time, board, match }),
+    get walkover() {
+      return T("(walkover)");
+    },
+    on: (board) => T("on {board}", { board }),
+    get waitingForBoard() {
+      return T("waiting for a board");
+    },
+    get winnerChoice() {
+      return T("winner…");
+    },
+    get winner() {
+      return T("winner");
+    },
+    get twenties() {
+      return T("twenties");
+    },
+    get points() {
+      return T("points");
+    },
+    get board() {
+      return T("board");
+    },
+    get assign() {
+      return T("Assign");
+    },
+    takeOff: (board) => T("Take off {board}", { board }),
+    get correct() {
+      return T("Correct");
+    },
+    get record() {
+      return T("Record");
+    },
+    pool: (pool) => T("Pool {pool}", { pool }),
+    champion: (name) => T("champion {name}", { name }),
+    get finalStandings() {
+      return T("Final standings");
+    },
+    tiebreaks: (keys) => T("tie-breaks: {keys}", { keys }),
+    get none() {
+      return T("none");
+    },
+    everyone: (n) => T("every active entrant ({n})", { n }),
+    firstOf: (stage, format, n) => T("the first N of {stage} ({format}, {n})", { stage, format, n }),
+    firstOfPools: (stage, format, n, pools) => T("the first N of {stage} ({format}, {n}, N of each of {pools} pools)", { stage, format, n, pools }),
+    get usualRules() {
+      return T("the game's usual rule set");
+    },
+    get live() {
+      return T("LIVE");
+    },
+    get notLive() {
+      return T("NOT LIVE");
+    },
+    title: (name) => T("Organiser · {name}", { name }),
+    stage: (stage, progress) => T("Stage {stage}: {progress}.", { stage, progress }),
+    get noStage() {
+      return T("No stage started yet.");
+    },
+    nextUp: (match) => T("next up: {match}", { match }),
+    get noneReady() {
+      return T("no match is ready to start");
+    },
+    boardBusy: (game, match) => T("busy: {game} ({match} waits)", { game, match }),
+    get free() {
+      return T("free");
+    },
+    plays: (match) => T("plays {match}", { match }),
+    get noBoard() {
+      return T("no board seen yet: type one in a match's board field");
+    },
+    get match() {
+      return T("Match");
+    },
+    get entrants() {
+      return T("Entrants");
+    },
+    get state() {
+      return T("State");
+    },
+    get act() {
+      return T("Act");
+    },
+    get withdraw() {
+      return T("Withdraw");
+    },
+    status: (status) => (status === "withdrawn" ? T("withdrawn") : status === "disqualified" ? T("disqualified") : status),
+    missing: (files) => T("Not on this machine, so not in the archive: {files}", { files }),
+    cards: (stage, round) => T("{stage} round {round}", { stage, round }),
+    get confirm() {
+      return T("Tap again to confirm");
+    },
+  };
   const $ = (id) => document.getElementById(id);
   const EVERY_MS = 2000;
   const ARM_MS = 4000;
@@ -23,10 +150,10 @@
       const r = await fetch("/api/tournament/act", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(doc) });
       const res = await r.json();
       answer.className = "said " + (res.ok ? "ok" : "bad");
-      answer.textContent = res.ok ? res.message : res.error || `refused (${r.status})`;
+      answer.textContent = res.said ? sayIt(res.said) : res.ok ? res.message : res.error || SAY.refused(r.status);
     } catch (err) {
       answer.className = "said bad";
-      answer.textContent = "no answer from the display server: nothing was done";
+      answer.textContent = SAY.noAnswerDone;
     }
     document.body.classList.remove("busy");
     if (answer.classList.contains("ok") && doc.match) st.done = doc.match; // that row's fields are spent
@@ -70,14 +197,14 @@
     return el(
       "section",
       { class: "card held attention", data: { match: h.match } },
-      el("h2", { text: `Held: ${h.match} on board ${h.board}` }),
-      el("p", { text: `The board says ${r.winner} wins${r.points ? ` ${r.points[0]}–${r.points[1]}` : ""}; the event has ${rec ? `${rec.winner} wins${rec.points ? ` ${rec.points[0]}–${rec.points[1]}` : ""} (${rec.source})` : "no result"}.` }),
-      el("p", { class: "hint", text: `board journal ${h.journal}` }),
+      el("h2", { text: SAY.held(h.match, h.board) }),
+      el("p", { text: SAY.boardSays(SAY.wins(r.winner, r.points), rec ? SAY.recorded(SAY.wins(rec.winner, rec.points), rec.source) : SAY.noResult) }),
+      el("p", { class: "hint", text: SAY.boardJournal(h.journal) }),
       el(
         "div",
         { class: "row" },
-        el("button", { type: "button", class: "primary", data: { do: "approve" }, text: "Approve the board's result" }),
-        el("button", { type: "button", class: "warn", data: { do: "dismiss" }, text: "Dismiss it" })
+        el("button", { type: "button", class: "primary", data: { do: "approve" }, text: SAY.approve }),
+        el("button", { type: "button", class: "warn", data: { do: "dismiss" }, text: SAY.dismiss })
       )
     );
   }
@@ -86,10 +213,10 @@
     return el(
       "section",
       { class: "card busyboard attention", data: { board: b.board, match: b.match } },
-      el("h2", { text: `Board ${b.board} is busy: ${b.match} waits` }),
-      el("p", { class: "reason", text: b.reason }),
-      el("p", { class: "hint", text: `Its game's journal: ${b.journal} (abandoning it leaves the journal as it is)` }),
-      el("button", { type: "button", class: "warn", data: { do: "abandon", confirm: "1" }, text: `Abandon the game on ${b.board}` })
+      el("h2", { text: SAY.busy(b.board, b.match) }),
+      el("p", { class: "reason", text: saidOf(b, "reason") }),
+      el("p", { class: "hint", text: SAY.itsJournal(b.journal) }),
+      el("button", { type: "button", class: "warn", data: { do: "abandon", confirm: "1" }, text: SAY.abandon(b.board) })
     );
   }
 
@@ -98,33 +225,33 @@
     return el(
       "section",
       { class: "card refusals attention" },
-      el("h2", { text: "Boards that refused a match" }),
-      el("p", { class: "hint", text: "The match went back to waiting for a board: fix the cause, then assign it again." }),
-      el("ul", {}, ...v.refusals.map((r) => el("li", { data: { match: r.match, board: r.board } }, el("b", { text: `${clock(r.at)} board ${r.board} refused ${r.match}: ` }), r.reason)))
+      el("h2", { text: SAY.refusedTitle }),
+      el("p", { class: "hint", text: SAY.refusedHint }),
+      el("ul", {}, ...v.refusals.map((r) => el("li", { data: { match: r.match, board: r.board } }, el("b", { text: SAY.refusedLine(clock(r.at), r.board, r.match) }), saidOf(r, "reason"))))
     );
   }
 
   function matchRow(m) {
     const done = m.state === "done" || m.state === "walkover";
-    const result = done ? `${m.winner} wins${m.score ? ` ${m.score}` : ""}${m.walkover ? " (walkover)" : ""}${m.source ? ` · ${m.source}` : ""}` : m.board ? `on ${m.board}` : "waiting for a board";
-    const winner = el("select", { class: "winner", "aria-label": "winner", data: { initial: done ? m.winner : "" } }, el("option", { value: "", text: "winner…" }), ...m.sides.map((s) => el("option", { value: s, text: s, selected: done && m.winner === s })));
-    const kind = shootout(m) ? "twenties" : "points";
+    const result = done ? `${SAY.wins(m.winner)}${m.score ? ` ${m.score}` : ""}${m.walkover ? ` ${SAY.walkover}` : ""}${m.source ? ` · ${m.source}` : ""}` : m.board ? SAY.on(m.board) : SAY.waitingForBoard;
+    const winner = el("select", { class: "winner", "aria-label": SAY.winner, data: { initial: done ? m.winner : "" } }, el("option", { value: "", text: SAY.winnerChoice }), ...m.sides.map((s) => el("option", { value: s, text: s, selected: done && m.winner === s })));
+    const kind = shootout(m) ? SAY.twenties : SAY.points;
     const label = `${kind}: ${m.sides[0]} – ${m.sides[1]}`; // the numbers in the match's order of sides
     const cells = [
       el("td", { class: "mid", text: m.id }),
-      el("td", { class: "who" }, who(m), m.round_name ? el("span", { class: "hint", text: ` · ${m.round_name}` }) : null),
+      el("td", { class: "who" }, who(m), m.round_name ? el("span", { class: "hint", text: ` · ${saidOf(m, "round_name")}` }) : null),
       el("td", { class: "res", text: result }),
       el(
         "td",
         { class: "forms" },
-        !done && !m.board ? el("span", { class: "assign" }, el("input", { class: "board", placeholder: "board", "aria-label": "board", maxlength: "32" }), el("button", { type: "button", data: { do: "assign" }, text: "Assign" })) : null,
-        !done && m.board ? el("span", { class: "unassign" }, el("button", { type: "button", class: "warn", data: { do: "unassign" }, text: `Take off ${m.board}` })) : null,
+        !done && !m.board ? el("span", { class: "assign" }, el("input", { class: "board", placeholder: SAY.board, "aria-label": SAY.board, maxlength: "32" }), el("button", { type: "button", data: { do: "assign" }, text: SAY.assign })) : null,
+        !done && m.board ? el("span", { class: "unassign" }, el("button", { type: "button", class: "warn", data: { do: "unassign" }, text: SAY.takeOff(m.board) })) : null,
         el(
           "span",
           { class: "result" },
           winner,
           el("label", { class: "numbers" }, el("span", { class: "nlabel", text: label }), el("input", { class: "points", placeholder: shootout(m) ? "9-8" : "310-250", "aria-label": label, maxlength: "20" })),
-          el("button", { type: "button", class: done ? "warn" : "primary", data: { do: done ? "correct" : "result" }, text: done ? "Correct" : "Record" })
+          el("button", { type: "button", class: done ? "warn" : "primary", data: { do: done ? "correct" : "result" }, text: done ? SAY.correct : SAY.record })
         )
       ),
     ];
@@ -135,9 +262,9 @@
     return el(
       "table",
       { class: "standing", data: { pool: t.pool === null ? "" : String(t.pool) } },
-      t.pool !== null ? el("caption", { text: `Pool ${t.pool}` }) : null,
-      el("thead", {}, el("tr", {}, ...t.columns.map((c) => el("th", { text: c })))),
-      el("tbody", {}, ...t.rows.map((r) => el("tr", { data: { entrant: r.entrant || r.cells[1] } }, ...r.cells.map((c) => el("td", { text: c })))))
+      t.pool !== null ? el("caption", { text: SAY.pool(t.pool) }) : null,
+      el("thead", {}, el("tr", {}, ...t.columns.map((c) => el("th", { text: T(c) })))),
+      el("tbody", {}, ...t.rows.map((r) => el("tr", { data: { entrant: r.entrant || r.cells[1] } }, ...(r.cells_said || r.cells).map((c) => el("td", { text: sayIt(c) })))))
     );
   }
 
@@ -146,9 +273,9 @@
       el(
         "div",
         { class: "stagetable", data: { stage: s.stage || "" } },
-        el("h3", { text: s.stage ? `${s.stage} · ${s.format}${s.progress ? ` · ${s.progress}` : ""}${s.champion ? ` · champion ${s.champion}` : ""}` : "Final standings" }),
+        el("h3", { text: s.stage ? `${s.stage} · ${saidOf(s, "format")}${s.progress ? ` · ${saidOf(s, "progress")}` : ""}${s.champion ? ` · ${SAY.champion(s.champion)}` : ""}` : SAY.finalStandings }),
         ...s.tables.map(tableOf),
-        s.tiebreaks ? el("p", { class: "hint", text: `tie-breaks: ${s.tiebreaks.length ? s.tiebreaks.join(", ") : "none"}` }) : null
+        s.tiebreaks ? el("p", { class: "hint", text: SAY.tiebreaks(s.tiebreaks.length ? s.tiebreaks.join(", ") : SAY.none) }) : null
       )
     );
   }
@@ -164,13 +291,14 @@
   }
 
   async function startForm(v) {
-    options($("format"), v.start.formats);
-    options($("from"), [{ value: "", text: `every active entrant (${v.start.active})` }, ...v.start.from.map((s) => ({ value: s.stage, text: `the first N of ${s.stage} (${s.format}, ${s.entrants}${s.pools ? `, N of each of ${s.pools} pools` : ""})` }))]);
+    options($("format"), v.start.formats.map((f) => ({ value: f.value, text: saidOf(f, "text") })));
+    const first = (s) => (s.pools ? SAY.firstOfPools(s.stage, saidOf(s, "format"), s.entrants, s.pools) : SAY.firstOf(s.stage, saidOf(s, "format"), s.entrants));
+    options($("from"), [{ value: "", text: SAY.everyone(v.start.active) }, ...v.start.from.map((s) => ({ value: s.stage, text: first(s) }))]);
     const info = await FB.rules();
     options($("game"), (info.games || []).map((g) => ({ value: g.name, text: g.title })));
     const game = $("game").value || "pichenotte";
     const sets = (info.rules || []).filter((r) => r.game === game).map((r) => ({ value: r.name, text: r.name }));
-    options($("rules"), [{ value: "", text: "the game's usual rule set" }, ...sets]);
+    options($("rules"), [{ value: "", text: SAY.usualRules }, ...sets]);
     shownOptions();
   }
 
@@ -185,33 +313,35 @@
     const v = st.view;
     const ok = !st.error && st.key;
     document.body.dataset.state = st.error ? "disconnected" : !st.key ? "no-key" : v ? "live" : "connecting";
-    $("live").textContent = ok ? "LIVE" : "NOT LIVE";
+    if (v) FB.speak(v.game); // the tournament's game's language (Québec: French), unless one was asked for
+    $("live").textContent = ok ? SAY.live : SAY.notLive;
     $("live").className = "pill " + (ok ? "ok" : "bad");
     $("keyform").hidden = st.key;
     $("main").hidden = !st.key || !v;
     $("conn").textContent = st.error || "";
     if (!v || !st.key) return;
     document.body.dataset.entries = String(v.entries);
-    $("name").textContent = `Organiser · ${v.name}`;
-    $("hallstate").textContent = `${v.stage ? `Stage ${v.stage.name}: ${v.stage.progress}. ` : "No stage started yet. "}${v.hall.text}`;
+    $("name").textContent = SAY.title(v.name);
+    $("hallstate").textContent = `${v.stage ? SAY.stage(v.stage.name, saidOf(v.stage, "progress")) : SAY.noStage} ${saidOf(v.hall, "text")}`;
     document.body.dataset.hall = v.hall.state;
     document.body.dataset.busy = String(v.busy.length);
     document.body.dataset.refusals = String(v.refusals.length);
     fill($("notices"), ...v.busy.map(busyCard), refusals(v));
     $("pair").disabled = !v.can_pair;
-    $("nextup").textContent = v.next ? `next up: ${v.next}` : "no match is ready to start";
+    $("nextup").textContent = v.next ? SAY.nextUp(v.next) : SAY.noneReady;
     fill($("held"), ...v.held.map(heldCard));
     document.body.dataset.held = String(v.held.length);
-    const boardText = (b) => (b.busy ? ` busy: ${b.busy.game} (${b.busy.match} waits)` : b.free ? " free" : ` plays ${b.match}`);
-    fill($("boards"), ...(v.boards.length ? v.boards.map((b) => el("li", { data: { board: b.board }, class: b.busy ? "busy" : null }, el("b", { text: b.board }), boardText(b))) : [el("li", { class: "hint", text: "no board seen yet: type one in a match's board field" })]));
+    const boardText = (b) => ` ${b.busy ? SAY.boardBusy(b.busy.game, b.busy.match) : b.free ? SAY.free : SAY.plays(b.match)}`;
+    fill($("boards"), ...(v.boards.length ? v.boards.map((b) => el("li", { data: { board: b.board }, class: b.busy ? "busy" : null }, el("b", { text: b.board }), boardText(b))) : [el("li", { class: "hint", text: SAY.noBoard })]));
     const kept = typedIn();
-    fill($("matches"), el("tr", {}, el("th", { text: "Match" }), el("th", { text: "Entrants" }), el("th", { text: "State" }), el("th", { text: "Act" })), ...v.matches.map(matchRow));
+    fill($("matches"), el("tr", {}, el("th", { text: SAY.match }), el("th", { text: SAY.entrants }), el("th", { text: SAY.state }), el("th", { text: SAY.act })), ...v.matches.map(matchRow));
     putBack(kept);
     fill($("tables"), ...standings(v));
-    fill($("entrants"), ...v.entrants.map((e) => el("li", { data: { entrant: e.name } }, el("span", { text: e.name }), e.status !== "active" ? el("span", { class: "hint", text: ` ${e.status}` }) : el("button", { type: "button", class: "warn", data: { do: "withdraw" }, text: "Withdraw" }))));
-    fill($("exports"), ...v.exports.map((x) => el("a", { class: "btn", href: x.href, download: "", text: x.text })));
-    $("missing").textContent = v.missing.length ? `Not on this machine, so not in the archive: ${v.missing.join(", ")}` : "";
-    fill($("cards"), ...v.cards.map((c) => el("a", { class: "btn", href: c.href, target: "_blank", text: `${c.stage} round ${c.round}` })));
+    fill($("entrants"), ...v.entrants.map((e) => el("li", { data: { entrant: e.name } }, el("span", { text: e.name }), e.status !== "active" ? el("span", { class: "hint", text: ` ${SAY.status(e.status)}` }) : el("button", { type: "button", class: "warn", data: { do: "withdraw" }, text: SAY.withdraw }))));
+    fill($("exports"), ...v.exports.map((x) => el("a", { class: "btn", href: x.href, download: "", text: saidOf(x, "text") })));
+    $("missing").textContent = v.missing.length ? SAY.missing(v.missing.join(", ")) : "";
+    const lang = FB.language() === "en" ? "" : `?lang=${FB.language()}`; // the cards in the page's language
+    fill($("cards"), ...v.cards.map((c) => el("a", { class: "btn", href: c.href + lang, target: "_blank", text: SAY.cards(c.stage, c.round) })));
     startForm(v);
   }
 
@@ -249,7 +379,7 @@
     if (btn.dataset.confirm && !btn.classList.contains("armed")) {
       btn.classList.add("armed"); // a second tap within 4 s does it
       btn.dataset.was = btn.textContent;
-      btn.textContent = "Tap again to confirm";
+      btn.textContent = SAY.confirm;
       setTimeout(() => {
         btn.classList.remove("armed");
         if (btn.dataset.was) btn.textContent = btn.dataset.was;
@@ -289,7 +419,7 @@
       const res = JSON.parse(text);
       if (!r.ok) {
         st.key = !["no organiser's key", "not the organiser's key", "wrong scoring key"].includes(res.refused);
-        st.error = st.key ? res.error || `refused (${r.status})` : null;
+        st.error = st.key ? res.error || SAY.refused(r.status) : null;
       } else {
         st.key = true;
         st.error = null;
@@ -301,16 +431,20 @@
         }
       }
     } catch (err) {
-      st.error = "no answer from the display server: trying again";
+      st.error = SAY.noAnswer;
     }
     if (!st.view || !st.key || st.error) render();
     else {
-      $("live").textContent = "LIVE";
+      $("live").textContent = SAY.live;
     }
     st.timer = setTimeout(poll, EVERY_MS);
   }
 
   FB.keyForm(() => poll(true)); // the poll says whether the key was taken
+  FB.ready.then(() => {
+    st.options = {}; // the selects' words too
+    render();
+  });
 
   render();
   poll(true);

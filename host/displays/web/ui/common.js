@@ -50,6 +50,16 @@ const FB = (() => {
 
   const fields = (text) => (text.match(/\{[^{}]*\}/g) || []).sort().join();
 
+  // A sentence the server made (`{text, values}`, i18n.said) in the page's language; a plain string as it is.
+  function sayIt(s) {
+    if (s && typeof s === "object" && typeof s.text === "string") return T(s.text, s.values);
+    return s === null || s === undefined ? "" : String(s);
+  }
+
+  // A document's `key` in the page's language: its `<key>_said` ({text, values}) when the server sent one (the
+  // tournament's views, host/displays/tournament_pages/pages.py), else the text as it came.
+  const saidOf = (doc, key) => (doc && doc[`${key}_said`] ? sayIt(doc[`${key}_said`]) : doc ? sayIt(doc[key]) : "");
+
   function T(text, values) {
     const found = (speech.messages[lang] || {})[text];
     const value = (v) => (v && typeof v === "object" && typeof v.text === "string" ? T(v.text, v.values) : String(v));
@@ -392,5 +402,5 @@ const FB = (() => {
     return CARD_RANK[m.type] || 0;
   }
 
-  return { board, el, fill, T, colourWord, language: () => lang, plural, cardRank, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, keyForm, rules, ruleSet };
+  return { board, el, fill, T, sayIt, saidOf, speak, ready: said, colourWord, language: () => lang, plural, cardRank, connect, follow, alerts, sideNames, sideOf, matchText, rulesText, kindText, momentText, keyForm, rules, ruleSet };
 })();

@@ -297,7 +297,7 @@
       const text = res.said ? T(res.said.text, res.said.values) : res.say;
       return { text: `✗ ${text}`, fixes, help: free && res.message !== res.say ? res.message : null };
     }
-    if (res.error) return { text: `✗ ${res.error}` };
+    if (res.error) return { text: `✗ ${res.said ? T(res.said.text, res.said.values) : res.error}` };
     return { text: `✗ ${SAY.refused(res.message)}` };
   }
 
