@@ -147,7 +147,8 @@ class FixedRuleSets:
     def describe(cls, rules: str) -> tuple[str, str, list[tuple[str, str]]]:
         """(name, summary, option rows) of one rule set; ValueError names the choices."""
         o = cls.find_rule_set(rules)
-        return o.name, f"{o.summary}\nfrom: {o.seed}", list(o.describe())
+        summary = o.summary if isinstance(o.summary, Message) else Message(o.summary)  # (marked N_ where defined)
+        return o.name, Message("{summary}\nfrom: {seed}", summary=summary, seed=Message(o.seed)), list(o.describe())
 
     @classmethod
     def player_counts(cls, rules: str) -> tuple[int, ...]:

@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from flickboard.rules.base import NotationError
+from flickboard.rules.text import N_, Message
 
 MAX_NAME = 60  # characters of a person's name (a side named after two people may have twice as many)
 MARKS = ':#@[]"'  # the notation's own marks: never in a name
@@ -42,14 +43,15 @@ def name_problem(name: str, longest: int = MAX_NAME) -> str | None:
     """Why `name` cannot be a player's, a side's or an entrant's name, in one line; None when it can."""
     n = clean(name)
     if not n:
-        return "a name cannot be empty"
+        return Message("a name cannot be empty")
     if len(n) > longest:
-        return f"'{n[:longest]}…' is too long for a name: at most {longest} characters"
+        return Message("'{name}…' is too long for a name: at most {n} characters", name=n[:longest], n=longest)
     bad = sorted({ch for ch in n if ch in MARKS})
     if bad:
-        return f"'{n}' cannot be a name: no {', '.join(repr(c) for c in bad)} in a name (the notation uses them)"
+        said = N_("'{name}' cannot be a name: no {marks} in a name (the notation uses them)")
+        return Message(said, name=n, marks=", ".join(repr(c) for c in bad))
     if any(unicodedata.category(ch).startswith("C") for ch in n):
-        return f"{n!r} cannot be a name: it has a control character"
+        return Message("{name} cannot be a name: it has a control character", name=repr(n))
     return None
 
 
@@ -77,9 +79,8 @@ class Names:
                 key = fold(name)
                 if key in seen:
                     if seen[key] != name:
-                        raise NotationError(
-                            f"'{seen[key]}' and '{name}' differ only in case or accents: name them apart"
-                        )
+                        said = N_("'{a}' and '{b}' differ only in case or accents: name them apart")
+                        raise NotationError(Message(said, a=seen[key], b=name))
                     continue
                 seen[key] = name
                 self.names.append(name)
@@ -148,7 +149,7 @@ def _handles(names: Sequence[str], reserved: Callable[[str], bool], drop: str, f
     parts = {n: [w for w in ("".join(c for c in word if c not in drop) for word in n.split()) if w] for n in names}
     for n, words in parts.items():
         if not words:
-            raise NotationError(f"'{n}' cannot be a name: it has no letters the notation can use")
+            raise NotationError(Message("'{name}' cannot be a name: it has no letters the notation can use", name=n))
     size = dict.fromkeys(names, 1)
 
     def candidate(n: str) -> str:
@@ -171,11 +172,16 @@ def _handles(names: Sequence[str], reserved: Callable[[str], bool], drop: str, f
             size[n] += 1
     for n, h in made.items():
         if reserved(h):
-            raise NotationError(
-                f"'{n}' cannot be a name: '{h}' is a word of the notation; add a second name or an initial"
-            )
+            said = N_("'{name}' cannot be a name: '{word}' is a word of the notation; add a second name or an initial")
+            raise NotationError(Message(said, name=n, word=h))
     for group in taken.values():
         if len(group) > 1:
             alike = [n for n in group if n] + [n for n, h in fixed.items() if fold(h) == fold(made[group[0]])]
-            raise NotationError(f"{' and '.join(repr(n) for n in alike)} are too alike to tell apart in the notation")
+            if len(alike) == 2:
+                said = N_("'{a}' and '{b}' are too alike to tell apart in the notation")
+                raise NotationError(Message(said, a=alike[0], b=alike[1]))
+            listed = Message("{first} and {rest}", first=repr(alike[-2]), rest=repr(alike[-1]))
+            for n in reversed(alike[:-2]):
+                listed = Message("{first}, {rest}", first=repr(n), rest=listed)
+            raise NotationError(Message("{names} are too alike to tell apart in the notation", names=listed))
     return {**fixed, **made}

@@ -137,8 +137,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     if not (args.csv or args.json or args.transcript):
         raise UserError("say what to write: --csv FILE, --json FILE and/or --transcript FILE ('-' for stdout)")
     game, fold, header, warnings = load(args.file)
+    _ = i18n.translator(i18n.choose(getattr(args, "lang", None), game.name))  # the warnings, as replay says them
     for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(_("warning: {what}", what=w), file=sys.stderr)
     fields, rows = game.log(fold.state)
     if args.csv:
         buf = io.StringIO()

@@ -88,6 +88,7 @@ def _rules(r: argparse.ArgumentParser) -> None:
     r.add_argument("action", nargs="?", choices=["list", "show"])
     r.add_argument("name", nargs="?")
     r.add_argument("--game", help=f"only this game's rule sets: {', '.join(games.GAMES)}")
+    r.add_argument("--lang", metavar="LANG", help="show: en, fr (default: the game's; Québec Pichenottes: fr)")
     r.set_defaults(func=cmd_rules)
 
 
@@ -136,6 +137,7 @@ def _export(ex: argparse.ArgumentParser) -> None:
     ex.add_argument("--csv", metavar="FILE")
     ex.add_argument("--json", metavar="FILE")
     ex.add_argument("--transcript", metavar="FILE")
+    ex.add_argument("--lang", metavar="LANG", help="its warnings: en, fr (default: the game's; Québec Pichenottes: fr)")
     ex.set_defaults(func=cmd_export)
 
 

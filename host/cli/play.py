@@ -81,10 +81,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         except ValueError as e:
             raise UserError(str(e)) from None
         replayed = session.journal.count
-        if session.journal.torn:
-            out.write(f"note: {session.journal.torn.message()}\n")
-        refused = len(session.fold.rejected)
         _ = i18n.translator(i18n.choose(asked, session.game.name))
+        if session.journal.torn:
+            out.write(_("note: {what}", what=session.journal.torn.message()) + "\n")
+        refused = len(session.fold.rejected)
         if refused:
             said = _(
                 "Resumed {path}: {n} entries replayed ({refused} refused).", path=path, n=replayed, refused=refused

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from flickboard.rules.immutable import evolve, fast_init
 from flickboard.rules.pichenotte import Pichenotte
 from flickboard.rules.pichenotte.engine import OpenShot, State
+from flickboard.rules.text import Message
 
 DITCH_FACTS = ("ditch", "off", "rebound", "in-rebound", "base")
 
@@ -100,14 +101,22 @@ def open_checks(game: Pichenotte, shot: OpenShot, ev: ShotEvidence) -> list[str]
         if u.kind == "ditch":
             seen = ev.ditch_passes
             out.append(
-                f"{seen} puck(s) went into the ditch during {u.shooter}'s shot but {seen - u.unaccounted} are "
-                "accounted for: enter whose ('ditch' for the shooting puck, 'SIDE:ditch' for another), or 'reviewed' "
-                "if the sensor was wrong"
+                Message(
+                    "{seen} puck(s) went into the ditch during {shooter}'s shot but {known} are accounted for: enter "
+                    "whose ('ditch' for the shooting puck, 'SIDE:ditch' for another), or 'reviewed' if the sensor was "
+                    "wrong",
+                    seen=seen,
+                    shooter=u.shooter,
+                    known=seen - u.unaccounted,
+                )
             )
         else:
             out.append(
-                f"a puck stands on edge in the twenty hole during {u.shooter}'s shot (A-4): it is not a twenty and "
-                "scores 15 - enter 'edge' (or 'SIDE:edge'), or 'reviewed' if no puck is there"
+                Message(
+                    "a puck stands on edge in the twenty hole during {shooter}'s shot (A-4): it is not a twenty and "
+                    "scores 15 - enter 'edge' (or 'SIDE:edge'), or 'reviewed' if no puck is there",
+                    shooter=u.shooter,
+                )
             )
     return out
 
@@ -217,7 +226,9 @@ def _shot_start(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool
     g = state.game
     if state.questions():
         q0 = state.questions()[0]
-        return Step(wait=f"answer first: {q0.text} ({' / '.join(q0.answers)})")
+        return Step(
+            wait=Message("answer first: {question} ({answers})", question=q0.text, answers=" / ".join(q0.answers))
+        )
     if g is not None and g.shot is not None:
         checks = open_checks(game, g.shot, ev)
         if checks:
@@ -227,7 +238,7 @@ def _shot_start(game: Pichenotte, state: State, ev: ShotEvidence, declared: bool
         return Step(note="a shot started, but the match is over: start a new match")
     due = state.to_shoot()
     if due is None:
-        return Step(wait="no shot is due: enter what ends the game (zones, forfeit) before the next shot")
+        return Step(wait=Message("no shot is due: enter what ends the game (zones, forfeit) before the next shot"))
     if due != seat:
         return Step(
             review=f"a shot started from {setup.players[seat]}'s quadrant, but it is {setup.players[due]}'s turn "

@@ -39,6 +39,7 @@ from types import TracebackType
 from typing import Any, NamedTuple, NoReturn
 
 from flickboard.jsontext import canonical, loads
+from flickboard.rules.text import Message
 
 KIND = "flickboard-journal"
 VERSION = 1
@@ -70,10 +71,13 @@ class TornTail:
 
     def message(self) -> str:
         journal = self.saved_to.rsplit(".torn-", 1)[0]
-        return (
-            f"journal {journal}: the last record ({self.length} bytes at offset "
-            f"{self.offset}) was incomplete — the process stopped while writing it; "
-            f"it was never acknowledged and has been set aside in {self.saved_to}"
+        return Message(
+            "journal {journal}: the last record ({length} bytes at offset {offset}) was incomplete — the process "
+            "stopped while writing it; it was never acknowledged and has been set aside in {saved}",
+            journal=journal,
+            length=self.length,
+            offset=self.offset,
+            saved=self.saved_to,
         )
 
 
@@ -124,9 +128,9 @@ def _decode(line: bytes) -> dict[str, Any] | str:
     try:
         obj = _loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
-        return "it is not valid UTF-8 JSON"
+        return Message("it is not valid UTF-8 JSON")
     if not isinstance(obj, dict):
-        return "it is not a JSON object"
+        return Message("it is not a JSON object")
     crc = obj.pop("crc", None)
     if type(crc) is str and _crc_of_line(line) == crc:
         return obj
@@ -134,7 +138,7 @@ def _decode(line: bytes) -> dict[str, Any] | str:
         intact = crc == _crc(obj)
     except ValueError:  # NaN/Infinity literals: never written by us
         intact = False
-    return obj if intact else "its checksum does not match its content"
+    return obj if intact else Message("its checksum does not match its content")
 
 
 def _crc_of_line(line: bytes) -> str | None:
@@ -167,10 +171,18 @@ class Damage:
     saved_to: str | None = None
 
     def message(self, path: str) -> str:
-        where = f" (a copy is in {self.saved_to})" if self.saved_to else ""
-        return (
-            f"journal {path}: line {self.line} ({self.length} bytes at offset {self.offset}) is damaged: "
-            f"{self.reason}; it was left out of the game and every other line was read{where}"
+        values = {"path": path, "line": self.line, "length": self.length, "offset": self.offset, "reason": self.reason}
+        if self.saved_to:
+            return Message(
+                "journal {path}: line {line} ({length} bytes at offset {offset}) is damaged: {reason}; it was left "
+                "out of the game and every other line was read (a copy is in {saved})",
+                saved=self.saved_to,
+                **values,
+            )
+        return Message(
+            "journal {path}: line {line} ({length} bytes at offset {offset}) is damaged: {reason}; it was left out "
+            "of the game and every other line was read",
+            **values,
         )
 
 
@@ -562,9 +574,11 @@ class Snapshot:
     def torn_message(self) -> str | None:
         if not self.torn_bytes:
             return None
-        return (
-            f"journal {self.path}: the last record ({self.torn_bytes} bytes) is incomplete and was not read; "
-            "'flickboard play --resume' sets it aside"
+        return Message(
+            "journal {path}: the last record ({n} bytes) is incomplete and was not read; 'flickboard play --resume' "
+            "sets it aside",
+            path=self.path,
+            n=self.torn_bytes,
         )
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from flickboard.core import render_games
-from flickboard.i18n import SOURCE, Translator, translator
+from flickboard.i18n import SOURCE, Translator, say, translator
+from flickboard.rules.pichenotte.options import parse_match
 from flickboard.rules.text import N_
 
 
@@ -32,6 +33,17 @@ def _fmt(x: float) -> str:
     return str(int(x)) if x == int(x) else f"{x:g}"
 
 
+def match_said(spec: str, lang: str = SOURCE) -> str:
+    """A Pichenotte match format after the word "match": in English the notation as it is (`games:8`, what the
+    scorer types with --match); in another language, in words ("en 8 parties"), the notation being English."""
+    if lang == SOURCE:
+        return spec
+    try:
+        return say(parse_match(spec).short(), lang)
+    except ValueError:
+        return spec
+
+
 def scoreboard(doc: dict[str, Any], lang: str = SOURCE) -> str:
     if _other_game(doc):
         return render_games.scoreboard(doc, lang)
@@ -41,7 +53,8 @@ def scoreboard(doc: dict[str, Any], lang: str = SOURCE) -> str:
     teams = _(" vs ").join(
         f"{s['name']} ({', '.join(s['players'])})" if len(s["players"]) > 1 else s["name"] for s in doc["sides"]
     )
-    lines = [_("Pichenotte · {rules} · match {match} · {teams}", rules=doc["rules"], match=doc["match"], teams=teams)]
+    match = match_said(doc["match"], lang)
+    lines = [_("Pichenotte · {rules} · match {match} · {teams}", rules=doc["rules"], match=match, teams=teams)]
     if doc["games"]:
         head = _("game").ljust(width) + "".join(f"{g['number']:>6}" for g in doc["games"]) + _("   total  won")
         lines.append(head)
@@ -142,6 +155,7 @@ def status(doc: dict[str, Any], lang: str = SOURCE) -> str:
     if _other_game(doc):
         return render_games.status(doc, lang)
     _ = translator(lang)
+    match = match_said(doc["match"], lang)  # "match games:8", in French "match en 8 parties"
     sides = [s["name"] for s in doc["sides"]]
     lines = []
     cur = doc["current"]
@@ -167,13 +181,13 @@ def status(doc: dict[str, Any], lang: str = SOURCE) -> str:
                 game=cur["game"],
                 played=cur["shots_played"],
                 shots=cur["shots_per_game"],
-                match=doc["match"],
+                match=match,
                 standing=standing(doc, lang),
             )
         )
         lines += _side_rows(doc, sides, _)
     else:
-        lines.append(_("match {match}, {standing}", match=doc["match"], standing=standing(doc, lang)))
+        lines.append(_("match {match}, {standing}", match=match, standing=standing(doc, lang)))
     if so:
         counts = ", ".join(
             _("{side} {twenties} in {shots}", side=sides[i], twenties=so["twenties"][i], shots=so["shots"][i])

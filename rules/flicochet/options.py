@@ -62,39 +62,52 @@ class Options:
         return replace(played, summary=_summary(played))
 
     def describe(self) -> list[tuple[str, str]]:
-        """(option, meaning) rows for a `flickboard rules show` command."""
+        """(option, meaning) rows for a `flickboard rules show` command, each a Message (said in its language)."""
         jacks = (
-            "one jack, in the centre of the table"
+            Message("one jack, in the centre of the table")
             if self.jacks == 1
-            else "two jacks a disc-width apart; each is scored, and both sides may score (DOUBLE-JACK 1-2)"
+            else Message("two jacks a disc-width apart; each is scored, and both sides may score (DOUBLE-JACK 1-2)")
         )
         if self.jacks == 1:
-            off = f"the jack off the table ends the round: +{self.jack_off_points} to the opponent (penalty rule)"
+            off = Message(
+                "the jack off the table ends the round: +{n} to the opponent (penalty rule)", n=self.jack_off_points
+            )
         else:
-            off = (
-                f"the first jack off: +{self.first_jack_off_points} to the opponent at the round's end, play goes "
-                f"on; the second: +{self.jack_off_points} and the round ends (DOUBLE-JACK 4)"
+            off = Message(
+                "the first jack off: +{first} to the opponent at the round's end, play goes on; the second: +{n} "
+                "and the round ends (DOUBLE-JACK 4)",
+                first=self.first_jack_off_points,
+                n=self.jack_off_points,
             )
         place = (
-            "the start player flicks the jack(s) into place from the one flicking edge; a jack that leaves the "
-            "table is placed by the other side (TARGET 2, MIX AND MATCH)"
+            Message(
+                "the start player flicks the jack(s) into place from the one flicking edge; a jack that leaves the "
+                "table is placed by the other side (TARGET 2, MIX AND MATCH)"
+            )
             if self.target_variant
-            else "the start player puts the jack(s) in the centre (PLAYING 1)"
+            else Message("the start player puts the jack(s) in the centre (PLAYING 1)")
         )
+        knocked = (
+            Message("+{n} to the owner for each disc an opponent knocks off (SCHOOL RULES 1)", n=self.school_points)
+            if self.school
+            else Message("they do not count in the scoring, and nobody scores for them")
+        )
+        players = Message("2 to 6, in two teams, red and white") if self.teams else Message("2, one red and one white")
         return [
-            ("jacks", jacks),
-            ("play to", f"{self.target} points; both there in one round: most points wins, a tie plays another"),
-            ("placing the jack", place),
-            ("jack off the table", off),
+            (N_("jacks"), jacks),
             (
-                "discs knocked off",
-                f"+{self.school_points} to the owner for each disc an opponent knocks off (SCHOOL RULES 1)"
-                if self.school
-                else "they do not count in the scoring, and nobody scores for them",
+                N_("play to"),
+                Message("{n} points; both there in one round: most points wins, a tie plays another", n=self.target),
             ),
-            ("players", "2 to 6, in two teams, red and white" if self.teams else "2, one red and one white"),
-            ("discs", f"{self.discs_per_colour} per colour, shared out among the team"),
-            ("proximity rule", f"a disc is placed at least {self.proximity_tenths / 10:g} cm from the jack"),
+            (N_("placing the jack"), place),
+            (N_("jack off the table"), off),
+            (N_("discs knocked off"), knocked),
+            (N_("players"), players),
+            (N_("discs"), Message("{n} per colour, shared out among the team", n=self.discs_per_colour)),
+            (
+                N_("proximity rule"),
+                Message("a disc is placed at least {cm} cm from the jack", cm=f"{self.proximity_tenths / 10:g}"),
+            ),
         ]
 
 

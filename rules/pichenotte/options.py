@@ -41,15 +41,33 @@ class MatchFormat:
     tied_game: TiedGame = "half"
 
     def describe(self) -> str:
+        """The match format in words (a Message: a screen says it in its language)."""
         if self.kind == "wins":
-            cap = f" of {self.max_games}" if self.max_games else ""
-            tie = "half a game each" if self.tied_game == "half" else "a twenties shoot-out"
-            return f"first to {self.target} games won{cap}; a tied game: {tie}"
+            tie = Message("half a game each") if self.tied_game == "half" else Message("a twenties shoot-out")
+            if self.max_games:
+                said = N_("first to {n} games won of {max}; a tied game: {tie}")
+                return Message(said, n=self.target, max=self.max_games, tie=tie)
+            return Message("first to {n} games won; a tied game: {tie}", n=self.target, tie=tie)
         if self.kind == "shootout":
-            return "a twenties shoot-out only: the rule set's shoot-out pucks each (12), then one each until it breaks"
+            return Message(
+                "a twenties shoot-out only: the rule set's shoot-out pucks each (12), then one each until it breaks"
+            )
         if self.kind == "games":
-            return f"{self.target} games, most total points wins; a tie: twenties shoot-out"
-        return f"first to {self.target} total points; a tie: twenties shoot-out"
+            return Message("{n} games, most total points wins; a tie: twenties shoot-out", n=self.target)
+        return Message("first to {n} total points; a tie: twenties shoot-out", n=self.target)
+
+    def short(self) -> str:
+        """The match format in a few words after "match", for a status line in another language than English
+        (English keeps the notation, `games:8`): "in 8 games", "to 4 games won"."""
+        if self.kind == "wins":
+            if self.max_games:
+                return Message("to {n} games won of {max}", n=self.target, max=self.max_games)
+            return Message("to {n} games won", n=self.target)
+        if self.kind == "shootout":
+            return Message("by a twenties shoot-out")
+        if self.kind == "games":
+            return Message("in {n} games", n=self.target) if self.target != 1 else Message("in 1 game")
+        return Message("to {n} points", n=self.target)
 
     def spec(self) -> str:
         """The text form accepted by `parse_match`."""
@@ -125,50 +143,73 @@ class Options:
         return replace(self, match=match)
 
     def describe(self) -> list[tuple[str, str]]:
-        """(option, meaning) rows for `flickboard rules show`."""
+        """(option, meaning) rows for `flickboard rules show`, each a Message (said in the command's language)."""
         call = {
-            "ditch": "the shooting puck goes to the ditch at once",
-            "opponent-choice": "if the shooting puck is still on the board, the opponent chooses: leave it or "
-            "ditch it (asked before the next shot)",
+            "ditch": Message("the shooting puck goes to the ditch at once"),
+            "opponent-choice": Message(
+                "if the shooting puck is still on the board, the opponent chooses: leave it or ditch it (asked "
+                "before the next shot)"
+            ),
         }[self.failed_call]
         success = {
-            "shooting-puck": "the shooting puck itself drops flat in the hole",
-            "any-own-puck": "any one of the shooter's pucks drops flat in the hole",
+            "shooting-puck": Message("the shooting puck itself drops flat in the hole"),
+            "any-own-puck": Message("any one of the shooter's pucks drops flat in the hole"),
         }[self.call_success]
         if self.free_shot_zone is None:
-            free = "the puck stays wherever it rests"
+            free = Message("the puck stays wherever it rests")
+        elif self.free_shot_other_puck:
+            free = Message(
+                "the shooting puck must rest in the {zone} zone or inside it, or move another of the shooter's "
+                "pucks there; otherwise it goes to the ditch",
+                zone=self.free_shot_zone,
+            )
         else:
-            free = f"the shooting puck must rest in the {self.free_shot_zone} zone or inside it"
-            if self.free_shot_other_puck:
-                free += ", or move another of the shooter's pucks there"
-            free += "; otherwise it goes to the ditch"
+            free = Message(
+                "the shooting puck must rest in the {zone} zone or inside it; otherwise it goes to the ditch",
+                zone=self.free_shot_zone,
+            )
         rebound = {
-            "2018": "a rebounding puck goes to the ditch; a twenty it makes counts only for the opponent's puck",
-            "2019": "a rebounding puck goes to the ditch even in the hole; a puck it knocks in counts 20 for "
-            "whoever owns it",
+            "2018": Message(
+                "a rebounding puck goes to the ditch; a twenty it makes counts only for the opponent's puck"
+            ),
+            "2019": Message(
+                "a rebounding puck goes to the ditch even in the hole; a puck it knocks in counts 20 for whoever "
+                "owns it"
+            ),
         }[self.rebound]
+        hand = (
+            Message("own puck to the ditch, opponent's stays")
+            if self.hand_rule
+            else Message("no rule (not in this sheet)")
+        )
+        posts = Message("yes") if self.post_values else Message("no (a puck on a post counts in the zone below)")
+        baseline = (
+            Message("immediately")
+            if self.baseline == "immediate"
+            else Message("where the puck finally rests after the shot")
+        )
         return [
-            ("failed declared twenty", call),
-            ("declared twenty succeeds when", success),
-            ("free shot", free),
-            ("rebounds", rebound),
+            (N_("failed declared twenty"), call),
+            (N_("declared twenty succeeds when"), success),
+            (N_("free shot"), free),
+            (N_("rebounds"), rebound),
+            (N_("puck touches the shooter's hand"), hand),
+            (N_("post values 25/50"), posts),
+            (N_("baseline out of bounds"), baseline),
+            (N_("match"), self.match.describe()),
             (
-                "puck touches the shooter's hand",
-                "own puck to the ditch, opponent's stays" if self.hand_rule else "no rule (not in this sheet)",
+                N_("pucks"),
+                Message(
+                    "{singles} each in singles, {doubles} each in doubles",
+                    singles=self.pucks_singles,
+                    doubles=self.pucks_doubles,
+                ),
             ),
             (
-                "post values 25/50",
-                "yes" if self.post_values else "no (a puck on a post counts in the zone below)",
-            ),
-            (
-                "baseline out of bounds",
-                "immediately" if self.baseline == "immediate" else "where the puck finally rests after the shot",
-            ),
-            ("match", self.match.describe()),
-            ("pucks", f"{self.pucks_singles} each in singles, {self.pucks_doubles} each in doubles"),
-            (
-                "shoot-out",
-                f"{self.shootout_pucks} pucks per side for the centre hole, then one each until the tie breaks",
+                N_("shoot-out"),
+                Message(
+                    "{n} pucks per side for the centre hole, then one each until the tie breaks", n=self.shootout_pucks
+                ),
             ),
         ]
 
@@ -176,7 +217,7 @@ class Options:
 _BEGINNER = Options(
     name="beginner",
     summary=N_("Beginner sheet: failed objectives go straight to the ditch; free shots stay anywhere."),
-    seed="the beginner sheet, rules 1-9",
+    seed=N_("the beginner sheet, rules 1-9"),
     failed_call="ditch",
     call_success="shooting-puck",
     free_shot_zone=None,
@@ -194,7 +235,7 @@ _SANTA_FE_2018 = Options(
         "Santa Fe 2018 tournament rules: the opponent's choice after a failed twenty, 10-zone free shots, "
         "2018 rebounds."
     ),
-    seed="the 2018 rules, tournament part R-1..R-11, A-1..A-5",
+    seed=N_("the 2018 rules, tournament part R-1..R-11, A-1..A-5"),
     failed_call="opponent-choice",
     call_success="any-own-puck",
     free_shot_zone=10,
@@ -215,7 +256,7 @@ RULE_SETS: dict[str, Options] = {
             _BEGINNER,
             name="beginner-advanced",
             summary=N_("Beginner sheet with its advanced free-shot option: a free shot must rest in the 15 zone."),
-            seed="the beginner sheet, rule 5's advanced option",
+            seed=N_("the beginner sheet, rule 5's advanced option"),
             free_shot_zone=15,
         ),
         _SANTA_FE_2018,
@@ -225,7 +266,7 @@ RULE_SETS: dict[str, Options] = {
             _SANTA_FE_2018,
             name="tournament-2019",
             summary=N_("Tournament rules version 9 (May 2019): 8 games (doubles 4), most points, shoot-out on a tie."),
-            seed="the tournament rules, version 9, May 2019",
+            seed=N_("the tournament rules, version 9, May 2019"),
             rebound="2019",
             hand_rule=True,
             match=MatchFormat("games", 8),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from flickboard.rules.text import N_
+from flickboard.rules.text import N_, Message
 
 BuriedWithOther = Literal["good", "returned"]
 
@@ -38,18 +38,18 @@ class Options:
         return replace(self, target=target)
 
     def describe(self) -> list[tuple[str, str]]:
-        """(option, meaning) rows for a `rules show` command."""
+        """(option, meaning) rows for a `rules show` command, each a Message (said in the command's language)."""
         other = {
-            "good": "the compteuse counts and the turn ends (règle 11)",
-            "returned": "the compteuse goes back to the centre and the turn ends (règle 17.2 read literally)",
+            "good": Message("the compteuse counts and the turn ends (règle 11)"),
+            "returned": Message("the compteuse goes back to the centre and the turn ends (règle 17.2 read literally)"),
         }[self.buried_with_other]
         return [
-            ("partie", f"won at {self.target} points or more; a tie plays another manche (règle 6)"),
-            ("compteuse lost", f"with {self.lose_compteuses_at} or more dames left (règle 13)"),
-            ("burying shot also pockets an opponent dame", other),
+            (N_("partie"), Message("won at {n} points or more; a tie plays another manche (règle 6)", n=self.target)),
+            (N_("compteuse lost"), Message("with {n} or more dames left (règle 13)", n=self.lose_compteuses_at)),
+            (N_("burying shot also pockets an opponent dame"), other),
             (
-                "own dame in the compteuse's own shot",
-                "buries it" if self.bury_same_shot else "does not bury it: the next shot must",
+                N_("own dame in the compteuse's own shot"),
+                Message("buries it") if self.bury_same_shot else Message("does not bury it: the next shot must"),
             ),
         ]
 

@@ -137,7 +137,7 @@ def test_bad_set_ups_are_one_line(args: tuple[str, ...], says: str, tmp_path: Pa
 
 def test_rules_show_finds_the_game_of_a_rule_set() -> None:
     out = io.StringIO()
-    assert main(["rules", "show", "officiel-17-2"], out) == 0
+    assert main(["rules", "show", "officiel-17-2", "--lang", "en"], out) == 0
     assert out.getvalue().startswith("Québec Pichenottes · officiel-17-2")
     assert "règle 17.2 read literally" in out.getvalue()
     out = io.StringIO()

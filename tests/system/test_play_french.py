@@ -80,20 +80,22 @@ def test_a_pichenotte_match_in_french_when_picked(tmp_path: Path) -> None:
     the same in every language but Québec's)."""
     stdin = "zonez\nshot zone\nshot call in\nshot\nscore\n"
     out = play(tmp_path, "--players", "Ana", "Ben", "--lang", "fr", stdin=stdin)
-    assert "Partie 1 · 0/24 coups joués · match games:8, aucune partie terminée" in out
+    assert "Partie 1 · 0/24 coups joués · match en 8 parties, aucune partie terminée" in out  # the format in words
     assert "  Ana  vingts  0  planche  0  fossé  0  main 12" in out
     assert "à Ana de jouer (1/24) · COUP LIBRE : doit s'arrêter dans la zone 10 ou en dedans (R-9) → shot zone" in out
     assert "refusé [1] : « zonez » n'est ni un mot de la notation, ni un côté, ni un joueur ; vouliez-vous dire" in out
     assert "à Ben de jouer (2/24) · TOUCHER OU ANNONCER : touchez une rondelle d'Ana ou annoncez un vingt" in out
     assert "  VINGT pour Ben\n" in out  # the moment
     assert "QUESTION : le coup libre d'Ana s'est-il arrêté dans la zone 10 ou en dedans" in out  # the engine's
-    assert "Pichenotte · tournament-2019 · match games:8 · Ana contre Ben" in out  # score
+    assert "Pichenotte · tournament-2019 · match en 8 parties · Ana contre Ben" in out  # score
+    assert "games:8" not in out  # the notation of --match is not for the players to read
     assert "Partie 1 (casseur : Ana), coup 2/24" in out
     for english in ("to shoot", "TWENTY", "shots played", "twenties", "no game finished", "is not a word"):
         assert english not in out, english
     (tmp_path / "en").mkdir()
     out = play(tmp_path / "en", "--players", "Ana", "Ben", "--lang", "en", stdin=stdin)
     assert "  TWENTY for Ben\n" in out and "Ana to shoot (1/24) · FREE SHOT" in out
+    assert "Game 1 · 0/24 shots played · match games:8, no game finished" in out  # English keeps the notation
     assert "'zonez' is not a word of the notation, a side or a player; did you mean" in out
     assert "vingt" not in out and "Partie" not in out
 

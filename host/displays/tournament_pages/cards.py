@@ -56,7 +56,7 @@ def format_said(st: Stage, lang: str = i18n.SOURCE) -> str:
 
 
 LOOPBACK = ("localhost", "127.", "[::1]", "::1")
-CARD_WORDS = (
+CARD_WORDS: tuple[str, ...] = (
     N_("Board"),
     N_("Format"),
     N_("Game"),
