@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from flickboard import i18n
 from flickboard.core.evidence import quadrant_seats
 from flickboard.core.session import Fold, fold_records
 from flickboard.rules.pichenotte import Pichenotte
@@ -226,6 +227,9 @@ def test_lifting_an_out_of_bounds_puck_off_the_baseline_is_not_a_shot() -> None:
     assert b.cur["to_shoot"] == "Ben" and b.cur["in_ditch"] == [1, 0]
     b.sensor("shot_start", "baseline", q=3, seg=9)  # a second start from there is a shot again: Ben's is open
     assert "answer first" in b.waiting()
+    # What the sensor side waits for is a sentence the catalogue says (a French session: no English)
+    said = i18n.say(b.waiting(), "fr")
+    assert said.startswith("répondez d'abord : ") and "answer first" not in said, said
 
 
 def test_chatter_is_a_note_and_changes_nothing() -> None:

@@ -156,7 +156,10 @@ def click_act(page: Page, selector: str) -> tuple[str, bool]:
 class TournamentRig:
     """A bridge following `boards` and `flickboard web --tournament path`; `said` is what the web server said."""
 
-    def __init__(self, broker: Broker, tmp: Path, path: str, boards: tuple[str, ...] = ("t1", "t2")) -> None:
+    def __init__(
+        self, broker: Broker, tmp: Path, path: str, boards: tuple[str, ...] = ("t1", "t2"), lang: str | None = None
+    ) -> None:
+        """`lang`: the pages' language, as `flickboard web --lang` gives it."""
         self.broker = broker
         self.path = path
         self.said: list[str] = []
@@ -172,7 +175,7 @@ class TournamentRig:
                 )
             )
             assert self.running.mqtt is not None and self.running.mqtt.wait_ready(10), "the bridge did not connect"
-        cfg = WebConfig(parse_mqtt_url(broker.url), port=0, reconnect_max=1)
+        cfg = WebConfig(parse_mqtt_url(broker.url), port=0, reconnect_max=1, lang=lang)
         self.web: WebApp = start_web(cfg, self.said.append, pages=[lambda app: TournamentPages(app, path)])
         self.url = f"http://127.0.0.1:{self.web.port}"
         until(lambda: self.web.hub.ready, "the web server's MQTT subscriptions")

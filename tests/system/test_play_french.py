@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = Path(sys.executable).with_name("flickboard")
 FLICKBOARD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flickboard.cli.main"]
@@ -191,3 +193,91 @@ def test_a_french_scorer_resumes_and_replays_in_french(tmp_path: Path) -> None:
     said = run("replay", journal, "--lang", "fr").stderr
     assert "attention : j.jsonl entrée 3 : « bogus » refusé : « bogus » n'est ni un mot de la notation" in said
     assert "warning" not in said and "refused" not in said
+
+
+def test_a_name_refused_in_french(tmp_path: Path) -> None:
+    """rules/names.py's refusals are Messages: a name the notation cannot use, two names too alike, said in French."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cases = [
+        (
+            ["hit", "Ben"],
+            "« hit » ne peut pas être un nom : « hit » est un mot de la notation ; ajoutez un deuxième nom",
+        ),
+        (["Ana:1", "Ben"], "« Ana:1 » ne peut pas être un nom : pas de ':' dans un nom (la notation s'en sert)"),
+        (
+            ["Zoé", "zoe"],
+            "« Zoé » et « zoe » ne diffèrent que par les majuscules ou les accents : nommez-les autrement",
+        ),
+    ]
+    for players, said in cases:
+        p = subprocess.run(
+            [*FLICKBOARD, "play", "--players", *players, "--lang", "fr", "--journal", str(tmp_path / "n.jsonl")],
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            env=env,
+        )
+        assert p.returncode != 0 and "Traceback" not in p.stderr, p.stderr
+        assert said in p.stderr, (players, p.stderr)
+        for english in ("cannot be a name", "too alike", "differ only"):
+            assert english not in p.stderr, p.stderr
+    # A side named after its players whose handles cannot be told apart (the players keep their first names).
+    from flickboard import i18n
+    from flickboard.rules.base import NotationError
+    from flickboard.rules.names import Names
+
+    with pytest.raises(NotationError) as e:
+        Names(["Ana", "Anab"], reserved=lambda w: False, after=["Ana B"])
+    said = i18n.say(e.value.args[0], "fr")
+    assert said == "« Ana B » et « Anab » se ressemblent trop pour qu'on les distingue dans la notation", said
+
+
+def test_rules_show_in_french() -> None:
+    """`flickboard rules show NAME --lang fr`: every option and its meaning in French, the match format in words; a
+    Québec rule set in French by itself; --lang en as before."""
+    import io
+
+    from flickboard.cli.main import main
+
+    out = io.StringIO()
+    assert main(["rules", "show", "tournament-2019", "--lang", "fr"], out) == 0
+    text = out.getvalue()
+    assert "Règles de tournoi, version 9 (mai 2019)" in text and "d'après : les règles de tournoi, version 9" in text
+    assert "  vingt annoncé raté " in text
+    assert "8 parties, le plus de points au total gagne ; une égalité : tirs de barrage aux vingts" in text
+    assert "12 chacun en simple, 6 chacun en double" in text
+    for english in ("failed declared twenty", "games", "shoot-out", "pucks", "each in singles", "from:", "immediately"):
+        assert english not in text, (english, text)
+    out = io.StringIO()
+    assert main(["rules", "show", "officiel"], out) == 0  # Québec: the sheet's own language
+    assert "gagnée à 31 points ou plus ; une égalité joue une autre manche (règle 6)" in out.getvalue()
+    out = io.StringIO()
+    assert main(["rules", "show", "flicochet+double-jack", "--lang", "fr"], out) == 0
+    assert "le premier cochonnet sorti : +" in out.getvalue() and "DOUBLE-JACK 4" in out.getvalue()
+    out = io.StringIO()
+    assert main(["rules", "show", "beginner", "--lang", "en"], out) == 0
+    assert "first to 4 games won; a tied game: half a game each" in out.getvalue()
+
+
+def test_a_torn_journal_and_exports_warnings_in_french(tmp_path: Path) -> None:
+    """The "note:" of a journal whose last record was torn, and export's warnings, in the session's language."""
+    play(tmp_path, "--players", "Ana", "Ben", "--lang", "fr", stdin="shot zone\nbogus\n")
+    journal = tmp_path / "j.jsonl"
+    with journal.open("ab") as f:
+        f.write(b'{"n": 9, "line": "shot in", "src')  # the process stopped while writing it
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        p = subprocess.run([*FLICKBOARD, *args], input=stdin, capture_output=True, text=True, timeout=60, env=env)
+        assert "Traceback" not in p.stderr, p.stderr
+        return p
+
+    said = run("export", str(journal), "--csv", "-", "--lang", "fr").stderr
+    assert "attention : journal " in said and "le dernier enregistrement (" in said, said
+    assert "attention : j.jsonl entrée 2 : « bogus » refusé" in said, said
+    assert "warning" not in said and "incomplete" not in said
+    out = run("play", "--resume", str(journal), "--lang", "fr", stdin="quit\n").stdout
+    assert "note : journal " in out and "était incomplet — le programme s'est arrêté en l'écrivant" in out, out
+    assert "note:" not in out and "was incomplete" not in out

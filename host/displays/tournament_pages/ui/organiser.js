@@ -66,6 +66,7 @@
     get board() {
       return T("board");
     },
+    numbers: (kind, a, b) => T("{kind}: {a} – {b}", { kind, a, b }),
     get assign() {
       return T("Assign");
     },
@@ -236,7 +237,7 @@
     const result = done ? `${SAY.wins(m.winner)}${m.score ? ` ${m.score}` : ""}${m.walkover ? ` ${SAY.walkover}` : ""}${m.source ? ` · ${m.source}` : ""}` : m.board ? SAY.on(m.board) : SAY.waitingForBoard;
     const winner = el("select", { class: "winner", "aria-label": SAY.winner, data: { initial: done ? m.winner : "" } }, el("option", { value: "", text: SAY.winnerChoice }), ...m.sides.map((s) => el("option", { value: s, text: s, selected: done && m.winner === s })));
     const kind = shootout(m) ? SAY.twenties : SAY.points;
-    const label = `${kind}: ${m.sides[0]} – ${m.sides[1]}`; // the numbers in the match's order of sides
+    const label = SAY.numbers(kind, m.sides[0], m.sides[1]); // the numbers in the match's order of sides
     const cells = [
       el("td", { class: "mid", text: m.id }),
       el("td", { class: "who" }, who(m), m.round_name ? el("span", { class: "hint", text: ` · ${saidOf(m, "round_name")}` }) : null),
