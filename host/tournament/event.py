@@ -25,6 +25,7 @@ from typing import Any
 from flickboard.rules import games
 from flickboard.rules.names import clean, name_problem
 from flickboard.rules.names import fold as fold_name
+from flickboard.rules.text import N_, Message
 from flickboard.tournament import brackets, roundrobin
 from flickboard.tournament.results import match_format, result_problem
 from flickboard.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS, Played, Shootout, Table, table
@@ -324,7 +325,9 @@ class Event:
         if e is None:
             raise ActError(f"there is no entrant named {str(name)[:MAX_NAME]}")
         if not e.active:
-            raise ActError(f"{e.name} is already {e.status}")
+            raise ActError(
+                Message("{name} is already {status}", name=e.name, status=Message(e.status))
+            )  # (its words are in the catalogues)
         reason = _text(act.get("reason", ""), "a reason", empty=True)
 
         def do() -> None:
@@ -407,7 +410,7 @@ class Event:
     def _stage(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         name = _name(act.get("name"), "a stage's name")
         if name in self.stages:
-            raise ActError(f"there is already a stage named {name}")
+            raise ActError(Message("there is already a stage named {stage}", stage=name))
         fmt = act.get("format")
         if fmt not in FORMATS:
             raise ActError(f"a stage's format is one of {', '.join(FORMATS)}")
@@ -432,7 +435,7 @@ class Event:
                 + f" ({len(expected)}), each once"
             )
         if len(entrants) < 2:
-            raise ActError("a stage needs at least 2 entrants")
+            raise ActError(Message("a stage needs at least 2 entrants"))
         if fmt == "pools" and len(entrants) < 2 * options["pools"]:
             raise ActError(f"{options['pools']} pools need at least {2 * options['pools']} entrants")
         game, rules, match = self._game(act, [self.entrants[e] for e in entrants])
@@ -577,13 +580,15 @@ class Event:
             raise ActError(f"stage {st.name} is a {st.format}: its matches follow from its start and its results")
         r = len(st.rounds) + 1
         if act.get("round") != r:
-            raise ActError(f"the next round of stage {st.name} is round {r}")
+            raise ActError(Message("the next round of stage {stage} is round {round}", stage=st.name, round=r))
         if r > st.options["rounds"]:
-            raise ActError(f"stage {st.name} has played its {st.options['rounds']} rounds")
+            said = N_("stage {stage} has played its {rounds} rounds")
+            raise ActError(Message(said, stage=st.name, rounds=st.options["rounds"]))
         if st.closed_by:
-            raise ActError(f"stage {st.name} is over")
+            raise ActError(Message("stage {stage} is over", stage=st.name))
         if any(not m.decided for m in st.matches.values()):
-            raise ActError(f"round {r - 1} of stage {st.name} still has matches to play")
+            said = N_("round {round} of stage {stage} still has matches to play")
+            raise ActError(Message(said, round=r - 1, stage=st.name))
         pairs, bye = act.get("pairs"), act.get("bye")
         if type(pairs) is not list or any(type(p) is not list or len(p) != 2 for p in pairs):
             raise ActError("a round's pairs are a list of [entrant, entrant]")
@@ -622,16 +627,17 @@ class Event:
         mid = act.get("match")
         m = self.matches.get(mid) if type(mid) is str else None
         if m is None:
-            raise ActError(f"there is no match {str(mid)[:80]}")
+            raise ActError(Message("there is no match {match}", match=str(mid)[:80]))
         if self.stages[m.stage].closed_by:
-            raise ActError(f"stage {m.stage} is over: its qualifiers went on to stage {self.stages[m.stage].closed_by}")
+            said = N_("stage {stage} is over: its qualifiers went on to stage {next}")
+            raise ActError(Message(said, stage=m.stage, next=self.stages[m.stage].closed_by))
         return m
 
     def _assign(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         m = self._match_of(act)
         board = _name(act.get("board"), "a board")
         if m.state != "ready":
-            raise ActError(f"match {m.id} is not ready to play ({m.state})")
+            raise ActError(Message("match {match} is not ready to play ({state})", match=m.id, state=m.state))
 
         def do() -> None:
             m.board = board
@@ -643,9 +649,10 @@ class Event:
         it), with the reason."""
         m = self._match_of(act)
         if m.board is None:
-            raise ActError(f"match {m.id} is not on a board")
+            raise ActError(Message("match {match} is not on a board", match=m.id))
         if m.decided:
-            raise ActError(f"match {m.id} is decided ({m.state}): it stays where it was played")
+            said = N_("match {match} is decided ({state}): it stays where it was played")
+            raise ActError(Message(said, match=m.id, state=m.state))
         _text(act.get("reason", ""), "a reason", empty=True)
 
         def do() -> None:
@@ -671,10 +678,11 @@ class Event:
 
     def _outcome(self, act: dict[str, Any], m: Match, n: int, walkover: bool) -> Outcome:
         if not m.known:
-            raise ActError(f"match {m.id} does not have its two entrants yet")
+            raise ActError(Message("match {match} does not have its two entrants yet", match=m.id))
         winner = act.get("winner")
         if winner not in m.sides:
-            raise ActError(f"the winner of match {m.id} is {m.sides[0]} or {m.sides[1]}")
+            said = N_("the winner of match {match} is {a} or {b}")
+            raise ActError(Message(said, match=m.id, a=m.sides[0], b=m.sides[1]))
         if walkover:
             return Outcome(str(winner), True, n, reason=_text(act.get("reason", ""), "a reason", empty=True) or None)
         if act.get("sides") != m.sides:
@@ -703,8 +711,11 @@ class Event:
             w = m.sides.index(str(winner))
             if shootout is None or shootout[w] <= shootout[1 - w]:
                 raise ActError(
-                    f"match {m.id} is a twenties shoot-out: its result gives both sides' twenties (shootout), "
-                    "the winner's the higher"
+                    Message(
+                        "match {match} is a twenties shoot-out: its result gives both sides' twenties (shootout), "
+                        "the winner's the higher",
+                        match=m.id,
+                    )
                 )
         return Outcome(
             str(winner),
@@ -722,9 +733,10 @@ class Event:
     def _record(self, act: dict[str, Any], n: int, walkover: bool) -> Callable[[], None]:
         m = self._match_of(act)
         if m.outcome is not None or m.decided:
-            raise ActError(f"match {m.id} already has a result ({m.state}); a change is a correction")
+            said = N_("match {match} already has a result ({state}); a change is a correction")
+            raise ActError(Message(said, match=m.id, state=m.state))
         if m.state != "ready":
-            raise ActError(f"match {m.id} is not ready to play ({m.state})")
+            raise ActError(Message("match {match} is not ready to play ({state})", match=m.id, state=m.state))
         out = self._outcome(act, m, n, walkover)
 
         def do() -> None:
@@ -743,7 +755,7 @@ class Event:
         m = self._match_of(act)
         old = m.outcome
         if old is None:
-            raise ActError(f"match {m.id} has no result to correct")
+            raise ActError(Message("match {match} has no result to correct", match=m.id))
         out = self._outcome(act, m, n, act.get("walkover") is True)
         out.reason = _text(act.get("reason", ""), "a reason", empty=True) or None
         out.replaced = (*old.replaced, old.entry)
@@ -752,9 +764,10 @@ class Event:
             for later in st.matches.values():
                 uses = later.sources and any(s[1] == m.label and s[0] != "seed" for s in later.sources)
                 if uses and later.outcome is not None:
-                    raise ActError(
-                        f"match {later.id} was played after {m.id} with its winner or loser: correct or undo it first"
+                    said = N_(
+                        "match {later} was played after {match} with its winner or loser: correct or undo it first"
                     )
+                    raise ActError(Message(said, later=later.id, match=m.id))
 
         def do() -> None:
             m.outcome = out

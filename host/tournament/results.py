@@ -27,6 +27,7 @@ from typing import Any
 from flickboard.rules import games
 from flickboard.rules.pichenotte import Pichenotte
 from flickboard.rules.pichenotte.options import MatchFormat
+from flickboard.rules.text import N_, Message
 
 
 @functools.lru_cache(maxsize=8)
@@ -60,15 +61,17 @@ def shootout_problem(score: tuple[int, int], winner: int, pucks: int) -> str | N
     """Why `score` (the twenties of the shoot-out, per side) cannot end a shoot-out won by side `winner`."""
     a, b = score
     if score[winner] <= score[1 - winner]:
-        return "the shoot-out's winner is the side with more twenties"
+        return Message("the shoot-out's winner is the side with more twenties")
     if abs(a - b) == 1 or (a, b) in shootout_ends(pucks):
         return None
     if max(a, b) > pucks:
-        return (
-            f"a shoot-out of {pucks} pucks each goes past {pucks} only in its sudden death, one puck each, which "
-            "ends one twenty apart"
+        return Message(
+            "a shoot-out of {n} pucks each goes past {n} only in its sudden death, one puck each, which ends one "
+            "twenty apart",
+            n=pucks,
         )
-    return f"a shoot-out of {pucks} pucks each stops as soon as one side cannot be caught: it cannot end {a}-{b}"
+    said = N_("a shoot-out of {n} pucks each stops as soon as one side cannot be caught: it cannot end {a}-{b}")
+    return Message(said, n=pucks, a=a, b=b)
 
 
 def match_format(game: str, rules: str, match: str | None, players: int) -> tuple[MatchFormat, int] | None:
@@ -87,40 +90,50 @@ def result_problem(
     w = sides.index(act["winner"])
     winner, loser = sides[w], sides[1 - w]
     points, games_won, shootout = (_pair(act.get(k)) for k in ("points", "games", "shootout"))
-    order = f"(in the match's order: {sides[0]}, then {sides[1]})"
+    order = Message("(in the match's order: {a}, then {b})", a=sides[0], b=sides[1])
     if points is not None and not from_board and min(points) < 0:
-        return f"points below zero: type each side's total {order}"
+        return Message("points below zero: type each side's total {order}", order=order)
     if fmt is None:  # a game to a target: the winner has more points
         if points is not None and points[w] <= points[1 - w]:
-            return f"the points say {winner} did not win: {score_text(sides, points)} {order}"
+            said = N_("the points say {winner} did not win: {score} {order}")
+            return Message(said, winner=winner, score=score_text(sides, points), order=order)
         return None
     f, pucks = fmt
     if shootout is not None:
         problem = shootout_problem(shootout, w, pucks)
         if problem:
-            return f"shoot-out {score_text(sides, shootout)}: {problem} {order}"
+            return Message(
+                "shoot-out {score}: {problem} {order}", score=score_text(sides, shootout), problem=problem, order=order
+            )
     if f.kind == "shootout":
         return None
     if points is not None and f.kind in ("games", "points"):  # a match won on points
         if points[w] < points[1 - w]:
-            return f"the points say {loser} won: {score_text(sides, points)} {order}"
+            return Message(
+                "the points say {loser} won: {score} {order}", loser=loser, score=score_text(sides, points), order=order
+            )
         if points[w] == points[1 - w] and shootout is None and not from_board:  # a board's engine may say why
-            return f"level points ({score_text(sides, points)}): a tie is broken by a twenties shoot-out (R-1-B)"
+            said = N_("level points ({score}): a tie is broken by a twenties shoot-out (R-1-B)")
+            return Message(said, score=score_text(sides, points))
         if points[w] != points[1 - w] and shootout is not None:
-            return "a shoot-out only breaks a tie on points, and these points are not level"
+            return Message("a shoot-out only breaks a tie on points, and these points are not level")
         if f.kind == "points" and points[w] < f.target:
-            return f"a match to {f.target} points: {winner} has {points[w]}"
+            return Message("a match to {n} points: {winner} has {points}", n=f.target, winner=winner, points=points[w])
     if games_won is not None:
         total = games_won[0] + games_won[1]
         if f.kind == "games" and total > f.target:
-            return f"{total} games won between them in a match of {f.target} games {order}"
+            said = N_("{total} games won between them in a match of {n} games {order}")
+            return Message(said, total=total, n=f.target, order=order)
         if f.kind == "wins":
             if games_won[w] < games_won[1 - w]:
-                return f"the games say {loser} won: {score_text(sides, games_won)} {order}"
+                said = N_("the games say {loser} won: {score} {order}")
+                return Message(said, loser=loser, score=score_text(sides, games_won), order=order)
             if max(games_won) > f.target:
-                return f"a match won at {f.target} games: {score_text(sides, games_won)} {order}"
+                said = N_("a match won at {n} games: {score} {order}")
+                return Message(said, n=f.target, score=score_text(sides, games_won), order=order)
             if f.max_games is not None and total > f.max_games:
-                return f"a match of at most {f.max_games} games: {total} won between them {order}"
+                said = N_("a match of at most {n} games: {total} won between them {order}")
+                return Message(said, n=f.max_games, total=total, order=order)
     return None
 
 

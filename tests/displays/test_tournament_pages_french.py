@@ -195,10 +195,15 @@ def test_the_hall_the_phone_and_the_organiser_in_french(browser: Browser, broker
         assert ok and answer == f"{waiting.id} ({' v '.join(waiting.sides)}) sur le jeu t9", answer
         row = f"tr[data-match='{waiting.id}']"
         page.wait_for_function("r => document.querySelector(r + ' .res').textContent === 'sur t9'", arg=row)
-        page.select_option(f"{row} select.winner", waiting.sides[0])
+        a, b = waiting.sides
+        page.select_option(f"{row} select.winner", a)
+        page.fill(f"{row} input.points", "120-300")  # numbers that contradict the winner: the event refuses them
+        answer, ok = click_act(page, f"{row} button[data-do='result']")
+        said = f"les points disent qu'{b} a gagné : {a} 120 – 300 {b} (dans l'ordre du match : {a}, puis {b})"  # elided
+        assert not ok and answer == said, answer
+        page.select_option(f"{row} select.winner", a)
         page.fill(f"{row} input.points", "300-120")
         answer, ok = click_act(page, f"{row} button[data-do='result']")
-        a, b = waiting.sides
         assert ok and answer == f"résultat : {waiting.id} : {a} gagne ({a} 300 – 120 {b})", answer
         cards = page.locator("#cards a").first.get_attribute("href")
         assert cards is not None and cards.endswith("?lang=fr")
