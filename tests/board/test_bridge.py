@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from flickboard import i18n
 from flickboard.board.bridge import Bridge, BridgeError, GameSetup
 from flickboard.board.protocol import decode_line
 from flickboard.core import journal
@@ -225,6 +226,27 @@ def test_a_board_reboot_with_lost_events_holds_the_game_for_review(tmp_path: Pat
 def test_a_bad_setup_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(BridgeError, match="cannot set up a game"):
         Bridge(tmp_path, GameSetup("tournament-2019", ("Solo",)))
+
+
+def test_a_refused_new_match_carries_its_sentence_for_a_french_scorer(tmp_path: Path) -> None:
+    """A `new` the rules refuse (two names that are too alike) is answered with the rules' sentence beside the English
+    message, as an entry's refusal is: the phone says it in the scorer's language."""
+    bridge, _ = make(tmp_path)
+    bad = bridge.mqtt_input(
+        "t1", json.dumps({"id": 4, "new": {"rules": "beginner", "players": ["Zoé", "zoe"]}}).encode()
+    )
+    assert not bad["ok"] and bad["message"].startswith("cannot set up a game: ") and bad["id"] == 4, bad
+    said = bad["sentence"]
+    assert said["text"] == "cannot set up a game: {reason}" and isinstance(said["values"]["reason"], dict), said
+    french = _say_said(said, "fr")
+    assert french.startswith("impossible de préparer la partie : ") and "cannot" not in french, french
+    assert bridge.games["t1"].session.journal.count == 0  # nothing was opened or entered
+
+
+def _say_said(said: dict[str, Any], lang: str) -> str:
+    """A sentence as a page gets it ({text, values}, values that may be sentences too), said in `lang`."""
+    values = {k: _say_said(v, lang) if isinstance(v, dict) else v for k, v in said["values"].items()}
+    return i18n.say(said["text"], lang, **values)
 
 
 def test_decoded_lines_match_the_vectors_host_decoder() -> None:

@@ -12,6 +12,7 @@ from flickboard.board.protocol import BoardMessage
 from flickboard.core.session import Session
 from flickboard.rules import games
 from flickboard.rules.games import AnyGame
+from flickboard.rules.text import Message, message_of
 
 MAX_REMEMBERED_IDS = 20_000  # request ids of a board's earlier matches kept (the oldest forgotten first)
 MAX_REMEMBERED_GAPS = 4_096  # gaps journaled, kept to know a copy of one (the oldest forgotten first)
@@ -36,7 +37,7 @@ class GameSetup:
             kind = games.find_rules(self.rules)
             return games.create(kind, list(self.players), rules=self.rules, match=self.match, target=self.target)
         except ValueError as e:
-            raise BridgeError(f"cannot set up a game: {e}") from None
+            raise BridgeError(Message("cannot set up a game: {reason}", reason=message_of(e))) from None
 
 
 class BoardGame:

@@ -28,6 +28,7 @@ from flickboard.core.entries import RequestError, read_request
 from flickboard.core.session import Outcome
 from flickboard.mqtt import DEFAULT_BRIDGE_ID, INPUT, RESULT, board_topic
 from flickboard.rules import games
+from flickboard.rules.text import message_of
 
 log = logging.getLogger("flickboard.bridge")
 
@@ -148,7 +149,9 @@ class Entries(Holds):
                 self._note(f"mqtt {board_topic(board, INPUT)}", "input", reason)
                 self._health_dirty = True
             log.warning("board %s: input refused: %s", board, reason)
-            return {"id": rid, "ok": False, "entry": None, "message": reason}
+            answer = {"id": rid, "ok": False, "entry": None, "message": str(reason)}
+            said = i18n.said(reason)  # a set-up the rules refused: their sentence, for the scorer's language
+            return {**answer, "sentence": said} if said else answer
 
         problem = board_problem(board) or self.admission.not_listed(board)
         if problem:
@@ -165,7 +168,7 @@ class Entries(Holds):
             try:
                 out = self.submit(board, req.line, rid=None if rid is None else f"{type(rid).__name__}:{rid}")
             except BridgeError as e:
-                return invalid(str(e), rid)
+                return invalid(message_of(e), rid)
             if out.n == 0:
                 return invalid("a blank line is not an entry", rid)
             answer = {"id": rid, "ok": out.accepted, "entry": out.n, "message": out.message}
@@ -186,6 +189,6 @@ class Entries(Holds):
                     return {"id": rid, "ok": out.accepted, "entry": 0, "message": out.message}
                 bg = current if again else self.new_game(board, rules, players, match, target, key)
         except BridgeError as e:
-            return invalid(str(e), rid)
+            return invalid(message_of(e), rid)
         what = "match" if bg.session.game.name == "pichenotte" else f"{games.title(bg.session.game.name)} game"
         return {"id": rid, "ok": True, "entry": 0, "message": f"new {what}: {bg.session.journal.path}"}
