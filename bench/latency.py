@@ -11,6 +11,7 @@ system clock."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import threading
@@ -58,9 +59,12 @@ def _latencies(stamps: dict[int, int], arrivals: list[tuple[int, int]]) -> tuple
     return out, lost
 
 
-def chain(broker: Any, tmp: Path, via: str, events: int, spacing_ms: float = 10) -> dict[str, Any]:
-    """`events` beam passes `spacing_ms` apart (board time), from the board to a display, `via` serial or mqtt."""
-    board_id = f"lat-{via}"
+def chain(
+    broker: Any, tmp: Path, via: str, events: int, spacing_ms: float = 10, board_id: str | None = None
+) -> dict[str, Any]:
+    """`events` beam passes `spacing_ms` apart (board time), from the board to a display, `via` serial or mqtt (a
+    board id of its own for each chain on one broker: a retained scoreboard of another run would be counted)."""
+    board_id = board_id or f"lat-{via}"
     run = tmp / f"latency-{via}"
     control = run / "control"
     control.mkdir(parents=True)
@@ -149,6 +153,27 @@ def mqtt_floor(port: int, n: int) -> dict[str, Any]:
         c.loop_stop()
         c.disconnect()
     return {"round_trip_ms": summary(samples)}
+
+
+def fsync_probe(folder: Path, seconds: float = 10.0, every_s: float = 0.01) -> dict[str, Any]:
+    """The disk under the journal: one line appended and fsync'd every `every_s`, as the bridge does for an event at a
+    game's pace, for `seconds`: the fsync's time in ms (its p99 and max are where figure 1's tails come from)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "fsync-probe.jsonl"
+    samples: list[float] = []
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            os.write(fd, b'{"probe":"' + b"x" * 200 + b'"}\n')
+            t = time.perf_counter()
+            os.fsync(fd)
+            samples.append((time.perf_counter() - t) * 1000)
+            time.sleep(every_s)
+    finally:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+    return {"fsync_ms": summary(samples), "over_10_ms": sum(x > 10 for x in samples)}
 
 
 def latency(
