@@ -8,8 +8,7 @@ is busy falls on all of them alike; the floor, `python -c pass` with the same in
 `enter` and `scoreboard --once` talk to a live Mosquitto and a real `flickboard bridge` following the board, so their
 time includes the broker's round trip and the bridge's answer; the tournament commands read an event of 16 entrants
 in a Swiss stage with a round played; `tournament result` enters the round's last result, and `tournament pair` pairs
-the next round, each in a fresh copy of the event each time (the pairing's time includes loading the graph library its
-matching needs).
+the next round, each in a fresh copy of the event each time (the pairing's maximum-weight matching included).
 
     python -m bench.startup [--rounds N] [--flickboard PATH]     # prints the figure as JSON
 """
