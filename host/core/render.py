@@ -7,7 +7,6 @@ from typing import Any
 
 from flickboard.core import render_games
 from flickboard.i18n import SOURCE, Translator, say, translator
-from flickboard.rules.pichenotte.options import parse_match
 from flickboard.rules.text import N_
 
 
@@ -38,6 +37,8 @@ def match_said(spec: str, lang: str = SOURCE) -> str:
     scorer types with --match); in another language, in words ("en 8 parties"), the notation being English."""
     if lang == SOURCE:
         return spec
+    from flickboard.rules.pichenotte.options import parse_match  # (its package loads the engine: only when said)
+
     try:
         return say(parse_match(spec).short(), lang)
     except ValueError:

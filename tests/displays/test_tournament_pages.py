@@ -27,9 +27,12 @@ import zxingcpp
 from PIL import Image
 from playwright.sync_api import Browser, Page, sync_playwright
 from tournament_rig import (
+    HALL_SIZES,
     NAMES,
     TournamentRig,
     answer,
+    assert_readable,
+    assert_whole,
     casual,
     click_act,
     entries,
@@ -52,11 +55,6 @@ from flickboard.tournament import export as exports
 from flickboard.tournament.hall import Hall
 
 SHOWN = "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.hidden).map(r => r.dataset.entrant)"
-HALL_SIZES = [(1280, 720), (1920, 1080)]
-CLIPPED = (Path(__file__).resolve().parents[1] / "support" / "clipped.js").read_text(encoding="utf-8")
-TEXT_SIZES = (Path(__file__).resolve().parents[1] / "support" / "text_sizes.js").read_text(encoding="utf-8")
-# The hall screen is read from 5 m: no text smaller than 3.5 % of the screen's height (app.css, `body.hall`).
-READABLE = 0.035
 
 
 @pytest.fixture(scope="module")
@@ -65,23 +63,6 @@ def browser() -> Iterator[Browser]:
         b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
         yield b
         b.close()
-
-
-def assert_whole(page: Page, what: str) -> None:
-    w, h = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
-    cut = page.evaluate(CLIPPED)
-    img = Image.open(io.BytesIO(page.screenshot()))
-    assert img.size == (w, h)
-    assert len(img.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 20, "a blank screenshot"
-    assert not cut, f"{what} at {w}x{h}: " + "; ".join(cut[:6])
-
-
-def assert_readable(page: Page, what: str) -> None:
-    """Every text rendered on the screen, its type and its line boxes, at least READABLE of the screen's height."""
-    h = page.viewport_size["height"]  # type: ignore[index]
-    got = page.evaluate(TEXT_SIZES, READABLE * h)
-    assert got["texts"] >= 5, f"{what}: only {got['texts']} texts on screen"
-    assert not got["small"], f"{what} at height {h}: texts under {READABLE * h:.1f} px: " + "; ".join(got["small"][:6])
 
 
 def wins(page: Page, entrant: str) -> str:

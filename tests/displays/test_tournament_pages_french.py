@@ -20,8 +20,18 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
-from test_tournament_pages import HALL_SIZES, assert_readable, assert_whole
-from tournament_rig import TournamentRig, click_act, entries, new_page, organiser, play, until
+from tournament_rig import (
+    HALL_SIZES,
+    TournamentRig,
+    assert_readable,
+    assert_whole,
+    click_act,
+    entries,
+    new_page,
+    organiser,
+    play,
+    until,
+)
 
 from flickboard.sim.broker import Broker
 from flickboard.tournament import Director, read

@@ -12,6 +12,7 @@ playoff and its champion:
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sys
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 from playwright.sync_api import Browser, Page
 from web_rig import Chromium
 
@@ -338,3 +340,29 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+# ---- a hall screen, checked as the room reads it --------------------------------------------------------------
+
+HALL_SIZES = [(1280, 720), (1920, 1080)]
+CLIPPED = (Path(__file__).resolve().parent / "clipped.js").read_text(encoding="utf-8")
+TEXT_SIZES = (Path(__file__).resolve().parent / "text_sizes.js").read_text(encoding="utf-8")
+# The hall screen is read from 5 m: no text smaller than 3.5 % of the screen's height (app.css, `body.hall`).
+READABLE = 0.035
+
+
+def assert_whole(page: Page, what: str) -> None:
+    w, h = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
+    cut = page.evaluate(CLIPPED)
+    img = Image.open(io.BytesIO(page.screenshot()))
+    assert img.size == (w, h)
+    assert len(img.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 20, "a blank screenshot"
+    assert not cut, f"{what} at {w}x{h}: " + "; ".join(cut[:6])
+
+
+def assert_readable(page: Page, what: str) -> None:
+    """Every text rendered on the screen, its type and its line boxes, at least READABLE of the screen's height."""
+    h = page.viewport_size["height"]  # type: ignore[index]
+    got = page.evaluate(TEXT_SIZES, READABLE * h)
+    assert got["texts"] >= 5, f"{what}: only {got['texts']} texts on screen"
+    assert not got["small"], f"{what} at height {h}: texts under {READABLE * h:.1f} px: " + "; ".join(got["small"][:6])
