@@ -23,7 +23,6 @@ from web_rig import BOARD, Board, Rig, mid_game, other_game
 from flickboard.board.bridge import messages as bridge_messages
 from flickboard.cli.bridge import start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
-from flickboard.sim.broker import Broker
 
 TV_SIZES = [(1280, 720), (1920, 1080), (3840, 2160)]
 # What the room must never read: quoted entry words, SIDE:fact, sensor marks, the scorer's verbs, queue counts.
@@ -36,13 +35,6 @@ def browser() -> Iterator[Browser]:
         b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
         yield b
         b.close()
-
-
-@pytest.fixture
-def rig(broker: Broker, tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(broker, tmp_path)
-    yield r
-    r.close()
 
 
 def tv(browser: Browser, rig: Rig, width: int, height: int) -> Page:

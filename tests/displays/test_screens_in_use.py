@@ -6,16 +6,13 @@ operator's. One browser for the module; each test its own broker, bridge and ser
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from web_rig import BOARD, Chromium, Page, Rig
 
 from flickboard import i18n
 from flickboard.displays.web.plain import plain
-from flickboard.sim.broker import Broker
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots" / "in-use"
@@ -39,21 +36,6 @@ TAPPABLE = """sel => {
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   return !!hit && (hit === e || e.contains(hit));
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Chromium]:
-    with Chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def rig(broker: Broker, tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(broker, tmp_path)
-    try:
-        yield r
-    finally:
-        r.close()
 
 
 def open_page(browser: Chromium, rig: Rig, kind: str, width: int, height: int) -> Page:

@@ -23,7 +23,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,21 +54,6 @@ from flickboard.sim.broker import Broker, free_port
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
 WHOLE_GAME = ["shot zone"] + ["shot hit"] * 23  # every puck stays on the board: 12 each, then the zones
-
-
-@pytest.fixture
-def rig(broker: Broker, tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(broker, tmp_path)
-    try:
-        yield r
-    finally:
-        r.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Chromium]:
-    with Chromium() as b:
-        yield b
 
 
 def post(rig: Rig, body: Any, ctype: str = "application/json") -> tuple[int, dict[str, Any]]:

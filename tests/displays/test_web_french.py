@@ -5,31 +5,13 @@ the user picks French."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from web_rig import BOARD, Chromium, Page, Rig, check_png
 
-from flickboard.sim.broker import Broker
-
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
-
-
-@pytest.fixture
-def rig(broker: Broker, tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(broker, tmp_path)
-    try:
-        yield r
-    finally:
-        r.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Chromium]:
-    with Chromium() as b:
-        yield b
 
 
 def open_page(browser: Chromium, rig: Rig, kind: str, size: tuple[int, int], query: str = "", **kw: str) -> Page:
