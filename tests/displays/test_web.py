@@ -317,6 +317,8 @@ def test_without_a_bridge_the_answer_is_a_timeout(broker: Broker, tmp_path: Path
 
 def test_the_event_stream(rig: Rig) -> None:
     rig.synced()
+    # The bridge's status and its scoreboard come on two topics: the web server may hold one before the other.
+    rig.wait(lambda: rig.web.hub.status(BOARD)["bridge"] == "online", "the board's bridge's online status")
     ev = Events(rig.web.port, f"/api/{BOARD}/stream")
     try:
         assert ev.resp.status == 200 and ev.resp.getheader("Content-Type", "").startswith("text/event-stream")

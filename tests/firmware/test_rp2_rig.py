@@ -88,6 +88,8 @@ def test_idle_time_costs_no_cycles() -> None:
         idle = board.cycles() - c0
         assert idle < 0.01 * 2 * 125_000_000, idle
         port.write(b"while True: pass\r\n\r\n")
+        board.go("fast")  # the port's bytes reach the chip on the host's time, not the emulated one: wait for the echo
+        read_until(port, b"... \r\n")
         board.run_for(50_000)
         c0, t0 = board.cycles(), board.hold()
         board.run_until(t0 + 100_000)  # 0.1 emulated second of a busy loop
