@@ -25,6 +25,7 @@ from tournament_rig import (
     TournamentRig,
     assert_readable,
     assert_whole,
+    assert_words_whole,
     click_act,
     entries,
     new_page,
@@ -161,6 +162,7 @@ def test_the_hall_the_phone_and_the_organiser_in_french(browser: Browser, broker
         in_french(phone)
         phone.wait_for_function("() => document.body.dataset.kind === 'pending'")
         assert phone.inner_text("#who") == "Zoé D'Amours"
+        assert_words_whole(phone, "#who", "her name beside « Participants » on a 390 px phone")
         said = phone.inner_text("#headline")
         assert re.fullmatch(
             r"Votre prochain match : contre le gagnant d'(Éloïse Aubin|Ivo Ortiz|Ana Costa|Yves Ouellet) c\. "

@@ -366,3 +366,26 @@ def assert_readable(page: Page, what: str) -> None:
     got = page.evaluate(TEXT_SIZES, READABLE * h)
     assert got["texts"] >= 5, f"{what}: only {got['texts']} texts on screen"
     assert not got["small"], f"{what} at height {h}: texts under {READABLE * h:.1f} px: " + "; ".join(got["small"][:6])
+
+
+# Words of an element's text that the layout breaks across two lines (a name cut in the middle).
+BROKEN_WORDS = """(el) => {
+  const broken = [];
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+    for (const m of node.data.matchAll(/\\S+/g)) {
+      const r = document.createRange();
+      r.setStart(node, m.index);
+      r.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+def assert_words_whole(page: Page, selector: str, what: str) -> None:
+    """No word of the element's text is cut across lines (a name wraps between its words, never inside one)."""
+    broken = page.locator(selector).evaluate(BROKEN_WORDS)
+    assert not broken, f"{what}: words cut across lines: {broken}"
