@@ -145,7 +145,14 @@ def test_make_demo_rp2_plays_the_chain_on_the_emulated_pico(rp2_build: Path, tmp
 
 def _start(cmd: list[str], env: dict[str, str], until: str, timeout: float = 300) -> tuple[subprocess.Popen[str], str]:
     """A flickboard command, read until a line of its output contains `until`; (process, that line)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        preexec_fn=procs.as_a_terminal_starts_it,
+    )
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout
     seen = []

@@ -16,6 +16,12 @@ from pathlib import Path
 Proc = tuple[int, int]  # (pid, start time in clock ticks since boot)
 
 
+def as_a_terminal_starts_it() -> None:
+    """For Popen's preexec_fn: SIGHUP at its default, as a terminal's job has it. A suite run under `nohup` would
+    otherwise pass SIGHUP ignored to the commands it stops with SIGHUP, and they keep it ignored, as they should."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _stat(pid: int) -> list[str] | None:
     """The fields of /proc/PID/stat after the command name (state is [0], ppid [1], start time [19])."""
     try:

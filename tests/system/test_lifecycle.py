@@ -88,6 +88,7 @@ class Running:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=session,
+            preexec_fn=procs.as_a_terminal_starts_it,
         )
         self.watch = procs.Watch(self.proc.pid)
         self.out: list[str] = []
