@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -64,9 +65,12 @@ def test_enter_and_the_web_page_always_send_an_id(broker: Broker) -> None:
     seen: list[dict[str, object]] = []
     spy = mqtt.Client(CallbackAPIVersion.VERSION2)
     spy.on_message = lambda _c, _u, m: seen.append(json.loads(m.payload))
+    listening = threading.Event()
+    spy.on_subscribe = lambda *_a: listening.set()
     spy.connect(broker.host, broker.port)
     spy.subscribe("flickboard/t1/input", qos=1)
     spy.loop_start()
+    assert listening.wait(10), "the spy's subscription was not acknowledged"
     hub = Hub(WebConfig(parse_mqtt_url(broker.url), answer_timeout=0.5), lambda _line: None)
     hub.start()
     try:

@@ -240,7 +240,7 @@ def test_the_phone_never_traps_the_scorer(browser: Chromium, rig: Rig) -> None:
     page.wait("document.body.dataset.state === 'scorer-offline'")
     page.click("#more button[data-line='undo']")
     page.click("#more button[data-line='undo']")
-    page.wait("document.getElementById('answer').dataset.refused === 'offline'", timeout=2)
+    page.wait("document.getElementById('answer').dataset.refused === 'offline'")
     assert "Nothing was sent: the scorer's computer (the bridge) is not running" in page.text("#answer")
     assert page.eval(f"({TAPPABLE})(\"#more button[data-line='undo']\")")
     assert page.eval("document.documentElement.scrollWidth") <= 390

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -193,12 +194,14 @@ def test_the_shipped_queue_limits_keep_2000_entries_for_a_bridge_that_is_away(tm
     got: list[bytes] = []
     bridge = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="queue-bridge", clean_session=False)
     bridge.on_message = lambda _c, _u, m: got.append(m.payload)
+    subscribed = threading.Event()
+    bridge.on_subscribe = lambda *_a: subscribed.set()
     phone = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="queue-phone")
     try:
         bridge.connect(broker.host, broker.port)
         bridge.subscribe("flickboard/+/input", qos=1)
         bridge.loop_start()
-        time.sleep(0.3)
+        assert subscribed.wait(10), "the bridge's subscription was not acknowledged"
         bridge.loop_stop()
         bridge.disconnect()  # away: its session keeps what comes
         phone.connect(broker.host, broker.port)
