@@ -74,11 +74,10 @@ def test_enter_and_the_web_page_always_send_an_id(broker: Broker) -> None:
     hub = Hub(WebConfig(parse_mqtt_url(broker.url), answer_timeout=0.5), lambda _line: None)
     hub.start()
     try:
-        time.sleep(0.3)
+        assert hub.subscriber.wait_ready(10), "the hub did not connect"
         for args in (["hit"], ["--new", "--players", "Cy", "Di"]):
             enter = [FLICKBOARD, "enter", "--mqtt", broker.url, "--board", "t1", "--timeout", "0.5", *args]
             assert subprocess.run(enter, capture_output=True, timeout=30).returncode == 2  # no bridge answers
-        assert hub.subscriber.wait_ready(10)
         assert hub.send("t1", {"line": "hit"})[0] == 504  # no bridge answers
         deadline = time.monotonic() + 10
         while len(seen) < 3 and time.monotonic() < deadline:

@@ -74,8 +74,12 @@ def test_an_entry_nobody_waits_for_is_dropped_by_the_broker_not_applied_later(br
         plain = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"plain-{uuid.uuid4().hex[:6]}")
         plain.connect(broker.host, broker.port)
         plain.loop_start()
-        plain.publish(mqtt.board_topic(BOARD, mqtt.INPUT), json.dumps({"id": "kept-1", "line": "shot in"}), qos=1)
-        time.sleep(3)
+        kept = plain.publish(
+            mqtt.board_topic(BOARD, mqtt.INPUT), json.dumps({"id": "kept-1", "line": "shot in"}), qos=1
+        )
+        kept.wait_for_publish(10)  # on the broker before this client leaves
+        assert kept.is_published(), "the entry without a lifetime did not reach the broker"
+        time.sleep(3)  # the bridge comes back 3 s later: past the late entry's 1 s lifetime
         plain.loop_stop()
         plain.disconnect()
     finally:
@@ -105,9 +109,12 @@ def test_senders_give_each_entry_its_lifetime_and_send_nothing_to_an_offline_bri
 
     spy = paho.Client(CallbackAPIVersion.VERSION2, protocol=MQTTProtocolVersion.MQTTv5)
     spy.on_message = on_message
+    listening = threading.Event()
+    spy.on_subscribe = lambda *_a: listening.set()
     spy.connect(broker.host, broker.port)
     spy.subscribe(mqtt.board_topic(BOARD, mqtt.INPUT), qos=1)
     spy.loop_start()
+    assert listening.wait(10), "the spy's subscription was not acknowledged"
     running = bridge(broker, tmp_path, f"bridge-{uuid.uuid4().hex[:6]}")
     hub = Hub(WebConfig(parse_mqtt_url(broker.url), answer_timeout=10), lambda _line: None)
     said: list[str] = []
