@@ -162,9 +162,16 @@ def test_a_held_board_with_lines_nobody_acked_still_beats_on_the_wall_clock(tmp_
         msgs = out.wait("two heartbeats while held", lambda ms: sum(m.kind == "heartbeat" for m in ms[before:]) >= 2)
         beats = [m for m in msgs[before:] if m.kind == "heartbeat"]
         assert all(b.seq == seq and b.fields["q"] == seq and b.t_us < 500_000 for b in beats), [b.raw for b in beats]
-        proc.stdin.write(encode_command(ack_command(1, seq)))
+        # The ack, then a ping: its reply comes once the ack was taken (the board reads its input in order) and says
+        # nothing is left to beat for. The bytes reach the board on the host's time, not within some fixed delay.
+        proc.stdin.write(encode_command(ack_command(1, seq)) + encode_command({"c": "ping", "id": 1}))
         proc.stdin.flush()
-        time.sleep(0.3)  # the ack taken
+        msgs = out.wait(
+            "the ping reply after the ack", lambda ms: any(m.kind == "reply" and m.fields["id"] == 1 for m in ms)
+        )
+        assert next(m for m in msgs if m.kind == "reply" and m.fields["id"] == 1).fields["d"] == {"q": 0}, (
+            "the ack taken"
+        )
         quiet = len(out.snapshot())
         time.sleep(2.5)
         assert [m.raw for m in out.snapshot()[quiet:] if m.kind == "heartbeat"] == [], "acked: no beat while held"
