@@ -94,6 +94,7 @@ def test_a_scorer_at_the_bridge_terminal_and_on_a_phone(broker: Broker, tmp_path
         deadline = time.monotonic() + 10
         while b"online" not in statuses and time.monotonic() < deadline:
             time.sleep(0.05)
+        assert b"online" in statuses, f"the bridge's online status was not seen: {statuses}"
         entered = run("enter", "--mqtt", url, "--board", "t1", "hit")  # Ben's shot, from a phone
         assert entered.returncode == 0 and entered.stdout.startswith("[2] ") and "hit" in entered.stdout
         refused = run("enter", "--mqtt", url, "--board", "t1", "shot", "Ben", "hit")

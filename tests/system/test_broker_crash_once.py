@@ -35,8 +35,11 @@ class Phone:
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="phone-crash")
         self.client.on_connect = lambda c, *_: c.subscribe("flickboard/t1/result", qos=1)
         self.client.on_message = lambda _c, _u, m: self.answers.append(json.loads(m.payload))
+        listening = threading.Event()
+        self.client.on_subscribe = lambda *_a: listening.set()
         self.client.connect(broker.host, broker.port)
         self.client.loop_start()
+        assert listening.wait(10), "the phone's subscription to the answers was not acknowledged"
 
     def send(self, body: dict[str, Any]) -> None:
         self.client.publish("flickboard/t1/input", json.dumps(body), qos=1).wait_for_publish(10)
