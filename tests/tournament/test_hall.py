@@ -394,7 +394,14 @@ def test_a_result_is_taken_only_from_the_bridge_that_keeps_the_board(broker: Bro
         hall.act({"act": "assign", "match": m1, "board": "t1"})
         until(lambda: hall.opens.get(m1, {}).get("state") == "opened", "the match opened on t1")
         until(lambda: hall.opens[m1]["journal"] == running.bridge.scoreboard("t1")["journal"], "its scoreboard")
-        time.sleep(0.5)  # the hall has seen the board's own scoreboard of the match
+
+        # The hall has seen the board's own scoreboard of the match: the bridge it names is the one that keeps the board
+        # (before it, a forged scoreboard would be the first to name one). Not public: read under the hall's lock.
+        def keeper() -> str | None:
+            with hall.lock:
+                return hall._opens[m1].bridge
+
+        until(lambda: keeper() == "room-a", "the hall to see the board's own scoreboard of the match")
         forged = json.loads(json.dumps(running.bridge.scoreboard("t1")))
         forged["bridge"] = "room-b"
         forged["score"]["over"] = True
