@@ -65,17 +65,17 @@ class Spy:
         c.on_subscribe = lambda *_: ready.set()
         c.connect("127.0.0.1", broker.port)
         c.loop_start()
-        assert ready.wait(5), "the spy could not subscribe"
+        assert ready.wait(15), "the spy could not subscribe"
         self.client = c
 
     def publish(self, topic: str, payload: str | bytes, retain: bool = False) -> None:
-        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(5)
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(15)
 
     def mark(self) -> int:
         with self.cond:
             return len(self.msgs)
 
-    def wait(self, pred: Callable[[str, bytes], bool], timeout: float = 5, since: int = 0) -> tuple[str, bytes, bool]:
+    def wait(self, pred: Callable[[str, bytes], bool], timeout: float = 15, since: int = 0) -> tuple[str, bytes, bool]:
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
@@ -113,7 +113,7 @@ def runner_for(broker: Broker, *integrations: Callable[[IntegrationRunner], Any]
     for make in integrations:
         runner.add(make(runner))
     runner.start()
-    assert runner.wait_ready(5), "the runner did not connect"
+    assert runner.wait_ready(15), "the runner did not connect"
     return runner
 
 
@@ -369,7 +369,7 @@ def device_topic(prefix: str, board: str) -> str:
 
 
 def wait_device(
-    spy: Spy, prefix: str, board: str, since: int = 0, buttons: bool = False, timeout: float = 5
+    spy: Spy, prefix: str, board: str, since: int = 0, buttons: bool = False, timeout: float = 15
 ) -> dict[str, Any]:
     """The board's latest non-empty device config seen since `since` (with the buttons, if asked)."""
     topic = device_topic(prefix, board)
@@ -1124,27 +1124,33 @@ def test_the_command_with_ha_commands_enters_a_press_and_counts_it(broker: Broke
     enter(running, "shot zone")
     cmd = [sys.executable, "-m", "flickboard.displays.integrations", "--mqtt", broker.url, "--homeassistant"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [*cmd, "--ha-commands", "--board", "t1", "--client-id", "cli-ha"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    log = tmp_path / "integrations.log"  # its log, read while it runs
+    with log.open("w") as stderr:
+        proc = subprocess.Popen(
+            [*cmd, "--ha-commands", "--board", "t1", "--client-id", "cli-ha"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=env,
+        )
     try:
-        wait_device(spy, "homeassistant", "t1", buttons=True, timeout=15)
+        wait_device(spy, "homeassistant", "t1", buttons=True)
         mark = spy.mark()
         spy.publish("homeassistant/flickboard/t1/command", "undo")
         req = json.loads(spy.wait(lambda t, _p: t == "flickboard/t1/input", since=mark)[1])
         assert answer_to(spy, req["id"], mark)["ok"] is True
-        time.sleep(0.3)  # the command reads the answer too
+        deadline = time.monotonic() + 15
+        while "undo on board t1: entered as" not in log.read_text():  # the command reads the answer too
+            assert time.monotonic() < deadline, f"the command did not read the bridge's answer:\n{log.read_text()}"
+            time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=10)
+        out, _ = proc.communicate(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
         running.stop()
         spy.close()
+    err = log.read_text()
     assert proc.returncode == 0, (out, err)
     assert "buttons on" in out and "presses: 1 entered, 0 refused, 0 unanswered, 0 ignored" in out, out
     assert "undo on board t1: entered as entry 2" in err and "Traceback" not in err
