@@ -9,6 +9,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -237,8 +238,11 @@ def test_simulated_board_publishes_to_a_real_broker_and_takes_commands(tmp_path:
         obs = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="observer")
         obs.on_connect = lambda c, *_: c.subscribe("flickboard/sim1/#", qos=1)
         obs.on_message = lambda c, u, m: got.put((m.topic, m.payload, m.retain))
+        listening = threading.Event()
+        obs.on_subscribe = lambda *_a: listening.set()
         obs.connect(b.host, b.port)
         obs.loop_start()
+        assert listening.wait(15), "the observer's subscription was not acknowledged"  # before the board publishes
         events = [{"at_ms": 1500 + 100 * i, "beam": "hole", "dur_us": 900} for i in range(3)]
         scenario = {
             **SCENARIO,

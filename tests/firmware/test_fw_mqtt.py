@@ -42,7 +42,7 @@ class Observer:
         self.c.reconnect_delay_set(1, 1)
         self.c.connect(broker.host, broker.port, keepalive=10)
         self.c.loop_start()
-        assert self.subscribed.wait(5), "observer could not subscribe"
+        assert self.subscribed.wait(15), "observer could not subscribe"
 
     def _on_message(self, c: mqtt.Client, u: Any, msg: mqtt.MQTTMessage) -> None:
         with self.lock:
@@ -76,7 +76,7 @@ def log_conf(tmp_path: Path) -> tuple[str, Path]:
     return f"log_dest file {log}\nlog_type all\n", log
 
 
-def wait_log(log: Path, needle: str, count: int = 1, timeout: float = 5) -> list[str]:
+def wait_log(log: Path, needle: str, count: int = 1, timeout: float = 15) -> list[str]:
     """The broker log lines containing `needle`, once there are at least `count` of them."""
     deadline = time.monotonic() + timeout
     lines: list[str] = []
@@ -112,7 +112,7 @@ def test_qos1_publishes_all_received_and_acked(tmp_path: Path, broker: Broker, i
     try:
         want = {f"m{i}" for i in range(n)}
         obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t2/raw")), 10, "all QoS 1 messages")
-        s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 5)
+        s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 15)
         assert s["errors"] == 0 and s["reconnects"] == 0 and s["dropped"] == 0, s
         assert s["max_poll_ms"] < 100, s  # never blocks the main loop
         assert all(m.qos == 1 for m in obs.msgs)
@@ -126,8 +126,8 @@ def test_command_reaches_callback_puback_sent_and_oversized_skipped(tmp_path: Pa
     with mosquitto(conf) as b:
         fw = Firmware(tmp_path, b, "t3", max_packet=256)
         try:
-            fw.wait(lambda e: e["ev"] == "up", 5)
-            fw.stats_where(lambda e: e["state"] == "up", 5)
+            fw.wait(lambda e: e["ev"] == "up", 15)
+            fw.stats_where(lambda e: e["state"] == "up", 15)
             pub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="host-t3")
             pub.connect(b.host, b.port)
             pub.loop_start()
@@ -136,12 +136,12 @@ def test_command_reaches_callback_puback_sent_and_oversized_skipped(tmp_path: Pa
                 wait_log(log, "flickboard-t3 1 flickboard/t3/cmd")
                 pub.publish("flickboard/t3/cmd", "x" * 1000, qos=1).wait_for_publish(5)  # > max_packet
                 pub.publish("flickboard/t3/cmd", "ping", qos=1).wait_for_publish(5)
-                fw.wait(lambda e: e["ev"] == "cmd" and e["payload"] == "ping", 5)
+                fw.wait(lambda e: e["ev"] == "cmd" and e["payload"] == "ping", 15)
             finally:
                 pub.loop_stop()
                 pub.disconnect()
             assert [e["payload"] for e in fw.of("cmd")] == ["ping"]
-            s = fw.stats_where(lambda e: e["oversized"] == 1, 5)
+            s = fw.stats_where(lambda e: e["oversized"] == 1, 15)
             assert s["state"] == "up" and s["connects"] == 1, s
             # both QoS 1 deliveries were acknowledged by the firmware, the oversized one included
             acks = wait_log(log, "Received PUBACK from flickboard-t3", count=2)
@@ -155,15 +155,15 @@ def test_last_will_offline_retained_when_killed(tmp_path: Path, broker: Broker) 
     obs = Observer(broker, "flickboard/t4/status")
     fw = Firmware(tmp_path, broker, "t4")
     try:
-        obs.wait_for(lambda: "online" in obs.payloads("flickboard/t4/status"), 5, "online")
+        obs.wait_for(lambda: "online" in obs.payloads("flickboard/t4/status"), 15, "online")
         fw.proc.send_signal(signal.SIGKILL)
-        obs.wait_for(lambda: obs.payloads("flickboard/t4/status")[-1:] == ["offline"], 5, "last will")
+        obs.wait_for(lambda: obs.payloads("flickboard/t4/status")[-1:] == ["offline"], 15, "last will")
     finally:
         fw.stop()
         obs.close()
     late = Observer(broker, "flickboard/t4/status")
     try:
-        late.wait_for(lambda: late.retained("flickboard/t4/status") == [("offline", True)], 5, "retained offline")
+        late.wait_for(lambda: late.retained("flickboard/t4/status") == [("offline", True)], 15, "retained offline")
     finally:
         late.close()
 
@@ -178,17 +178,17 @@ def test_broker_restart_reconnects_resubscribes_and_loses_nothing(tmp_path: Path
         try:
             obs.wait_for(lambda: len(obs.payloads("flickboard/t5/raw")) >= 40, 10, "40 messages")
             b.restart()
-            fw.wait(lambda e: e["ev"] == "down", 5)
+            fw.wait(lambda e: e["ev"] == "down", 15)
             fw.wait(lambda e: e["ev"] == "up" and e["reconnects"] == 1, 10)
             want = {f"m{i}" for i in range(n)}
             obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t5/raw")), 15, "every message")
-            s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 5)
+            s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 15)
             assert s["reconnects"] == 1 and s["max_poll_ms"] < 100, s
             # resubscribed after the reconnect: a command still reaches the callback
             obs.c.publish("flickboard/t5/cmd", "after-restart", qos=1)
-            fw.wait(lambda e: e["ev"] == "cmd" and e["payload"] == "after-restart", 5)
+            fw.wait(lambda e: e["ev"] == "cmd" and e["payload"] == "after-restart", 15)
             # and the retained status says online again (birth republished on the new connection)
-            obs.wait_for(lambda: obs.payloads("flickboard/t5/status")[-1:] == ["online"], 5, "online again")
+            obs.wait_for(lambda: obs.payloads("flickboard/t5/status")[-1:] == ["online"], 15, "online again")
         finally:
             fw.stop()
             obs.close()
@@ -200,7 +200,7 @@ def test_connect_refused_reported_and_retried_with_backoff(tmp_path: Path) -> No
     with mosquitto(f"allow_anonymous false\npassword_file {pw}\n") as b:
         bad = Firmware(tmp_path, b, "t6", user="board", password="wrong", bmin=200, bmax=1600)
         try:
-            bad.wait(lambda e: e["ev"] == "down" and len(bad.of("down")) >= 5, 8)
+            bad.wait(lambda e: e["ev"] == "down" and len(bad.of("down")) >= 5, 20)
             with bad.cond:
                 downs = [(t, e) for t, e in bad.events if e["ev"] == "down"]
             assert all(e["reason"].startswith(("refused: 5", "refused: 4")) for _, e in downs), downs
@@ -214,7 +214,7 @@ def test_connect_refused_reported_and_retried_with_backoff(tmp_path: Path) -> No
             bad.stop()
         good = Firmware(tmp_path, b, "t6ok", user="board", password="s3cret")
         try:
-            good.wait(lambda e: e["ev"] == "up", 5)
+            good.wait(lambda e: e["ev"] == "up", 15)
         finally:
             good.stop()
 
@@ -227,20 +227,21 @@ def test_keepalive_detects_frozen_broker_then_resends_with_dup(tmp_path: Path) -
         obs = Observer(b, "flickboard/t7/raw")
         fw = Firmware(tmp_path, b, "t7", ka=ka, n=n, interval=100, bmin=200, bmax=800, cto=600)
         try:
-            obs.wait_for(lambda: len(obs.payloads("flickboard/t7/raw")) >= 5, 5, "5 messages")
+            obs.wait_for(lambda: len(obs.payloads("flickboard/t7/raw")) >= 5, 15, "5 messages")
             os.kill(b.proc.pid, signal.SIGSTOP)
             stopped_at = time.monotonic()
             try:
                 t, down = fw.wait(lambda e: e["ev"] == "down", 3 * ka)
                 assert "keepalive" in down["reason"] or "PINGRESP" in down["reason"], down
                 assert t - stopped_at <= 2 * ka, (t - stopped_at, down)  # a bound on behaviour, with room for load
-                time.sleep(1.5)  # reconnect attempts meet a frozen broker: CONNACK timeout (0.6 s), backoff
+                # a reconnect attempt meets the frozen broker: its CONNACK timeout (0.6 s), then backoff
+                fw.wait(lambda e: e["ev"] == "down" and "no CONNACK" in e["reason"], 15)
             finally:
                 os.kill(b.proc.pid, signal.SIGCONT)
-            fw.wait(lambda e: e["ev"] == "up" and e["reconnects"] >= 1, 8)
+            fw.wait(lambda e: e["ev"] == "up" and e["reconnects"] >= 1, 15)
             want = {f"m{i}" for i in range(n)}
             obs.wait_for(lambda: want <= set(obs.payloads("flickboard/t7/raw")), 10, "every message")
-            s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 5)
+            s = fw.stats_where(lambda e: e["sent"] == n and e["inflight"] == 0, 15)
             assert s["resent"] >= 1, s
             assert any("no CONNACK" in e["reason"] for e in fw.of("down")), fw.of("down")
             # the resent publishes carried the DUP flag on the wire
@@ -346,7 +347,7 @@ def test_wifi_join_backoff_and_loss_with_a_stand_in_network_module(tmp_path: Pat
         assert r["ev"][:2] == ["up", "down: wifi down"] and r["ev"][-1] == "up", r
         assert r["last"]["wifi_reconnects"] == 1 and r["last"]["reconnects"] == 1, r
         assert r["queued"] is not None
-        obs.wait_for(lambda: {"before", "during"} <= set(obs.payloads("flickboard/t8/raw")), 5, "both events")
+        obs.wait_for(lambda: {"before", "during"} <= set(obs.payloads("flickboard/t8/raw")), 15, "both events")
     finally:
         obs.close()
 
@@ -359,8 +360,8 @@ def test_idle_client_keeps_one_connection_across_keepalives(tmp_path: Path) -> N
         obs = Observer(b, "flickboard/t9/status")
         fw = Firmware(tmp_path, b, "t9", ka=1)
         try:
-            fw.wait(lambda e: e["ev"] == "up", 5)
-            wait_log(log, "Sending PINGRESP to flickboard-t9", count=5, timeout=6)
+            fw.wait(lambda e: e["ev"] == "up", 15)
+            wait_log(log, "Sending PINGRESP to flickboard-t9", count=5, timeout=15)
             s = fw.of("stats")[-1]
             assert s["connects"] == 1 and s["errors"] == 0 and s["state"] == "up", s
             assert fw.of("down") == [], fw.of("down")
@@ -395,7 +396,7 @@ def test_idle_simulated_board_stays_online(tmp_path: Path) -> None:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
             obs.wait_for(lambda: '"m":"shot_start"' in "".join(obs.payloads("flickboard/idle1/raw")), 15, "shot_start")
-            wait_log(log, "Sending PINGRESP to flickboard-idle1", count=5, timeout=8)
+            wait_log(log, "Sending PINGRESP to flickboard-idle1", count=5, timeout=15)
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             assert obs.payloads("flickboard/idle1/status") == ["online"], obs.payloads("flickboard/idle1/status")
             assert len(wait_log(log, "New client connected from")) == 2  # the observer and the board, once each
@@ -457,19 +458,19 @@ def test_every_zero_length_packet_type(tmp_path: Path) -> None:
     try:
         for packet, reason in ZERO_LENGTH:
             conn, _ = server.accept()
-            conn.settimeout(5)
+            conn.settimeout(15)
             assert _read_packet(conn)[:1] == b"\x10"  # CONNECT
             ups, downs = len(fw.of("up")), len(fw.of("down"))
             conn.sendall(b"\x20\x02\x00\x00")
-            fw.wait(lambda e, n=ups: e["ev"] == "up" and len(fw.of("up")) > n, 5)
+            fw.wait(lambda e, n=ups: e["ev"] == "up" and len(fw.of("up")) > n, 15)
             conn.sendall(packet)
             if reason is None:
                 time.sleep(0.5)
                 assert len(fw.of("down")) == downs, fw.of("down")[downs:]
                 conn.sendall(b"\xe0\x00")  # the next case: close it from our side
-                fw.wait(lambda e, n=downs: e["ev"] == "down" and len(fw.of("down")) > n, 5)
+                fw.wait(lambda e, n=downs: e["ev"] == "down" and len(fw.of("down")) > n, 15)
             else:
-                fw.wait(lambda e, n=downs: e["ev"] == "down" and len(fw.of("down")) > n, 5)
+                fw.wait(lambda e, n=downs: e["ev"] == "down" and len(fw.of("down")) > n, 15)
                 got = fw.of("down")[downs]["reason"]
                 assert got.startswith(reason), (packet, got)
             conn.close()
