@@ -85,7 +85,7 @@ class Pty:
     def write(self, text: str) -> None:
         os.write(self.master, text.encode())
 
-    def read_line(self, timeout: float = 5) -> str:
+    def read_line(self, timeout: float = 15) -> str:
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buf:
             left = deadline - time.monotonic()
@@ -159,7 +159,7 @@ def test_serial_filters_noise_sends_pings_and_survives_unplug(tmp_path: Path) ->
         pty2 = Pty()
         try:
             point(stable, pty2.path)
-            assert pty2.read_line(timeout=5) == PING
+            assert pty2.read_line() == PING
             assert states.wait_for(lambda s: len(s) >= 3)[2].connected
             ev3 = frame({"v": 1, "b": "fb-01", "bt": 1, "s": 3, "t": 20, "m": "pass", "dur_us": 900, "n": "hole"})
             pty2.write("boot noise\n" + ev3 + "\n")
