@@ -318,6 +318,8 @@ def test_a_game_in_progress_keeps_its_board_until_it_ends_or_is_abandoned(broker
         assert hall.wait_ready(10)
         # 1. A casual game under way on t1: the match assigned there waits, and says why.
         game, rest = casual(bridge, "t1", ["Cy", "Dee"], seed=21, lines=8)
+        # the hall knows the board from its scoreboard on the broker, which comes on the host's time
+        until(lambda: hall.in_the_way("t1") is not None, "the hall to see the game in progress on t1")
         hall.act({"act": "assign", "match": m1, "board": "t1"})
         until(lambda: hall.opens.get(m1) or hall.counts.get("busy"), "the hall's look at t1")
         assert m1 not in hall.opens, "the match was opened over the game in progress"
@@ -338,6 +340,7 @@ def test_a_game_in_progress_keeps_its_board_until_it_ends_or_is_abandoned(broker
         assert Path(game).exists() and journal.read(game).records
         # 3. A casual game under way on t2, abandoned by the organiser: the match opens; the journal stays.
         game2, _ = casual(bridge, "t2", ["Eve", "Fay"], seed=22, lines=12)
+        until(lambda: hall.in_the_way("t2") is not None, "the hall to see the game in progress on t2")
         hall.act({"act": "assign", "match": m2, "board": "t2"})
         until(lambda: hall.busy, "t2 kept busy by its game")
         assert [b["match"] for b in hall.busy] == [m2] and m2 not in hall.opens
