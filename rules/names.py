@@ -39,7 +39,7 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def name_problem(name: str, longest: int = MAX_NAME) -> str | None:
+def name_problem(name: str, longest: int = MAX_NAME) -> Message | None:
     """Why `name` cannot be a player's, a side's or an entrant's name, in one line; None when it can."""
     n = clean(name)
     if not n:

@@ -25,7 +25,7 @@ from typing import Any
 from flickboard.rules import games
 from flickboard.rules.names import clean, name_problem
 from flickboard.rules.names import fold as fold_name
-from flickboard.rules.text import N_, Message
+from flickboard.rules.text import N_, Message, message_of
 from flickboard.tournament import brackets, roundrobin
 from flickboard.tournament.results import match_format, result_problem
 from flickboard.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAKS, Played, Shootout, Table, table
@@ -33,6 +33,8 @@ from flickboard.tournament.standings import DEFAULT_CHAIN, SWISS_CHAIN, TIEBREAK
 FORMATS = ("round-robin", "swiss", "single-elimination", "double-elimination", "pools")
 BRACKETS = ("single-elimination", "double-elimination")
 SOURCES = ("board", "phone", "organiser")
+# A match's states (Match.state), said in a refusal as words of the catalogues.
+STATES = (N_("waiting"), N_("ready"), N_("done"), N_("walkover"), N_("bye"), N_("void"))
 ACTS = (
     "entrant",
     "withdraw",
@@ -55,6 +57,9 @@ SHOOTOUT_MATCH = "shootout"  # the Pichenotte match format of a tie-break shoot-
 PENDING = "\x00pending"  # a bracket slot whose entrant is not known yet
 EMPTY = "\x00empty"  # a bracket slot no entrant will ever fill (a bye)
 MAX_NAME = 60
+# A refusal said by more than one check.
+SPACES = N_("'{name}': one space between the words of a name, none around it")
+ALIKE = N_("there is already an entrant named {name} (names that differ only in case or accents)")
 
 
 class ActError(ValueError):
@@ -160,19 +165,22 @@ class Stage:
 
 def _text(v: Any, what: str, empty: bool = False) -> str:
     if type(v) is not str or (not v.strip() and not empty) or len(v) > 200 or "\x00" in v:
-        raise ActError(f"{what} must be a text of at most 200 characters")
+        raise ActError(Message("{what} must be a text of at most 200 characters", what=what))
     return v
 
 
 def _name(v: Any, what: str) -> str:
     if type(v) is not str or not v.strip() or v != v.strip() or len(v) > MAX_NAME or "/" in v or "\x00" in v:
-        raise ActError(f"{what} must be a name of 1 to {MAX_NAME} characters, without '/' or outer spaces")
+        said = N_("{what} must be a name of 1 to {n} characters, without '/' or outer spaces")
+        raise ActError(Message(said, what=what, n=MAX_NAME))
     return v
 
 
 def _int(v: Any, what: str, low: int | None = 0) -> int:
     if type(v) is not int or (low is not None and v < low):
-        raise ActError(f"{what} must be a whole number" + (f" of at least {low}" if low is not None else ""))
+        if low is None:
+            raise ActError(Message("{what} must be a whole number", what=what))
+        raise ActError(Message("{what} must be a whole number of at least {low}", what=what, low=low))
     return v
 
 
@@ -180,7 +188,7 @@ def _two(v: Any, what: str, low: int | None = 0) -> tuple[int, int] | None:
     if v is None:
         return None
     if type(v) is not list or len(v) != 2:
-        raise ActError(f"{what} must be two whole numbers, one per side, or null")
+        raise ActError(Message("{what} must be two whole numbers, one per side, or null", what=what))
     return (_int(v[0], what, low), _int(v[1], what, low))
 
 
@@ -211,7 +219,7 @@ class Event:
         if problem:
             raise ActError(problem)
 
-    def _entering(self, act: dict[str, Any]) -> str | None:
+    def _entering(self, act: dict[str, Any]) -> Message | None:
         """Why an act that the fold would take is still not to be taken now: a name that cannot be a name in every
         game (rules/names.py), or one too like another entrant's; a result whose numbers contradict its winner or
         its match format (results.py)."""
@@ -222,14 +230,14 @@ class Event:
                 if problem:
                     return problem
                 if clean(n) != n:
-                    return f"'{n}': one space between the words of a name, none around it"
+                    return Message(SPACES, name=n)
             key = fold_name(act["name"])
             same = next((e for e in self.entrants if fold_name(e) == key), None)
             if same is not None:
-                return f"there is already an entrant named {same} (names that differ only in case or accents)"
+                return Message(ALIKE, name=same)
             players = act.get("players") or [act["name"]]
             if len({fold_name(p) for p in players}) != len(players):
-                return "a doubles team needs two different players"
+                return Message("a doubles team needs two different players")
             return None
         if kind in ("rename", "substitute"):
             new = act["name"] if kind == "rename" else act["in"]
@@ -237,15 +245,15 @@ class Event:
             if problem:
                 return problem
             if clean(new) != new:
-                return f"'{new}': one space between the words of a name, none around it"
+                return Message(SPACES, name=new)
             if kind == "rename":
                 same = next((e for e in self.entrants if fold_name(e) == fold_name(new) and e != act["entrant"]), None)
                 if same is not None:
-                    return f"there is already an entrant named {same} (names that differ only in case or accents)"
+                    return Message(ALIKE, name=same)
             else:
                 partner = [p for p in self.entrants[act["entrant"]].players if p != act["out"]]
                 if any(fold_name(p) == fold_name(new) for p in partner):
-                    return f"{new} already plays in {act['entrant']}"
+                    return Message("{player} already plays in {entrant}", player=new, entrant=act["entrant"])
             return None
         if kind in ("result", "correct") and act.get("walkover") is not True:
             m = self.matches[act["match"]]
@@ -254,7 +262,7 @@ class Event:
             try:
                 fmt = match_format(st.game, st.rules, m.format or st.match, 2 * team)
             except ValueError as e:
-                return f"the match format of {m.id} cannot be read: {e}"
+                return Message("the match format of {match} cannot be read: {why}", match=m.id, why=message_of(e))
             return result_problem(act, (m.sides[0], m.sides[1]), fmt, act.get("source") == "board")
         return None
 
@@ -267,7 +275,8 @@ class Event:
             ref = rec.get("ref")
             if not self.applied or ref != self.applied[-1][0]:
                 last = self.applied[-1][0] if self.applied else None
-                raise ActError(f"undo takes back the last act still in effect (entry {last}), not entry {ref}")
+                said = N_("undo takes back the last act still in effect (entry {last}), not entry {ref}")
+                raise ActError(Message(said, last=last, ref=ref))
             keep = self.applied[:-1]
             undone = [*self.undone, ref, n]
             self._clear()
@@ -283,35 +292,36 @@ class Event:
         kind = act.get("act")
         if kind == "undo":
             if not self.applied:
-                raise ActError("there is no act to undo")
+                raise ActError(Message("there is no act to undo"))
             if act.get("ref") != self.applied[-1][0]:
-                raise ActError(f"undo takes back the last act still in effect: entry {self.applied[-1][0]}")
+                said = N_("undo takes back the last act still in effect: entry {entry}")
+                raise ActError(Message(said, entry=self.applied[-1][0]))
             return lambda: None
         if kind not in ACTS:
-            raise ActError(f"unknown act {str(kind)[:20]!r}: one of {', '.join(ACTS)}")
+            raise ActError(Message("unknown act {act}: one of {acts}", act=repr(str(kind)[:20]), acts=", ".join(ACTS)))
         handler: Callable[[dict[str, Any], int], Callable[[], None]] = getattr(self, "_" + str(kind).replace("-", "_"))
         return handler(act, n)
 
     # -- entrants ------------------------------------------------------------------------------------------
 
     def _entrant(self, act: dict[str, Any], n: int) -> Callable[[], None]:
-        name = _name(act.get("name"), "an entrant's name")
+        name = _name(act.get("name"), Message("an entrant's name"))
         if name in self.entrants:
-            raise ActError(f"there is already an entrant named {name}")
+            raise ActError(Message("there is already an entrant named {name}", name=name))
         players = act.get("players") or [name]
         if type(players) is not list or len(players) not in (1, 2):
-            raise ActError("an entrant is one player (singles) or a team of two (doubles)")
-        players = [_name(p, "a player's name") for p in players]
+            raise ActError(Message("an entrant is one player (singles) or a team of two (doubles)"))
+        players = [_name(p, Message("a player's name")) for p in players]
         if len(set(players)) != len(players):
-            raise ActError("a doubles team needs two different players")
+            raise ActError(Message("a doubles team needs two different players"))
         seed = act.get("seed")
         if seed is not None:
-            seed = _int(seed, "a seed", 1)
+            seed = _int(seed, Message("a seed"), 1)
             if any(e.seed == seed for e in self.entrants.values()):
-                raise ActError(f"seed {seed} is already taken")
+                raise ActError(Message("seed {seed} is already taken", seed=seed))
         club = act.get("club")
         if club is not None:
-            club = _text(club, "a club")
+            club = _text(club, Message("a club"))
         entrant = Entrant(name, tuple(players), seed, club)
 
         def do() -> None:
@@ -323,12 +333,12 @@ class Event:
         name = act.get("entrant")
         e = self.entrants.get(name) if type(name) is str else None
         if e is None:
-            raise ActError(f"there is no entrant named {str(name)[:MAX_NAME]}")
+            raise ActError(Message("there is no entrant named {name}", name=str(name)[:MAX_NAME]))
         if not e.active:
             raise ActError(
                 Message("{name} is already {status}", name=e.name, status=Message(e.status))
             )  # (its words are in the catalogues)
-        reason = _text(act.get("reason", ""), "a reason", empty=True)
+        reason = _text(act.get("reason", ""), Message("a reason"), empty=True)
 
         def do() -> None:
             e.status, e.reason = status, reason or None
@@ -341,11 +351,11 @@ class Event:
         """An entrant's name changed (a typo at registration, a team's name): everywhere it stands, from now on. A
         singles entrant is its one player, renamed with it."""
         e = self._entrant_of(act.get("entrant"))
-        new = _name(act.get("name"), "the new name")
+        new = _name(act.get("name"), Message("the new name"))
         if new == e.name:
-            raise ActError(f"{e.name} is already named so")
+            raise ActError(Message("{name} is already named so", name=e.name))
         if new in self.entrants:
-            raise ActError(f"there is already an entrant named {new}")
+            raise ActError(Message("there is already an entrant named {name}", name=new))
         old = e.name
 
         def do() -> None:
@@ -361,13 +371,14 @@ class Event:
         """A doubles team's player replaced by another (the team keeps its name, its place and its results)."""
         e = self._entrant_of(act.get("entrant"))
         if len(e.players) != 2:
-            raise ActError(f"{e.name} is a singles entrant: rename it instead")
+            raise ActError(Message("{name} is a singles entrant: rename it instead", name=e.name))
         out = act.get("out")
         if out not in e.players:
-            raise ActError(f"{str(out)[:MAX_NAME]} is not a player of {e.name}: {' and '.join(e.players)}")
-        new = _name(act.get("in"), "the new player")
+            said = N_("{player} is not a player of {entrant}: {a} and {b}")
+            raise ActError(Message(said, player=str(out)[:MAX_NAME], entrant=e.name, a=e.players[0], b=e.players[1]))
+        new = _name(act.get("in"), Message("the new player"))
         if new in e.players:
-            raise ActError(f"{new} already plays in {e.name}")
+            raise ActError(Message("{player} already plays in {entrant}", player=new, entrant=e.name))
 
         def do() -> None:
             e.players = tuple(new if p == out else p for p in e.players)
@@ -377,7 +388,7 @@ class Event:
     def _entrant_of(self, name: Any) -> Entrant:
         e = self.entrants.get(name) if type(name) is str else None
         if e is None:
-            raise ActError(f"there is no entrant named {str(name)[:MAX_NAME]}")
+            raise ActError(Message("there is no entrant named {name}", name=str(name)[:MAX_NAME]))
         return e
 
     def _replace_name(self, old: str, new: str) -> None:
@@ -408,36 +419,39 @@ class Event:
     # -- stages --------------------------------------------------------------------------------------------
 
     def _stage(self, act: dict[str, Any], n: int) -> Callable[[], None]:
-        name = _name(act.get("name"), "a stage's name")
+        name = _name(act.get("name"), Message("a stage's name"))
         if name in self.stages:
             raise ActError(Message("there is already a stage named {stage}", stage=name))
         fmt = act.get("format")
         if fmt not in FORMATS:
-            raise ActError(f"a stage's format is one of {', '.join(FORMATS)}")
+            raise ActError(Message("a stage's format is one of {formats}", formats=", ".join(FORMATS)))
         options = act.get("options") or {}
         if type(options) is not dict:
-            raise ActError("a stage's options must be an object")
+            raise ActError(Message("a stage's options must be an object"))
         options = self._options(str(fmt), options)
         chain = act.get("tiebreaks")
         if chain is None:  # the usual chain of the format; an empty list is no tie-break at all
             chain = list(SWISS_CHAIN if fmt == "swiss" else DEFAULT_CHAIN)
         if type(chain) is not list or any(k not in TIEBREAKS for k in chain) or len(set(chain)) != len(chain):
-            raise ActError(f"the tie-breaks are a list of different ones of {', '.join(TIEBREAKS)}")
+            raise ActError(Message("the tie-breaks are a list of different ones of {keys}", keys=", ".join(TIEBREAKS)))
         entrants = act.get("entrants")
         if type(entrants) is not list or any(type(e) is not str for e in entrants):
-            raise ActError("a stage lists its entrants in seeding order")
+            raise ActError(Message("a stage lists its entrants in seeding order"))
         intake = act.get("intake")
         expected = self.intake(intake)
         if sorted(entrants) != sorted(expected) or len(set(entrants)) != len(entrants):
-            raise ActError(
-                "a stage's entrants must be "
-                + ("every active entrant" if intake is None else f"the qualifiers of stage {intake['from']}")
-                + f" ({len(expected)}), each once"
-            )
+            if intake is None:
+                raise ActError(
+                    Message("a stage's entrants must be every active entrant ({n}), each once", n=len(expected))
+                )
+            said = N_("a stage's entrants must be the qualifiers of stage {stage} ({n}), each once")
+            raise ActError(Message(said, stage=intake["from"], n=len(expected)))
         if len(entrants) < 2:
             raise ActError(Message("a stage needs at least 2 entrants"))
         if fmt == "pools" and len(entrants) < 2 * options["pools"]:
-            raise ActError(f"{options['pools']} pools need at least {2 * options['pools']} entrants")
+            raise ActError(
+                Message("{pools} pools need at least {n} entrants", pools=options["pools"], n=2 * options["pools"])
+            )
         game, rules, match = self._game(act, [self.entrants[e] for e in entrants])
         order = list(entrants)
         stage = Stage(name, str(fmt), options, game, rules, match, tuple(chain), order, dict(intake or {}) or None, n)
@@ -456,18 +470,20 @@ class Event:
         allowed = {"swiss": {"rounds"}, "double-elimination": {"reset"}, "pools": {"pools"}}.get(fmt, set())
         extra = set(options) - allowed
         if extra:
-            raise ActError(f"{fmt} takes no option {sorted(extra)[0]!r}")
+            raise ActError(Message("{format} takes no option {option}", format=fmt, option=repr(sorted(extra)[0])))
         if fmt == "swiss":
-            return {"rounds": _int(options.get("rounds"), "a Swiss stage's rounds", 1)}
+            return {"rounds": _int(options.get("rounds"), Message("a Swiss stage's rounds"), 1)}
         if fmt == "double-elimination":
             reset = options.get("reset", True)
             if type(reset) is not bool:
                 raise ActError(
-                    "reset (a second grand final if the losers bracket's champion wins the first) is true or false"
+                    Message(
+                        "reset (a second grand final if the losers bracket's champion wins the first) is true or false"
+                    )
                 )
             return {"reset": reset}
         if fmt == "pools":
-            return {"pools": _int(options.get("pools"), "the number of pools", 2)}
+            return {"pools": _int(options.get("pools"), Message("the number of pools"), 2)}
         return {}
 
     @staticmethod
@@ -475,16 +491,16 @@ class Event:
         """The stage's game, rule set and match format, checked by setting up one match of it."""
         try:
             if act.get("game") is not None and type(act.get("game")) is not str:
-                raise ActError("a stage's game is a text (pichenotte, quebec, flicochet)")
+                raise ActError(Message("a stage's game is a text (pichenotte, quebec, flicochet)"))
             game = games.game_name(act.get("game"))
             cls = games.get(game)
             rules = act.get("rules") or cls.default_rules
             match = act.get("match")
             if type(rules) is not str or (match is not None and type(match) is not str):
-                raise ActError("a stage's rules and match format are texts")
+                raise ActError(Message("a stage's rules and match format are texts"))
             size = {len(e.players) for e in entrants}
             if len(size) != 1:
-                raise ActError("a stage's entrants must be all singles or all doubles teams")
+                raise ActError(Message("a stage's entrants must be all singles or all doubles teams"))
             players = [f"P{i + 1}" for i in range(2 * size.pop())]
             if "match" in cls.setup_options:
                 games.create(game, players, rules=rules, match=match)
@@ -493,7 +509,7 @@ class Event:
         except (games.GameError, ValueError) as e:
             if isinstance(e, ActError):
                 raise
-            raise ActError(f"the stage's game cannot be played: {e}") from None
+            raise ActError(Message("the stage's game cannot be played: {why}", why=message_of(e))) from None
         return game, rules, match
 
     def intake(self, intake: Any) -> list[str]:
@@ -503,33 +519,36 @@ class Event:
         if intake is None:
             return [e.name for e in self.entrants.values() if e.active]
         if type(intake) is not dict or set(intake) != {"from", "top"}:
-            raise ActError('an intake is {"from": STAGE, "top": N}')
+            raise ActError(Message('an intake is {"from": STAGE, "top": N}'))  # no values: the braces are said as is
         src = self.stages.get(intake["from"]) if type(intake["from"]) is str else None
         if src is None:
-            raise ActError(f"there is no stage named {str(intake['from'])[:MAX_NAME]}")
-        top = _int(intake["top"], "the number of qualifiers", 1)
+            raise ActError(Message("there is no stage named {stage}", stage=str(intake["from"])[:MAX_NAME]))
+        top = _int(intake["top"], Message("the number of qualifiers"), 1)
         if src.closed_by is not None:
-            raise ActError(f"stage {src.name} already sent its qualifiers to stage {src.closed_by}")
+            said = N_("stage {stage} already sent its qualifiers to stage {next}")
+            raise ActError(Message(said, stage=src.name, next=src.closed_by))
         if not src.complete:
-            raise ActError(f"stage {src.name} is not finished")
+            raise ActError(Message("stage {stage} is not finished", stage=src.name))
         if src.format in BRACKETS:
-            raise ActError("a stage after an elimination bracket is not supported; start it from the entrants")
+            raise ActError(Message("a stage after an elimination bracket is not supported; start it from the entrants"))
         groups = [self.table(src, p) for p in range(len(src.pools))] if src.format == "pools" else [self.table(src)]
         places: list[list[tuple[Any, ...]]] = []
         for gi, t in enumerate(groups):
             active = [r for r in t.rows if self.entrants[r.entrant].active]
             if len(active) < top:
-                raise ActError(f"stage {src.name} has only {len(active)} active entrants to qualify")
+                said = N_("stage {stage} has only {n} active entrants to qualify")
+                raise ActError(Message(said, stage=src.name, n=len(active)))
             cut = {r.entrant for r in active[:top]}
             for tied in t.unresolved:
                 inside = [e for e in tied if e in cut]
                 outside = [e for e in tied if e not in cut and self.entrants[e].active]
                 if inside and outside:
-                    raise ActError(
-                        f"the qualifying place is tied between {', '.join(tied)}: play a twenties shoot-out "
-                        "among them (R-1-B: `flickboard tournament shootout FILE STAGE` makes its matches), "
-                        "or put one in the tie-break chain"
+                    said = N_(
+                        "the qualifying place is tied between {tied}: play a twenties shoot-out among them (R-1-B: "
+                        "`flickboard tournament shootout FILE STAGE` makes its matches), or put one in the tie-break "
+                        "chain"
                     )
+                    raise ActError(Message(said, tied=", ".join(tied)))
             for place, r in enumerate(active[:top]):
                 while len(places) <= place:
                     places.append([])
@@ -571,13 +590,14 @@ class Event:
     def _stage_of(self, name: Any) -> Stage:
         st = self.stages.get(name) if type(name) is str else None
         if st is None:
-            raise ActError(f"there is no stage named {str(name)[:MAX_NAME]}")
+            raise ActError(Message("there is no stage named {stage}", stage=str(name)[:MAX_NAME]))
         return st
 
     def _pair(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         st = self._stage_of(act.get("stage"))
         if st.format != "swiss":
-            raise ActError(f"stage {st.name} is a {st.format}: its matches follow from its start and its results")
+            said = N_("stage {stage} is a {format}: its matches follow from its start and its results")
+            raise ActError(Message(said, stage=st.name, format=st.format))
         r = len(st.rounds) + 1
         if act.get("round") != r:
             raise ActError(Message("the next round of stage {stage} is round {round}", stage=st.name, round=r))
@@ -591,19 +611,22 @@ class Event:
             raise ActError(Message(said, round=r - 1, stage=st.name))
         pairs, bye = act.get("pairs"), act.get("bye")
         if type(pairs) is not list or any(type(p) is not list or len(p) != 2 for p in pairs):
-            raise ActError("a round's pairs are a list of [entrant, entrant]")
+            raise ActError(Message("a round's pairs are a list of [entrant, entrant]"))
         playing = [e for e in st.entrants if self.entrants[e].active]
         named = [x for p in pairs for x in p] + ([bye] if bye is not None else [])
         if any(type(x) is not str for x in named) or sorted(named) != sorted(playing):
-            raise ActError(f"round {r} must pair every active entrant of stage {st.name} once")
+            raise ActError(
+                Message("round {round} must pair every active entrant of stage {stage} once", round=r, stage=st.name)
+            )
         if (bye is not None) != (len(playing) % 2 == 1):
-            raise ActError("a bye is given exactly when the count of entrants still playing is odd")
+            raise ActError(Message("a bye is given exactly when the count of entrants still playing is odd"))
         met = self.met(st)
         for a, b in pairs:
             if frozenset((a, b)) in met:
-                raise ActError(f"{a} and {b} have already met in stage {st.name}: a Swiss stage has no rematch")
+                said = N_("{a} and {b} have already met in stage {stage}: a Swiss stage has no rematch")
+                raise ActError(Message(said, a=a, b=b, stage=st.name))
         if bye is not None and bye in {e for _, e in st.byes}:
-            raise ActError(f"{bye} has already had a bye in stage {st.name}")
+            raise ActError(Message("{entrant} has already had a bye in stage {stage}", entrant=bye, stage=st.name))
 
         def do() -> None:
             ids = []
@@ -635,9 +658,9 @@ class Event:
 
     def _assign(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         m = self._match_of(act)
-        board = _name(act.get("board"), "a board")
+        board = _name(act.get("board"), Message("a board"))
         if m.state != "ready":
-            raise ActError(Message("match {match} is not ready to play ({state})", match=m.id, state=m.state))
+            raise ActError(Message("match {match} is not ready to play ({state})", match=m.id, state=Message(m.state)))
 
         def do() -> None:
             m.board = board
@@ -652,8 +675,8 @@ class Event:
             raise ActError(Message("match {match} is not on a board", match=m.id))
         if m.decided:
             said = N_("match {match} is decided ({state}): it stays where it was played")
-            raise ActError(Message(said, match=m.id, state=m.state))
-        _text(act.get("reason", ""), "a reason", empty=True)
+            raise ActError(Message(said, match=m.id, state=Message(m.state)))
+        _text(act.get("reason", ""), Message("a reason"), empty=True)
 
         def do() -> None:
             m.board = None
@@ -663,11 +686,11 @@ class Event:
     def _abandon(self, act: dict[str, Any], n: int) -> Callable[[], None]:
         """The organiser's word that the unfinished game on a board (its game journal, as its scoreboard names it) may
         be left unfinished, so the board's next match opens over it (the hall never replaces a game otherwise)."""
-        _name(act.get("board"), "a board")
+        _name(act.get("board"), Message("a board"))
         journal_path = act.get("journal")
         if type(journal_path) is not str or not journal_path or len(journal_path) > 1024 or "\x00" in journal_path:
-            raise ActError("abandon names the game to leave: the journal its board's scoreboard shows")
-        _text(act.get("reason", ""), "a reason", empty=True)
+            raise ActError(Message("abandon names the game to leave: the journal its board's scoreboard shows"))
+        _text(act.get("reason", ""), Message("a reason"), empty=True)
         return lambda: None
 
     def abandoned(self, board: str) -> set[str]:
@@ -684,12 +707,14 @@ class Event:
             said = N_("the winner of match {match} is {a} or {b}")
             raise ActError(Message(said, match=m.id, a=m.sides[0], b=m.sides[1]))
         if walkover:
-            return Outcome(str(winner), True, n, reason=_text(act.get("reason", ""), "a reason", empty=True) or None)
+            reason = _text(act.get("reason", ""), Message("a reason"), empty=True)
+            return Outcome(str(winner), True, n, reason=reason or None)
         if act.get("sides") != m.sides:
-            raise ActError(f"a result names the match's sides in its order: {m.sides[0]}, {m.sides[1]}")
+            said = N_("a result names the match's sides in its order: {a}, {b}")
+            raise ActError(Message(said, a=m.sides[0], b=m.sides[1]))
         source = act.get("source")
         if source not in SOURCES:
-            raise ActError(f"a result's source is one of {', '.join(SOURCES)}")
+            raise ActError(Message("a result's source is one of {sources}", sources=", ".join(SOURCES)))
         evidence = act.get("evidence")
         if evidence is not None and (
             type(evidence) is not dict
@@ -697,16 +722,17 @@ class Event:
             or not evidence["journal"]
             or any(type(v) not in (str, int) for v in evidence.values())
         ):
-            raise ActError('a result\'s evidence is {"journal": PATH, ...} with texts and numbers')
+            # no values: the braces are said as they are
+            raise ActError(Message('a result\'s evidence is {"journal": PATH, ...} with texts and numbers'))
         if source == "board" and evidence is None:
-            raise ActError("a result from a board carries its game journal as evidence")
+            raise ActError(Message("a result from a board carries its game journal as evidence"))
         confirmed = act.get("twenties_confirmed", False)
         if type(confirmed) is not bool:
-            raise ActError("twenties_confirmed is true or false")
-        twenties = _two(act.get("twenties"), "twenties")
+            raise ActError(Message("twenties_confirmed is true or false"))
+        twenties = _two(act.get("twenties"), Message("twenties"))
         if confirmed and twenties is None:
-            raise ActError("confirmed twenties need the twenties")
-        shootout = _two(act.get("shootout"), "a shoot-out")
+            raise ActError(Message("confirmed twenties need the twenties"))
+        shootout = _two(act.get("shootout"), Message("a shoot-out"))
         if m.shootout:
             w = m.sides.index(str(winner))
             if shootout is None or shootout[w] <= shootout[1 - w]:
@@ -721,8 +747,8 @@ class Event:
             str(winner),
             False,
             n,
-            games=_two(act.get("games"), "games"),
-            points=_two(act.get("points"), "points", None),
+            games=_two(act.get("games"), Message("games")),
+            points=_two(act.get("points"), Message("points"), None),
             twenties=twenties,
             confirmed=confirmed,
             shootout=shootout,
@@ -734,9 +760,9 @@ class Event:
         m = self._match_of(act)
         if m.outcome is not None or m.decided:
             said = N_("match {match} already has a result ({state}); a change is a correction")
-            raise ActError(Message(said, match=m.id, state=m.state))
+            raise ActError(Message(said, match=m.id, state=Message(m.state)))
         if m.state != "ready":
-            raise ActError(Message("match {match} is not ready to play ({state})", match=m.id, state=m.state))
+            raise ActError(Message("match {match} is not ready to play ({state})", match=m.id, state=Message(m.state)))
         out = self._outcome(act, m, n, walkover)
 
         def do() -> None:
@@ -757,7 +783,7 @@ class Event:
         if old is None:
             raise ActError(Message("match {match} has no result to correct", match=m.id))
         out = self._outcome(act, m, n, act.get("walkover") is True)
-        out.reason = _text(act.get("reason", ""), "a reason", empty=True) or None
+        out.reason = _text(act.get("reason", ""), Message("a reason"), empty=True) or None
         out.replaced = (*old.replaced, old.entry)
         st = self.stages[m.stage]
         if out.winner != old.winner:
@@ -779,14 +805,14 @@ class Event:
         st = self._stage_of(act.get("stage"))
         who, twenties = act.get("entrants"), act.get("twenties")
         if type(who) is not list or any(type(e) is not str for e in who) or len(who) < 2 or len(set(who)) != len(who):
-            raise ActError("a shoot-out is between two or more different entrants")
+            raise ActError(Message("a shoot-out is between two or more different entrants"))
         if any(e not in st.entrants for e in who):
-            raise ActError(f"everyone in a shoot-out of stage {st.name} is an entrant of it")
+            raise ActError(Message("everyone in a shoot-out of stage {stage} is an entrant of it", stage=st.name))
         if type(twenties) is not list or len(twenties) != len(who):
-            raise ActError("a shoot-out gives each entrant's twenties")
-        counts = tuple(_int(t, "twenties") for t in twenties)
+            raise ActError(Message("a shoot-out gives each entrant's twenties"))
+        counts = tuple(_int(t, Message("twenties")) for t in twenties)
         if act.get("source", "organiser") not in SOURCES:
-            raise ActError(f"a shoot-out's source is one of {', '.join(SOURCES)}")
+            raise ActError(Message("a shoot-out's source is one of {sources}", sources=", ".join(SOURCES)))
         so = Shootout(tuple(who), counts, entry=n)
 
         def do() -> None:
@@ -824,36 +850,42 @@ class Event:
         st = self._stage_of(act.get("stage"))
         who = act.get("entrants")
         if type(who) is not list or any(type(e) is not str for e in who):
-            raise ActError("a shoot-out round lists its entrants by name")
+            raise ActError(Message("a shoot-out round lists its entrants by name"))
         if st.format in BRACKETS:
-            raise ActError(f"stage {st.name} is a bracket: a match decides every place, with no tie to break")
+            said = N_("stage {stage} is a bracket: a match decides every place, with no tie to break")
+            raise ActError(Message(said, stage=st.name))
         if "shootout" not in st.tiebreaks:
-            raise ActError(f"the tie-break chain of stage {st.name} has no shootout")
+            raise ActError(Message("the tie-break chain of stage {stage} has no shootout", stage=st.name))
         if st.game != "pichenotte":
-            raise ActError(
-                f"stage {st.name} plays {st.game}: a shoot-out match is played on the Pichenotte engine; "
+            said = N_(
+                "stage {stage} plays {game}: a shoot-out match is played on the Pichenotte engine; "
                 "enter the shoot-out's twenties instead"
             )
+            raise ActError(Message(said, stage=st.name, game=st.game))
         if st.closed_by:
-            raise ActError(f"stage {st.name} is over: its qualifiers went on to stage {st.closed_by}")
+            said = N_("stage {stage} is over: its qualifiers went on to stage {next}")
+            raise ActError(Message(said, stage=st.name, next=st.closed_by))
         if not self.played_out(st):
-            raise ActError(f"stage {st.name} still has matches to play: its standings are not final")
+            said = N_("stage {stage} still has matches to play: its standings are not final")
+            raise ActError(Message(said, stage=st.name))
         for busy in self.shootouts_playing(st):
             if set(busy.entrants) & set(who):
-                raise ActError(
-                    f"shoot-out round {busy.number} of stage {st.name} ({', '.join(busy.entrants)}) is still being "
-                    "played"
-                )
+                said = N_("shoot-out round {round} of stage {stage} ({entrants}) is still being played")
+                raise ActError(Message(said, round=busy.number, stage=st.name, entrants=", ".join(busy.entrants)))
         r = len(st.shootout_rounds) + 1
         if act.get("round") != r:
-            raise ActError(f"the next shoot-out round of stage {st.name} is round {r}")
+            said = N_("the next shoot-out round of stage {stage} is round {round}")
+            raise ActError(Message(said, stage=st.name, round=r))
         groups = self.shootout_groups(st)
         if who not in groups:
-            level = "; ".join(", ".join(g) for g in groups) or "none"
-            raise ActError(f"a shoot-out round is among a group still level in stage {st.name} (now: {level})")
+            if not groups:
+                said = N_("a shoot-out round is among a group still level in stage {stage} (now: none)")
+                raise ActError(Message(said, stage=st.name))
+            said = N_("a shoot-out round is among a group still level in stage {stage} (now: {level})")
+            raise ActError(Message(said, stage=st.name, level="; ".join(", ".join(g) for g in groups)))
         pairs = act.get("pairs")
         if pairs != [list(p) for p in combinations(who, 2)]:
-            raise ActError("a shoot-out round pairs every two of its entrants once, in their order")
+            raise ActError(Message("a shoot-out round pairs every two of its entrants once, in their order"))
         ids = [f"{st.name}/SO{r}-{k}" for k in range(1, len(pairs) + 1)]
         rnd = ShootoutRound(r, tuple(who), ids, n)
 

@@ -57,7 +57,7 @@ def shootout_ends(pucks: int) -> frozenset[tuple[int, int]]:
     return frozenset(ends)
 
 
-def shootout_problem(score: tuple[int, int], winner: int, pucks: int) -> str | None:
+def shootout_problem(score: tuple[int, int], winner: int, pucks: int) -> Message | None:
     """Why `score` (the twenties of the shoot-out, per side) cannot end a shoot-out won by side `winner`."""
     a, b = score
     if score[winner] <= score[1 - winner]:
@@ -85,7 +85,7 @@ def match_format(game: str, rules: str, match: str | None, players: int) -> tupl
 
 def result_problem(
     act: dict[str, Any], sides: tuple[str, str], fmt: tuple[MatchFormat, int] | None, from_board: bool
-) -> str | None:
+) -> Message | None:
     """Why a result act's numbers cannot be right for a match between `sides` (in its order); None when they can."""
     w = sides.index(act["winner"])
     winner, loser = sides[w], sides[1 - w]
