@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from flickboard.core import journal
+from flickboard.rules.text import N_, Message
 from flickboard.tournament import proposals
 from flickboard.tournament.event import ActError, Event, fold
 
@@ -25,7 +26,8 @@ def event_name(path: str, setup: dict[str, Any]) -> str:
     """The tournament's name from its journal's set-up line (JournalError: not a tournament journal of this version)."""
     t = setup.get("tournament")
     if type(t) is not dict or type(t.get("name")) is not str or t.get("version") != VERSION:
-        raise journal.JournalError(f"journal {path} is not a Flickboard tournament journal (version {VERSION})")
+        said = N_("journal {path} is not a Flickboard tournament journal (version {version})")
+        raise journal.JournalError(Message(said, path=path, version=VERSION))
     return str(t["name"])
 
 
@@ -47,7 +49,7 @@ class Director:
     @classmethod
     def create(cls, path: str, name: str) -> Director:
         if type(name) is not str or not name.strip() or len(name) > 200:
-            raise ActError("a tournament's name is a text of 1 to 200 characters")
+            raise ActError(Message("a tournament's name is a text of 1 to 200 characters"))
         j = journal.Journal.create(path, {"tournament": {"name": name, "version": VERSION}})
         return cls(j, Event(name))
 
@@ -218,5 +220,5 @@ class Director:
     def undo(self) -> int:
         """Take back the last act still in effect."""
         if not self.event.applied:
-            raise ActError("there is no act to undo")
+            raise ActError(Message("there is no act to undo"))
         return self.act({"act": "undo", "ref": self.event.applied[-1][0]})

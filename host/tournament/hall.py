@@ -510,7 +510,8 @@ class Hall:
             try:
                 j = journal.Journal.open(self.path, wait=LOCK_WAIT)
             except journal.JournalInUse:
-                raise ActError(f"the tournament journal {self.path} is held by another command") from None
+                said = N_("the tournament journal {path} is held by another command")
+                raise ActError(Message(said, path=self.path)) from None
             try:
                 self._catch_up(j.records)
                 yield Director(j, self.event)

@@ -19,6 +19,7 @@ import itertools
 import random
 from typing import Any
 
+from flickboard.rules.text import Message
 from flickboard.tournament import brackets, swiss
 from flickboard.tournament.event import BRACKETS, ActError, Event
 
@@ -72,7 +73,7 @@ def next_round(event: Event, stage: str) -> tuple[list[tuple[str, str]], str | N
     """The pairs and the bye of the next round of a Swiss stage; ActError or swiss.PairingError says why not."""
     st = event.stages.get(stage)
     if st is None or st.format != "swiss":
-        raise ActError(f"there is no Swiss stage named {stage[:60]}")
+        raise ActError(Message("there is no Swiss stage named {stage}", stage=stage[:60]))
     rows = [r for r in event.table(st).rows if event.entrants[r.entrant].active]
     return swiss.pair(
         [r.entrant for r in rows],
@@ -90,7 +91,7 @@ def shootout_rounds(event: Event, stage: str) -> list[dict[str, Any]]:
     when the stage cannot have one now (its chain has no `shootout`, its matches are not all played, ...)."""
     st = event.stages.get(stage)
     if st is None:
-        raise ActError(f"there is no stage named {stage[:60]}")
+        raise ActError(Message("there is no stage named {stage}", stage=stage[:60]))
     groups = event.shootout_groups(st)
     acts: list[dict[str, Any]] = []
     for k, group in enumerate(groups):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from flickboard.rules.text import Message
 from flickboard.tournament.matching import max_weight_matching
 
 
@@ -45,13 +46,13 @@ def pair(
     `ranked` (in standings order), given their wins, the pairs that have already met and who has had a bye."""
     n = len(ranked)
     if n < 2:
-        raise PairingError(f"a Swiss round needs at least 2 entrants still playing, there are {n}")
+        raise PairingError(Message("a Swiss round needs at least 2 entrants still playing, there are {n}", n=n))
     bye: str | None = None
     playing = list(ranked)
     if n % 2:
         eligible = [e for e in ranked if e not in had_bye]
         if not eligible:
-            raise PairingError("the count is odd and every entrant still playing has already had a bye")
+            raise PairingError(Message("the count is odd and every entrant still playing has already had a bye"))
         for e in reversed(eligible):  # rule 2: the lowest-ranked first
             rest = [x for x in ranked if x != e]
             if _pairable(rest, met):
@@ -59,11 +60,13 @@ def pair(
                 break
         else:
             raise PairingError(
-                "no pairing avoids a rematch for every entrant while the bye goes to an entrant who has not had one"
+                Message(
+                    "no pairing avoids a rematch for every entrant while the bye goes to an entrant who has not had one"
+                )
             )
     matching = _matching(playing, wins, met)
     if 2 * len(matching) != len(playing):
-        raise PairingError("no pairing avoids a rematch for every entrant")
+        raise PairingError(Message("no pairing avoids a rematch for every entrant"))
     matching = _halves(playing, wins, met, matching)
     pos = {e: i for i, e in enumerate(ranked)}
     pairs = [(u, v) if pos[u] < pos[v] else (v, u) for u, v in matching]

@@ -183,7 +183,9 @@ class TournamentPages:
         try:
             d = Director.open(self.path, wait=LOCK_WAIT)
         except journal.JournalInUse:
-            raise ActError(f"the tournament journal {self.path} is held by another command") from None
+            raise ActError(
+                Message("the tournament journal {path} is held by another command", path=self.path)
+            ) from None
         try:
             yield d
         finally:
