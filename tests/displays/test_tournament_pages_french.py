@@ -217,6 +217,20 @@ def test_the_hall_the_phone_and_the_organiser_in_french(browser: Browser, broker
         page.fill(f"{row} input.points", "300-120")
         answer, ok = click_act(page, f"{row} button[data-do='result']")
         assert ok and answer == f"résultat : {waiting.id} : {a} gagne ({a} 300 – 120 {b})", answer
+        # The event's own refusals (host/tournament), inside the page's, said as the page says an answer (sayIt).
+        for doc, french in [
+            (
+                {"do": "start", "stage": "poules", "format": "pools", "pools": 4},
+                "la phase poules ne peut pas commencer : 4 poules demandent au moins 8 participants",
+            ),
+            (
+                {"do": "assign", "match": waiting.id, "board": "t8"},
+                f"le match {waiting.id} n'est pas prêt à jouer (joué)",
+            ),
+        ]:
+            code, res = rig.act(**doc)
+            assert code == 400 and res["said"], (doc, res)
+            assert page.evaluate("s => FB.sayIt(s)", res["said"]) == french, res
         cards = page.locator("#cards a").first.get_attribute("href")
         assert cards is not None and cards.endswith("?lang=fr")
         page.goto(f"{rig.url}{cards}")
