@@ -120,15 +120,20 @@ def run(scenario, profiles_dir, realtime=False, step_us=500, serial=None):
     holds = scenario.get("holds", []) if control else []
     next_hold = 0
     hold_us = int(holds[0]["at_ms"] * 1000) if holds else None  # when the next hold is due
+    shift = 0  # µs the scenario waited in holds while the link was down
     t = 0
     stamps = open(scenario["stamps"], "w") if scenario.get("stamps") else None
     try:
         while (end_us is None or t <= end_us) and not app.dispatcher.reboot_requested:
             while hold_us is not None and t >= hold_us:
-                hold(app, control, holds[next_hold]["name"], board=board)
+                late = hold(app, control, holds[next_hold]["name"], board=board)
+                if late:  # the scenario's future waited that long: its later holds and its end too
+                    shift += late
+                    if end_us is not None:
+                        end_us += late
                 t = board.now if board.now > t else t
                 next_hold += 1
-                hold_us = int(holds[next_hold]["at_ms"] * 1000) if next_hold < len(holds) else None
+                hold_us = int(holds[next_hold]["at_ms"] * 1000) + shift if next_hold < len(holds) else None
             if app.dispatcher.reboot_requested:
                 break
             board.run_until(t)
@@ -169,26 +174,33 @@ def _exists(path):
 def hold(app, control, name, pause_s=0.002, board=None):
     """Announce the hold (<name>.at: the high-water seq) and keep the app's links running, with the
     simulated clock frozen, until <name>.go exists or a `reboot` is asked. While the board's MQTT link is
-    down, the clock runs at the wall clock's pace (never up to the next sensor event), so a board held while it
-    reconnects keeps trying on its backoff, as a real board would."""
+    down, the clock runs at the wall clock's pace and the scenario's future waits as long (Board.delay), so a board
+    held while it reconnects keeps trying on its backoff, as a real board would, however near its next sensor event
+    is. Returns the µs it waited so (0 when the link stayed up)."""
     base = control.rstrip("/") + "/" + name
     with open(base + ".at.tmp", "w") as f:
         f.write(str(app.enc.seq) + "\n")
     os.rename(base + ".at.tmp", base + ".at")
     go = base + ".go"
     beat = time.time_ns() // 1000000
+    late = 0
+    last = time.time_ns() // 1000
     while not app.dispatcher.reboot_requested:
         now = app.step()
         if _exists(go):
-            return
+            return late
         time.sleep(pause_s)
+        wall_us = time.time_ns() // 1000
         if board is not None and app.mqtt is not None and not app.mqtt.is_connected():
-            board.idle(int(pause_s * 1000000))
-        wall = time.time_ns() // 1000000
+            board.delay(wall_us - last)
+            late += wall_us - last
+        last = wall_us
+        wall = wall_us // 1000
         if wall - beat >= app.beat_ms:
             beat = wall
             if app.outbox.depth():  # lines nobody acknowledged: say the high-water mark, so the host asks again
                 app._heartbeat(now)
+    return late
 
 
 def main(argv):

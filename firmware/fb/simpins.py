@@ -262,14 +262,15 @@ class SimBoard:
         """When the next scheduled pin change is due (µs of simulated time), or None."""
         return self._events[0][0] if self._events else None
 
-    def idle(self, us):
-        """Let the clock run `us` without firing a pin change: it stops just before the next one."""
-        target = self.now + us
-        nxt = self.next_at()
-        if nxt is not None and target >= nxt:
-            target = nxt - 1
-        if target > self.now:
-            self.now = target
+    def delay(self, us):
+        """Let the clock run `us` and move everything scheduled (pin changes, late IRQ runs, scheduler holds) as much
+        later: time passes, the scenario's future waits for it (a held simulation whose link is down)."""
+        if us <= 0:
+            return
+        now = self.now
+        self._events = [(t + us, n, no, level, lost) for t, n, no, level, lost in self._events]  # same order: a heap
+        self._holds = [(s + us if s > now else s, e + us) for s, e in self._holds if e > now]
+        self.now = now + us
 
     def run_until(self, t_us):
         ev = self._events

@@ -16,6 +16,7 @@ all on many seeds and writes the table in docs/reliability.md."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -40,7 +41,7 @@ from flickboard.core import journal
 from flickboard.rules.transcript import parse_transcript
 from flickboard.sim.board_scenario import from_transcript
 from flickboard.sim.broker import Broker, free_port
-from flickboard.sim.driver import Driver
+from flickboard.sim.driver import Driver, DriverError
 from flickboard.sim.simulator import spawn_board
 
 EVENT_KINDS = ("shot_start", "pass", "baseline_rest", "stuck", "clear", "count")
@@ -56,6 +57,7 @@ class Tap:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.msgs: list[BoardMessage] = []
+        self.tail: collections.deque[bytes] = collections.deque(maxlen=120)  # the latest lines, for a failure
         self._buf = b""
 
     def feed(self, data: bytes) -> list[bytes]:
@@ -65,6 +67,7 @@ class Tap:
         out = []
         for ln in lines:
             out.append(ln + b"\n")
+            self.tail.append(ln)
             try:
                 msg = decode_line(ln)
             except ProtocolError:
@@ -369,9 +372,21 @@ class FaultRig:
 
     def play(self, after_go: Callable[[str], None] | None = None) -> None:
         assert self.transcript is not None
-        Driver(
-            self.transcript, self.control, self.watcher.enter, self.watcher.processed, timeout=90, after_go=after_go
-        ).run()
+        try:
+            Driver(
+                self.transcript, self.control, self.watcher.enter, self.watcher.processed, timeout=90, after_go=after_go
+            ).run()
+        except DriverError as e:  # what each side said, to tell which one stopped
+            board = b"\n".join(self.tap.tail).decode(errors="replace")[-4000:]
+            bridge = self.bridge.output()[-4000:]
+            try:
+                said = self.broker.log.read_text(errors="replace").splitlines()
+                broker = "\n".join(ln for ln in said if "Saving in-memory database" not in ln)[-4000:]
+            except OSError as oe:
+                broker = str(oe)
+            raise AssertionError(
+                f"{e}\n--- the bridge said:\n{bridge}\n--- the board said:\n{board}\n--- the broker's log:\n{broker}"
+            ) from None
 
     def hold(self, name: str, timeout: float = 60) -> int:
         """Wait for the board to stand at hold `name`; its high-water seq."""

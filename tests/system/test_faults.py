@@ -10,17 +10,20 @@ import json
 import random
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from e2e import BridgeProc, Watcher, bridge_args, proto
+from e2e import BridgeProc, Watcher, bridge_args, game, proto
 from faults import (
     BURST,
+    FaultRig,
     Outcome,
     PtyBoard,
     broker_restart,
     duplicates,
     network_drop,
     outbox_overflow,
+    prefix,
     reordered,
     rss_kib,
 )
@@ -145,3 +148,38 @@ def test_floods_garbage_oversize_and_slow_drip_keep_memory_bounded_and_the_bridg
     out = bridge.output()
     assert "Traceback" not in out
     print(f"flood: {FLOOD} events written in {sent_in:.2f} s; bridge memory +{grown / 1024:.1f} MiB")
+
+
+def test_a_board_held_while_its_network_is_down_reconnects_before_it_goes_on(broker: Broker, tmp_path: Path) -> None:
+    """The simulated board's clock stops at a hold, but its network link keeps the wall clock's pace: cut while the
+    board stands at a hold a moment before its next sensor event, it reconnects once the path is back, still held,
+    and the game then goes on clean. (Its reconnect backoff once waited on a clock stopped a microsecond before that
+    event, for ever: a broker restarted under load left a board offline at a hold.)"""
+    rig = FaultRig(broker, tmp_path, prefix(game(11), LINES), via="mqtt")
+    assert rig.proxy is not None
+    try:
+        first = rig.scenario["holds"][0]["name"]
+        nxt = min(e["at_ms"] for e in rig.scenario["events"] if e["at_ms"] >= rig.scenario["holds"][0]["at_ms"])
+        assert nxt - rig.scenario["holds"][0]["at_ms"] < 1000, "the hold stands less than a backoff before its shot"
+        rig.wait_processed(rig.hold(first))
+
+        def online() -> object:
+            return ((rig.watcher.scoreboard or {}).get("board_link") or {}).get("online")
+
+        rig.proxy.cut()
+        _until(lambda: online() is False, "the bridge to see the board offline")
+        time.sleep(3)  # its reconnects are refused meanwhile: it backs off, held
+        rig.proxy.restore()
+        _until(lambda: online() is True, "the held board to reconnect", timeout=30)
+        assert not (rig.control / f"{first}.go").exists(), "still held"
+        rig.play()
+        clean(rig.outcome("held while the network was down"))
+    finally:
+        rig.close()
+
+
+def _until(pred: Callable[[], object], what: str, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}"
+        time.sleep(0.02)
