@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import paho.mqtt.client as paho
@@ -199,6 +199,47 @@ class BridgeWatch:
 # answer's way back.
 ENTRY_MARGIN_S = 2.0
 ENTRY_LIFETIME_MIN_S = 1
+
+
+# -- what a board's scoreboard document says (docs/mqtt.md), read alike by the tournament hall and the bridge --------
+
+
+def under_way(doc: Mapping[str, Any]) -> bool:
+    """Whether a board's scoreboard shows a game that is not over and has been played: a point scored, a game or round
+    finished, a shot or flick played or under way, or a shoot-out begun (a game just set up, with only the board's
+    own messages in its journal, is not under way)."""
+    score = doc.get("score")
+    if not isinstance(score, dict) or score.get("over") is True or not doc.get("entries"):
+        return False
+    if score.get("games") or score.get("rounds") or doc.get("open_shot"):
+        return True
+    totals = score.get("totals")
+    if isinstance(totals, list) and any(type(t) is int and t != 0 for t in totals):
+        return True
+    current = score.get("current")
+    if isinstance(current, dict) and any(
+        current.get(k) for k in ("shots_played", "shot_open", "shots", "turn_shots", "flicks_played")
+    ):
+        return True
+    shootout = score.get("shootout")
+    return isinstance(shootout, dict) and any(type(n) is int and n > 0 for n in shootout.get("shots") or ())
+
+
+def game_text(doc: Mapping[str, Any]) -> str:
+    """A board's game in a few words for people: "Ana 120 – Ben 80"."""
+    score = doc.get("score")
+    if not isinstance(score, dict):
+        return "a game"
+    sides = score.get("sides")
+    names = (
+        [str(s.get("name", "?"))[:40] for s in sides]
+        if isinstance(sides, list) and all(isinstance(s, dict) for s in sides)
+        else []
+    )
+    totals = score.get("totals")
+    if len(names) == 2 and isinstance(totals, list) and len(totals) == 2:
+        return f"{names[0]} {totals[0]} – {names[1]} {totals[1]}"
+    return " v ".join(names) or "a game"
 
 
 def entry_lifetime(wait: float) -> int:

@@ -1,7 +1,8 @@
 """A manual-entry request (docs/mqtt.md, "Manual entries"): `{"id": ..., "line": "..."}` or
-`{"id": ..., "new": {"players": [...], "rules": ..., "match": ..., "target": ...}}`, read and checked in one place for
-every way it arrives — the bridge's input topic and the web page's POST. A request this module accepts is well
-formed; whether the game takes the line, or the rule set the players, is the game's to say.
+`{"id": ..., "new": {"players": [...], "rules": ..., "match": ..., "target": ..., "replaces": ...}}`, read and checked
+in one place for every way it arrives — the bridge's input topic and the web page's POST. A request this module accepts
+is well formed; whether the game takes the line, or the rule set the players, is the game's to say (and the bridge's
+whether the board still shows the journal a `new` request `replaces`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from flickboard.rules.names import name_problem
 HOST_WORDS = ("reviewed", "dismiss", "declare", "hold")
 MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
-NEW_KEYS = ("rules", "players", "match", "target")
+MAX_REPLACES = 300  # characters of a `new` request's `replaces`: the journal path its sender saw on the scoreboard
+NEW_KEYS = ("rules", "players", "match", "target", "replaces")
 
 
 class RequestError(ValueError):
@@ -105,6 +107,15 @@ def _new(new: object, rid: object) -> dict[str, Any]:
     out: dict[str, Any] = {"players": [p.strip() for p in players]}
     if rules:
         out["rules"] = rules
+    if "replaces" in new:  # the journal its sender saw on the board (null: none); the bridge compares, nothing else
+        seen = new["replaces"]
+        if seen is not None and not (isinstance(seen, str) and 0 < len(seen) <= MAX_REPLACES):
+            raise RequestError(
+                f'"new": "replaces" must be the journal path the board\'s scoreboard showed (a string of at most '
+                f"{MAX_REPLACES} characters), or null when it showed none",
+                rid,
+            )
+        out["replaces"] = seen
     for key, example, ours in (
         ("match", "games:8 or wins:2", game in (None, "pichenotte")),
         ("target", "31", game != "pichenotte"),

@@ -168,7 +168,7 @@ def test_manual_entries_over_the_input_topic(tmp_path: Path) -> None:
         assert not res["ok"] and why in res["message"], (bad[:30], res)
     after = bridge.scoreboard("t1")
     assert after["score"]["current"] == before["current"] and after["score"]["rejected_inputs"] == 1
-    assert bridge.inputs == {"accepted": 1, "refused": 1, "invalid": 7}
+    assert bridge.inputs == {"accepted": 1, "refused": 1, "invalid": 7, "stale": 0}
 
 
 def test_a_new_match_starts_a_new_journal_and_keeps_delivery(tmp_path: Path) -> None:
@@ -552,3 +552,62 @@ def test_an_entry_for_a_board_nobody_knows_is_refused_not_made(tmp_path: Path) -
     again.close()
     listed, _ = make(tmp_path / "listed", boards=("t9",))  # a listed board is admitted by its list
     assert listed.mqtt_input("t9", json.dumps({"id": "e4", "line": "shot zone"}).encode())["ok"]
+
+
+def test_a_new_request_that_did_not_see_the_game_under_way_opens_nothing(tmp_path: Path) -> None:
+    """`replaces` is the journal the sender saw on the board's scoreboard (the tournament hall sends it): a game under
+    way in another journal is one the request did not see, so nothing is opened over it; the answer says so (`stale`)
+    and the refusal is counted and listed. A `replaces` naming the board's journal opens the match, and a `new`
+    without `replaces` (a phone, `flickboard enter`) replaces the game as before."""
+    bridge, bus = make(tmp_path, boards=("t1",))
+    seen = bridge.scoreboard("t1")["journal"]  # what the hall's copy shows
+    casual = {"rules": "tournament-2019", "players": ["Cy", "Di"], "match": "games:1"}
+    assert bridge.mqtt_input("t1", json.dumps({"id": "c", "new": casual}).encode())["ok"]
+    game = bridge.games["t1"].session.journal.path
+    assert bridge.submit("t1", "shot").accepted  # under way: a shot played
+    published = len(bus.all("flickboard/t1/scoreboard"))
+
+    def new(rid: str, **more: Any) -> dict[str, Any]:
+        body = {"id": rid, "new": {"rules": "tournament-2019", "players": ["Ana", "Ben"], **more}}
+        return bridge.mqtt_input("t1", json.dumps(body).encode())
+
+    for rid, replaces in (("h1", seen), ("h2", None)):
+        stale = new(rid, replaces=replaces)
+        said = f"board t1 has a game in progress that this request did not see: Cy 0 – Di 0 (journal {game})"
+        assert stale == {"id": rid, "ok": False, "entry": None, "message": f"{said}; nothing was opened",
+                         "stale": True, "board": "t1"}  # fmt: skip
+        assert bus.last("flickboard/t1/result") == stale
+    assert bridge.games["t1"].session.journal.path == game and bridge.games["t1"].session.journal.count == 1
+    assert len(list((tmp_path / "journals" / "t1").glob("*.jsonl"))) == 2  # nothing opened: the first and the game
+    assert bridge.inputs == {"accepted": 1, "refused": 0, "invalid": 0, "stale": 2}
+    assert [e["code"] for e in bridge.recent] == ["stale", "stale"]
+    assert len(bus.all("flickboard/t1/scoreboard")) == published + 2  # the sender's copy is given the game again
+    assert bridge.health()["inputs"]["stale"] == 2
+    # The journal the sender saw is the board's: the match opens over it.
+    opened = new("h3", replaces=game)
+    assert opened["ok"] and opened["entry"] == 0 and "stale" not in opened
+    assert bridge.games["t1"].session.journal.path not in (game, seen)
+    # Not under way (only set up): nothing to lose, the match opens whatever the sender saw.
+    assert new("h4", replaces=seen)["ok"]
+    # Without `replaces`, a `new` replaces a game under way as it always has.
+    assert bridge.submit("t1", "shot").accepted
+    under = bridge.games["t1"].session.journal.path
+    assert new("h5")["ok"] and bridge.games["t1"].session.journal.path != under
+    assert bridge.inputs["stale"] == 2
+
+
+def test_a_new_requests_replaces_is_a_journal_path_or_null(tmp_path: Path) -> None:
+    bridge, _ = make(tmp_path, boards=("t1",))
+    first = bridge.games["t1"].session.journal.path
+    for bad in (5, "", "x" * 301, ["a"]):
+        body = {"id": 1, "new": {"players": ["Ana", "Ben"], "replaces": bad}}
+        res = bridge.mqtt_input("t1", json.dumps(body).encode())
+        assert not res["ok"] and res["entry"] is None and "stale" not in res, res
+        assert res["message"] == (
+            '"new": "replaces" must be the journal path the board\'s scoreboard showed (a string of at most 300 '
+            "characters), or null when it showed none"
+        )
+    assert bridge.inputs == {"accepted": 0, "refused": 0, "invalid": 4, "stale": 0}
+    assert [p.name for p in tmp_path.rglob("*.jsonl")] == [Path(first).name]  # nothing opened
+    ok = {"id": 2, "new": {"players": ["Ana", "Ben"], "replaces": "x" * 300}}  # any path: the bridge compares
+    assert bridge.mqtt_input("t1", json.dumps(ok).encode())["ok"]

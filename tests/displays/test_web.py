@@ -230,7 +230,7 @@ def test_entries_are_checked_before_they_are_sent(rig: Rig) -> None:
     assert resp.status == 403 and "another site" in json.loads(resp.read())["error"]
     conn.close()
     # nothing reached the bridge: no entry, no invalid request counted there
-    assert rig.records() == [] and rig.bridge.inputs == {"accepted": 0, "refused": 0, "invalid": 0}
+    assert rig.records() == [] and rig.bridge.inputs == {"accepted": 0, "refused": 0, "invalid": 0, "stale": 0}
 
 
 def test_entries_go_through_the_bridge_and_are_answered(rig: Rig) -> None:

@@ -26,7 +26,7 @@ from flickboard.board.bridge.output import Publish
 from flickboard.config import board_problem
 from flickboard.core.entries import RequestError, read_request
 from flickboard.core.session import Outcome
-from flickboard.mqtt import DEFAULT_BRIDGE_ID, INPUT, RESULT, board_topic
+from flickboard.mqtt import DEFAULT_BRIDGE_ID, INPUT, RESULT, board_topic, game_text, under_way
 from flickboard.rules import games
 from flickboard.rules.text import message_of
 
@@ -46,7 +46,7 @@ class Entries(Holds):
         bridge_id: str = DEFAULT_BRIDGE_ID,
     ) -> None:
         super().__init__(journals, setup, boards, publish, clock, bridge_id)
-        self.inputs = {"accepted": 0, "refused": 0, "invalid": 0}
+        self.inputs = {"accepted": 0, "refused": 0, "invalid": 0, "stale": 0}
 
     def new_game(
         self,
@@ -142,6 +142,29 @@ class Entries(Holds):
             known = list({*self.games, *(p.name for p in self.journals.iterdir() if p.is_dir())})
         return unknown_board(board, known)
 
+    def _unseen_game(self, bg: BoardGame, replaces: str | None) -> str | None:
+        """A `new` request's compare-and-set (docs/mqtt.md, "The request"): its sender saw `replaces` on the board's
+        scoreboard (None: no journal), and the board has moved on since to a game under way (the tournament hall's
+        copy of the scoreboard was older than the game). Why nothing is opened, in one line, counted (`inputs.stale`)
+        and listed (code `stale`), the board's scoreboard published again so that the sender's copy catches up; None
+        when the request may open its match. Under the bridge's lock."""
+        path = bg.session.journal.path
+        if replaces == path:
+            return None
+        doc = self.scoreboard(bg.board)
+        if not under_way(doc):
+            return None
+        said = (
+            f"board {bg.board} has a game in progress that this request did not see: {game_text(doc)} (journal "
+            f"{path}); nothing was opened"
+        )
+        self.inputs["stale"] += 1
+        self._note(f"mqtt {board_topic(bg.board, INPUT)}", "stale", said)
+        self._health_dirty = True
+        log.warning("board %s: new match not opened: %s", bg.board, said)
+        self._publish_board(bg)
+        return said
+
     def _input(self, board: str, payload: bytes) -> dict[str, Any]:
         def invalid(reason: str, rid: object = None) -> dict[str, Any]:
             with self.lock:
@@ -187,6 +210,10 @@ class Entries(Holds):
                 if key is not None and key in current.earlier:  # it opened an earlier match: nothing more opens
                     out = self._entered_before(current, key)
                     return {"id": rid, "ok": out.accepted, "entry": 0, "message": out.message}
+                if not again and "replaces" in new:
+                    said = self._unseen_game(current, new["replaces"])
+                    if said is not None:
+                        return {"id": rid, "ok": False, "entry": None, "message": said, "stale": True}
                 bg = current if again else self.new_game(board, rules, players, match, target, key)
         except BridgeError as e:
             return invalid(message_of(e), rid)
