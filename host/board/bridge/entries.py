@@ -211,9 +211,9 @@ class Entries(Holds):
                     out = self._entered_before(current, key)
                     return {"id": rid, "ok": out.accepted, "entry": 0, "message": out.message}
                 if not again and "replaces" in new:
-                    said = self._unseen_game(current, new["replaces"])
-                    if said is not None:
-                        return {"id": rid, "ok": False, "entry": None, "message": said, "stale": True}
+                    unseen = self._unseen_game(current, new["replaces"])
+                    if unseen is not None:
+                        return {"id": rid, "ok": False, "entry": None, "message": unseen, "stale": True}
                 bg = current if again else self.new_game(board, rules, players, match, target, key)
         except BridgeError as e:
             return invalid(message_of(e), rid)
