@@ -83,8 +83,10 @@ from flickboard.mqtt import (
     PayloadGuard,
     Subscriber,
     board_topics,
+    game_text,
     parse_board_topic,
     publish_entry,
+    under_way,
 )
 from flickboard.mqtt import client as mqtt_client
 from flickboard.rules.text import N_, Message
@@ -98,11 +100,16 @@ SUFFIX = ".hall"
 LOCK_WAIT = 10.0  # seconds the hall waits for the tournament journal another command holds
 POLL = 0.25  # seconds between looks at the tournament journal and at the timeouts
 MAX_REFUSALS = 50  # the latest refusals kept for the pages
+# Stale answers (the board had a game under way that the hall's copy of its scoreboard did not show yet) a match's
+# assignment takes before the next one is a plain refusal: a board whose scoreboard never reaches the hall cannot keep
+# the hall sending for ever.
+MAX_STALE = 3
 COUNTS = (
     "requests",  # `new` requests sent
     "opened",  # answered ok, or recognised on the board's scoreboard
     "recognised",  # of those: recognised (the answer was not heard, e.g. the hall was killed before it came)
     "refused",  # answered with a refusal (the match is sent back to waiting for a board)
+    "stale",  # answered "a game in progress this request did not see": the hall looks at the board again
     "busy",  # a match kept from its board by a game in progress there (counted once per match and game)
     "displaced",  # an opened match a new game was started over (a `new` typed on its board): held for the organiser
     "unanswered",  # no answer within the timeout
@@ -162,6 +169,8 @@ class Open:
     sent: float = 0.0  # time.monotonic() of the last send
     restored: bool = False  # written by an earlier run of the hall: its answer may never come
     bridge: str | None = None  # the bridge that keeps the board: the first scoreboard of the match's journal names it
+    stale: int = 0  # stale answers to this assignment's requests so far (MAX_STALE)
+    answered: float = 0.0  # time.monotonic() of its stale answer
 
     def doc(self) -> dict[str, Any]:
         return {
@@ -191,6 +200,12 @@ def request_of(event: Event, m: Match) -> dict[str, Any]:
     return new
 
 
+def send_of(event: Event, m: Match, rid: str, prior: str | None) -> dict[str, Any]:
+    """The whole request that opens match `m`: its `new` part, with `replaces` the journal the board showed (`prior`,
+    None: none), so that the bridge opens nothing over a game the hall's copy of the scoreboard did not show yet."""
+    return {"id": rid, "new": {**request_of(event, m), "replaces": prior}}
+
+
 def _rid(match: str, attempt: int) -> str:
     rid = f"hall:{match}#{attempt}"
     if len(rid) > 64:  # the entry id's limit
@@ -200,44 +215,6 @@ def _rid(match: str, attempt: int) -> str:
 
 def _pair(v: Any) -> list[Any] | None:
     return list(v) if isinstance(v, list) and len(v) == 2 else None
-
-
-def under_way(doc: Mapping[str, Any]) -> bool:
-    """Whether a board's scoreboard shows a game that is not over and has been played: a point scored, a game or round
-    finished, a shot or flick played or under way, or a shoot-out begun (a game just set up, with only the board's
-    own messages in its journal, is not under way)."""
-    score = doc.get("score")
-    if not isinstance(score, dict) or score.get("over") is True or not doc.get("entries"):
-        return False
-    if score.get("games") or score.get("rounds") or doc.get("open_shot"):
-        return True
-    totals = score.get("totals")
-    if isinstance(totals, list) and any(type(t) is int and t != 0 for t in totals):
-        return True
-    current = score.get("current")
-    if isinstance(current, dict) and any(
-        current.get(k) for k in ("shots_played", "shot_open", "shots", "turn_shots", "flicks_played")
-    ):
-        return True
-    shootout = score.get("shootout")
-    return isinstance(shootout, dict) and any(type(n) is int and n > 0 for n in shootout.get("shots") or ())
-
-
-def game_text(doc: Mapping[str, Any]) -> str:
-    """A board's game in a few words for people: "Ana 120 – Ben 80"."""
-    score = doc.get("score")
-    if not isinstance(score, dict):
-        return "a game"
-    sides = score.get("sides")
-    names = (
-        [str(s.get("name", "?"))[:40] for s in sides]
-        if isinstance(sides, list) and all(isinstance(s, dict) for s in sides)
-        else []
-    )
-    totals = score.get("totals")
-    if len(names) == 2 and isinstance(totals, list) and len(totals) == 2:
-        return f"{names[0]} {totals[0]} – {names[1]} {totals[1]}"
-    return " v ".join(names) or "a game"
 
 
 def board_result(event: Event, m: Match, board: str, doc: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -378,8 +355,8 @@ class Hall:
 
     @property
     def opens(self) -> dict[str, dict[str, Any]]:
-        """Each match the hall asked a board to open: {match, board, state (sent, opened, refused, unanswered),
-        journal, message, id}."""
+        """Each match the hall asked a board to open: {match, board, state (sent, opened, refused, unanswered, retry:
+        to be looked at again), journal, message, id}."""
         with self.lock:
             return {m: o.doc() for m, o in self._opens.items()}
 
@@ -568,6 +545,9 @@ class Hall:
         if kind == "open":
             o = Open(match, str(rec["board"]), str(rec["id"]), int(rec["assign"]), rec.get("prior"))
             o.sent, o.restored = time.monotonic(), True
+            before = self._opens.get(match)
+            if before is not None and before.assign == o.assign and before.board == o.board:
+                o.stale = before.stale
             self._opens[match] = self._by_rid[o.rid] = o
             return
         o2 = self._by_rid.get(str(rec.get("id")))
@@ -578,6 +558,8 @@ class Hall:
                 self._journals.pop(o2.journal, None)
             o2.state, o2.journal, o2.message = "opened", str(rec["journal"]), str(rec.get("message", ""))
             self._journals[o2.journal] = o2.match
+        elif kind == "stale":  # to be looked at again: sent again, or held while the game is under way
+            o2.state, o2.message, o2.stale = "retry", str(rec.get("message", "")), int(rec.get("stale", 1))
         elif kind == "refused":
             o2.state, o2.message = "refused", str(rec.get("message", ""))
             at = rec.get("at")
@@ -698,6 +680,11 @@ class Hall:
             return
         if o.state in ("opened", "refused"):
             return
+        if doc.get("stale") is True and o.state == "retry":
+            return  # a copy of the stale answer taken already, or a late one to a request about to go again
+        if doc.get("stale") is True and o.stale < MAX_STALE:
+            self._stale(o, message)
+            return
         o.state, o.message = "refused", message
         at = round(time.time(), 3)
         self._write({"hall": "refused", "match": o.match, "board": board, "id": o.rid, "message": message, "at": at})
@@ -705,6 +692,19 @@ class Hall:
         self._refusals.append({"match": o.match, "board": board, "reason": message, "at": at})
         self.say(f"not opened: {o.match} on {board}: {message}; the match is back to waiting for a board")
         self._send_back(o.match, board, message)
+
+    def _stale(self, o: Open, message: str) -> None:
+        """The board had a game under way that the hall's copy of its scoreboard did not show when the request was
+        written (a game started just before the assignment): nothing was opened, and the match stays on its board.
+        The next pass looks again, once the hall's copy has moved on from the journal the request saw (or after the
+        answer timeout): the game holds the board (`busy`), or the request goes again with the journal now shown."""
+        o.state, o.message, o.answered = "retry", message, time.monotonic()
+        o.stale += 1
+        self._write({"hall": "stale", "match": o.match, "board": o.board, "id": o.rid, "message": message,
+                     "stale": o.stale})  # fmt: skip
+        self._counts["stale"] += 1
+        self.say(f"not opened yet: {o.match} on {o.board}: {message}; the hall looks at the board again")
+        self._dirty = True
 
     def _send_back(self, match: str, board: str, message: str) -> None:
         """The refused match off its board (an `unassign` act), unless it has moved or been decided meanwhile."""
@@ -876,6 +876,9 @@ class Hall:
         busy: dict[str, dict[str, Any]] = {}
         for board, (n, m) in heads.items():
             o = self._opens.get(m.id)
+            if o is not None and o.assign == n and o.board == board and o.state == "retry" and self._unseen(o):
+                self._dirty = True  # the scoreboard a stale answer spoke of is not in yet: look again
+                continue
             if o is not None and o.assign == n and o.board == board and o.state != "retry":
                 why = self._displaced(o)
                 if why is not None:  # a `new` typed over the opened match: held for the organiser, said
@@ -899,6 +902,13 @@ class Hall:
                 continue
             self._send(m, board, n, attempt=1 if o is None else int(o.rid.rsplit("#", 1)[1]) + 1)
         self._busy = busy
+
+    def _unseen(self, o: Open) -> bool:
+        """Whether a stale answer's game is still not in the hall's copy of the board's scoreboard (it names the
+        journal the request saw), within the answer timeout."""
+        if not o.stale or not o.answered or time.monotonic() - o.answered > self.answer_timeout:
+            return False
+        return self._docs.get(o.board, {}).get("journal") == o.prior
 
     def _displaced(self, o: Open) -> str | None:
         """Why the match the hall opened is no longer on its board: a new game was started there over it (a `new`
@@ -931,9 +941,12 @@ class Hall:
             return  # paho would keep it until the reconnect, and its lifetime start then: the next pass sends it
         prior = self._docs.get(board, {}).get("journal")
         o = Open(m.id, board, _rid(m.id, attempt), assign, prior)
+        before = self._opens.get(m.id)
+        if before is not None and before.assign == assign and before.board == board:
+            o.stale = before.stale  # stale answers count across the assignment's requests (MAX_STALE)
         self._write({"hall": "open", "match": m.id, "board": board, "id": o.rid, "assign": assign, "prior": prior})
         self._opens[m.id] = self._by_rid[o.rid] = o
-        payload = json.dumps({"id": o.rid, "new": request_of(self.event, m)}).encode()
+        payload = json.dumps(send_of(self.event, m, o.rid, prior)).encode()
         o.sent = time.monotonic()
         if self.link is not None:  # dropped by the broker if not taken in time
             self.link.publish_entry(board, payload, self.answer_timeout)

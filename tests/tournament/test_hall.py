@@ -28,7 +28,7 @@ from flickboard.rules import games
 from flickboard.sim.broker import Broker
 from flickboard.sim.random_game import random_match
 from flickboard.tournament import ActError, Director, read
-from flickboard.tournament.hall import Hall, players_of
+from flickboard.tournament.hall import MAX_STALE, Hall, players_of
 
 
 def until(pred: Callable[[], Any], what: str, timeout: float = 15) -> Any:
@@ -425,3 +425,122 @@ def test_a_result_is_taken_only_from_the_bridge_that_keeps_the_board(broker: Bro
     finally:
         hall.stop()
         running.stop()
+
+
+def test_a_game_the_halls_copy_did_not_show_yet_is_not_opened_over(broker: Broker, tmp_path: Path) -> None:
+    """The hall's copy of a board's scoreboard can be older than a game started there just before the assignment: its
+    `new` names the journal it saw (`replaces`), so the bridge opens nothing over the game and says so (`stale`). The
+    match stays on its board, is not counted as refused, and the hall looks again: the game holds the board (`busy`)
+    until it ends, and then the match opens."""
+    url = parse_mqtt_url(broker.url)
+    path = str(tmp_path / "open.jsonl")
+    with Director.create(path, "Club open") as d:
+        for name in ("Ana Costa", "Ben", "Marie-Claire O'Neil", "Zoé Lévesque"):
+            d.add_entrant(name)
+        d.start_stage("rr", "round-robin", match="games:1")
+        m1 = next(iter(d.event.matches))
+    config = BridgeConfig(mqtt=url, boards=("t1",), journals=str(tmp_path / "journals"),
+                          client_id=f"hall-test-{uuid.uuid4().hex[:8]}", bridge_id="room-s")  # fmt: skip
+    running = start_bridge(config)
+    bridge = running.bridge
+    said: list[str] = []
+    hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
+    try:
+        assert hall.wait_ready(10)
+        before = bridge.scoreboard("t1")["journal"]
+        until(lambda: hall.in_the_way("t1") is None and "t1" in hall._docs, "the hall's copy of t1")
+        with hall.lock:
+            old = dict(hall._docs["t1"])
+        assert old["journal"] == before
+        game, rest = casual(bridge, "t1", ["Cy", "Dee"], seed=31, lines=8)
+        entries = bridge.scoreboard("t1")["entries"]
+        until(lambda: hall._docs["t1"].get("entries") == entries, "the hall's copy of the game's last scoreboard")
+        with hall.lock:  # the copy as it was a moment ago: the game's scoreboard not delivered yet
+            hall._docs["t1"] = old
+            hall.act({"act": "assign", "match": m1, "board": "t1"})
+        until(lambda: hall.busy, "t1 held busy by the game the request did not see")
+        assert bridge.scoreboard("t1")["journal"] == game, "the match was opened over the game in progress"
+        reason = "board t1 has a game in progress: Cy 0 – Dee 0; finish it, or abandon it"
+        assert hall.busy == [{"board": "t1", "match": m1, "journal": game, "game": "Cy 0 – Dee 0", "reason": reason}]
+        counts = hall.counts
+        assert (counts["requests"], counts["stale"], counts["refused"], counts["opened"]) == (1, 1, 0, 0)
+        assert hall.opens[m1]["state"] == "retry" and not hall.refusals
+        assert read(path).matches[m1].board == "t1"  # not sent back: still the board's next match
+        stale = [line for line in said if line.startswith(f"not opened yet: {m1} on t1: ")]
+        assert stale == [
+            f"not opened yet: {m1} on t1: board t1 has a game in progress that this request did not see: Cy 0 – Dee 0 "
+            f"(journal {game}); nothing was opened; the hall looks at the board again"
+        ]
+        assert bridge.inputs["stale"] == 1
+        # The game ends: the match opens over it, with the journal the hall now sees.
+        for line in rest:
+            assert bridge.submit("t1", line).accepted, line
+        until(lambda: hall.opens.get(m1, {}).get("state") == "opened", "the match opened once the game ended")
+        assert not hall.busy and bridge.scoreboard("t1")["journal"] == hall.opens[m1]["journal"] != game
+        assert hall.counts["stale"] == 1 and hall.counts["refused"] == 0 and bridge.inputs["stale"] == 1
+        sent = [r for r in journal.read(path + ".hall").records if r.get("hall") in ("open", "stale")]
+        assert [(r["hall"], r.get("prior")) for r in sent] == [("open", before), ("stale", None), ("open", game)]
+    finally:
+        hall.stop()
+        running.stop()
+    assert not read(path).rejected
+
+
+class Wire:
+    """A `Link` of the test's own: the hall's requests are kept, and the test hands it the boards' messages."""
+
+    ready = True
+    connected = True
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def publish_entry(self, board: str, payload: bytes, wait: float) -> bool:
+        self.sent.append({"board": board, **json.loads(payload)})
+        return True
+
+    def attach(self, hall: Hall) -> None:
+        hall.connection(True)
+
+    def detach(self, hall: Hall) -> None:
+        pass
+
+
+def test_stale_answers_in_a_row_end_as_a_refusal(tmp_path: Path) -> None:
+    """A board whose scoreboard never reaches the hall (its copy keeps the journal it saw) answers every request as
+    stale: the hall sends again at most MAX_STALE times, then takes the next stale answer as a refusal and sends the
+    match back. Each stale answer is said once and counted once, even when delivered twice."""
+    path = str(tmp_path / "open.jsonl")
+    with Director.create(path, "Club open") as d:
+        for name in ("Ana", "Ben"):
+            d.add_entrant(name)
+        d.start_stage("rr", "round-robin", match="games:1")
+        m1 = next(iter(d.event.matches))
+    wire = Wire()
+    said: list[str] = []
+    hall = Hall(path, parse_mqtt_url("mqtt://localhost"), answer_timeout=0.5, settle=0, say=said.append, link=wire)
+    hall.start()
+    try:
+        seen = {"format": "flickboard-scoreboard", "version": 1, "board": "t1", "journal": "/j/t1/old.jsonl",
+                "entries": 0, "score": {"over": False, "totals": [0, 0]}}  # fmt: skip
+        hall.feed("flickboard/t1/scoreboard", json.dumps(seen).encode())
+        until(lambda: "t1" in hall._docs, "the hall's copy of t1")
+        hall.act({"act": "assign", "match": m1, "board": "t1"})
+        message = "board t1 has a game in progress that this request did not see: Cy 5 – Dee 0; nothing was opened"
+        for n in range(1, MAX_STALE + 2):
+            until(lambda n=n: len(wire.sent) == n, f"request {n}")
+            req = wire.sent[-1]
+            assert req["new"]["replaces"] == "/j/t1/old.jsonl" and req["new"]["players"] == ["Ana", "Ben"]
+            answer = json.dumps({"id": req["id"], "ok": False, "entry": None, "message": message, "stale": True})
+            for _ in range(2):  # delivered twice: one answer
+                hall.feed("flickboard/t1/result", answer.encode())
+            if n <= MAX_STALE:
+                until(lambda n=n: hall.counts["stale"] == n, f"stale answer {n}")
+        until(lambda: hall.counts["refused"] == 1, "the refusal")
+        time.sleep(0.3)
+        assert len(wire.sent) == MAX_STALE + 1 and hall.counts["stale"] == MAX_STALE
+        assert sum(line.startswith(f"not opened yet: {m1} on t1: {message}") for line in said) == MAX_STALE
+        assert sum(line.startswith(f"not opened: {m1} on t1: {message}") for line in said) == 1
+        assert read(path).matches[m1].board is None and [r["reason"] for r in hall.refusals] == [message]
+    finally:
+        hall.stop()
