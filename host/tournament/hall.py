@@ -19,7 +19,12 @@ What it does:
   and that is none of this tournament's matches (a casual game, a match opened by hand) keeps the board. The match
   waits, listed in `busy` with a plain reason ("board t3 has a game in progress: Ana 120 – Ben 80; finish it, or
   abandon it"), and opens by itself once that game is over, or once the organiser abandons it (an `abandon` act
-  naming the game's journal: `Event.abandoned(board)`). The game's journal stays on disk as it is.
+  naming the game's journal: `Event.abandoned(board)`). The game's journal stays on disk as it is. The hall's copy
+  of the scoreboard can be older than a game started just before the assignment: the request names the journal the
+  copy showed (`replaces`), and the bridge opens nothing over a game under way in another one (its answer says
+  `stale`). The match then stays on its board, not refused: said once per answer, counted (`stale`), and looked at
+  again once the copy has moved on (held busy, or sent again); after MAX_STALE such answers for one assignment the
+  next is a refusal.
 - **A refusal sends the match back.** A board (its bridge) that refuses the `new` request: the refusal is logged in
   one line, counted (`refused`), written in the hall's journal with its time and kept in `refusals` (the latest
   MAX_REFUSALS: match, board, reason, time, for the organiser's page and the hall screen), and the hall appends an
