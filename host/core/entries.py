@@ -21,7 +21,7 @@ HOST_WORDS = ("reviewed", "dismiss", "declare", "hold")
 MAX_INPUT = 2048  # bytes of one manual-entry payload
 MAX_LINE = 200  # characters of one notation line
 MAX_REPLACES = 300  # characters of a `new` request's `replaces`: the journal path its sender saw on the scoreboard
-NEW_KEYS = ("rules", "players", "match", "target", "replaces")
+NEW_KEYS = ("rules", "players", "match", "target", "replaces", "replaces_entries")
 
 
 class RequestError(ValueError):
@@ -116,6 +116,15 @@ def _new(new: object, rid: object) -> dict[str, Any]:
                 rid,
             )
         out["replaces"] = seen
+    if "replaces_entries" in new:  # how many entries that journal had then: a game gone on since is not the one seen
+        n = new["replaces_entries"]
+        if "replaces" not in new or type(n) is not int or n < 0:
+            raise RequestError(
+                '"new": "replaces_entries" is the count of entries the journal in "replaces" showed (a whole number of '
+                "at least 0), given with it",
+                rid,
+            )
+        out["replaces_entries"] = n
     for key, example, ours in (
         ("match", "games:8 or wins:2", game in (None, "pichenotte")),
         ("target", "31", game != "pichenotte"),

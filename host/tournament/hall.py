@@ -19,12 +19,12 @@ What it does:
   and that is none of this tournament's matches (a casual game, a match opened by hand) keeps the board. The match
   waits, listed in `busy` with a plain reason ("board t3 has a game in progress: Ana 120 – Ben 80; finish it, or
   abandon it"), and opens by itself once that game is over, or once the organiser abandons it (an `abandon` act
-  naming the game's journal: `Event.abandoned(board)`). The game's journal stays on disk as it is. The hall's copy
-  of the scoreboard can be older than a game started just before the assignment: the request names the journal the
-  copy showed (`replaces`), and the bridge opens nothing over a game under way in another one (its answer says
-  `stale`). The match then stays on its board, not refused: said once per answer, counted (`stale`), and looked at
-  again once the copy has moved on (held busy, or sent again); after MAX_STALE such answers for one assignment the
-  next is a refusal.
+  naming the game's journal: `Event.abandoned(board)`). The game's journal stays on disk as it is. The hall's copy of
+  the scoreboard can be older than a game started just before the assignment: the request names the journal the copy
+  showed and its count of entries (`replaces`, `replaces_entries`), and the bridge opens nothing over a game under way
+  that the copy did not show, in another journal or gone on since (its answer says `stale`). The match then stays on its
+  board, not refused: said once per answer, counted (`stale`), and looked at again once the copy has moved on (held
+  busy, or sent again); after MAX_STALE such answers for one assignment the next is a refusal.
 - **A refusal sends the match back.** A board (its bridge) that refuses the `new` request: the refusal is logged in
   one line, counted (`refused`), written in the hall's journal with its time and kept in `refusals` (the latest
   MAX_REFUSALS: match, board, reason, time, for the organiser's page and the hall screen), and the hall appends an
@@ -168,6 +168,7 @@ class Open:
     rid: str
     assign: int  # the entry of the `assign` act it answers
     prior: str | None  # the journal the board's scoreboard named when the request was written
+    prior_entries: int | None = None  # and its count of entries then
     state: str = "sent"  # "opened", "refused", "unanswered", "retry" (to be sent again)
     journal: str | None = None  # the match's game journal, once opened
     message: str = ""
@@ -205,10 +206,19 @@ def request_of(event: Event, m: Match) -> dict[str, Any]:
     return new
 
 
-def send_of(event: Event, m: Match, rid: str, prior: str | None) -> dict[str, Any]:
+def send_of(event: Event, m: Match, rid: str, prior: str | None, entries: int | None = None) -> dict[str, Any]:
     """The whole request that opens match `m`: its `new` part, with `replaces` the journal the board showed (`prior`,
-    None: none), so that the bridge opens nothing over a game the hall's copy of the scoreboard did not show yet."""
-    return {"id": rid, "new": {**request_of(event, m), "replaces": prior}}
+    None: none) and `replaces_entries` its count of entries then, so that the bridge opens nothing over a game the
+    hall's copy of the scoreboard did not show yet, nor over one that has gone on since."""
+    new = {**request_of(event, m), "replaces": prior}
+    if entries is not None:
+        new["replaces_entries"] = entries
+    return {"id": rid, "new": new}
+
+
+def _count(v: Any) -> int | None:
+    """A count of entries from a scoreboard or a journal record: a whole number, else None."""
+    return v if type(v) is int and v >= 0 else None
 
 
 def _rid(match: str, attempt: int) -> str:
@@ -549,6 +559,7 @@ class Hall:
             return
         if kind == "open":
             o = Open(match, str(rec["board"]), str(rec["id"]), int(rec["assign"]), rec.get("prior"))
+            o.prior_entries = _count(rec.get("prior_entries"))
             o.sent, o.restored = time.monotonic(), True
             before = self._opens.get(match)
             if before is not None and before.assign == o.assign and before.board == o.board:
@@ -913,7 +924,8 @@ class Hall:
         journal the request saw), within the answer timeout."""
         if not o.stale or not o.answered or time.monotonic() - o.answered > self.answer_timeout:
             return False
-        return self._docs.get(o.board, {}).get("journal") == o.prior
+        doc = self._docs.get(o.board, {})
+        return doc.get("journal") == o.prior and _count(doc.get("entries")) == o.prior_entries
 
     def _displaced(self, o: Open) -> str | None:
         """Why the match the hall opened is no longer on its board: a new game was started there over it (a `new`
@@ -945,13 +957,15 @@ class Hall:
         elif self._client is None or self._subscriber is None or not self._subscriber.connected:
             return  # paho would keep it until the reconnect, and its lifetime start then: the next pass sends it
         prior = self._docs.get(board, {}).get("journal")
-        o = Open(m.id, board, _rid(m.id, attempt), assign, prior)
+        entries = _count(self._docs.get(board, {}).get("entries")) if prior is not None else None
+        o = Open(m.id, board, _rid(m.id, attempt), assign, prior, entries)
         before = self._opens.get(m.id)
         if before is not None and before.assign == assign and before.board == board:
             o.stale = before.stale  # stale answers count across the assignment's requests (MAX_STALE)
-        self._write({"hall": "open", "match": m.id, "board": board, "id": o.rid, "assign": assign, "prior": prior})
+        self._write({"hall": "open", "match": m.id, "board": board, "id": o.rid, "assign": assign, "prior": prior,
+                     "prior_entries": entries})  # fmt: skip
         self._opens[m.id] = self._by_rid[o.rid] = o
-        payload = json.dumps(send_of(self.event, m, o.rid, prior)).encode()
+        payload = json.dumps(send_of(self.event, m, o.rid, prior, entries)).encode()
         o.sent = time.monotonic()
         if self.link is not None:  # dropped by the broker if not taken in time
             self.link.publish_entry(board, payload, self.answer_timeout)

@@ -596,6 +596,30 @@ def test_a_new_request_that_did_not_see_the_game_under_way_opens_nothing(tmp_pat
     assert bridge.inputs["stale"] == 2
 
 
+def test_a_new_request_that_saw_the_game_before_it_went_on_opens_nothing(tmp_path: Path) -> None:
+    """`replaces_entries`: the sender saw the board's journal with that many entries, a game only set up; a shot
+    played there since (in the same journal) makes it a game under way the request did not see, so nothing is
+    opened (`stale`). Seen as it is now, the match opens."""
+    bridge, _ = make(tmp_path, boards=("t1",))
+    casual = {"rules": "tournament-2019", "players": ["Cy", "Di"], "match": "games:1"}
+    assert bridge.mqtt_input("t1", json.dumps({"id": "c", "new": casual}).encode())["ok"]
+    seen = bridge.scoreboard("t1")  # what the hall's copy shows: the game set up, nothing played
+    assert bridge.submit("t1", "shot").accepted  # then a shot, before the request arrives
+    game = bridge.games["t1"].session.journal.path
+
+    def new(rid: str, entries: int) -> dict[str, Any]:
+        body = {"id": rid, "new": {"players": ["Ana", "Ben"], "replaces": game, "replaces_entries": entries}}
+        return bridge.mqtt_input("t1", json.dumps(body).encode())
+
+    stale = new("h1", seen["entries"])
+    assert stale["ok"] is False and stale["stale"] is True and "nothing was opened" in stale["message"], stale
+    assert bridge.games["t1"].session.journal.path == game and bridge.inputs["stale"] == 1
+    opened = new("h2", bridge.scoreboard("t1")["entries"])  # the game as it is now: the sender means to replace it
+    assert opened["ok"] is True and bridge.games["t1"].session.journal.path != game
+    bad = bridge.mqtt_input("t1", json.dumps({"id": 3, "new": {"players": ["A", "B"], "replaces_entries": 2}}).encode())
+    assert bad["ok"] is False and '"replaces_entries" is the count of entries' in bad["message"], bad
+
+
 def test_a_new_requests_replaces_is_a_journal_path_or_null(tmp_path: Path) -> None:
     bridge, _ = make(tmp_path, boards=("t1",))
     first = bridge.games["t1"].session.journal.path

@@ -142,15 +142,16 @@ class Entries(Holds):
             known = list({*self.games, *(p.name for p in self.journals.iterdir() if p.is_dir())})
         return unknown_board(board, known)
 
-    def _unseen_game(self, bg: BoardGame, replaces: str | None) -> str | None:
+    def _unseen_game(self, bg: BoardGame, replaces: str | None, entries: int | None) -> str | None:
         """A `new` request's compare-and-set (docs/mqtt.md, "The request"): its sender saw `replaces` on the board's
-        scoreboard (None: no journal), and the board has moved on since to a game under way (the tournament hall's
-        copy of the scoreboard was older than the game). Why nothing is opened, in one line, counted (`inputs.stale`)
+        scoreboard (None: no journal) with `entries` entries (None: not said), and the board has moved on since to a
+        game under way, in another journal or further in the same one (the tournament hall's copy of the scoreboard
+        was older than the game). Why nothing is opened, in one line, counted (`inputs.stale`)
         and listed (code `stale`), the board's scoreboard published again so that the sender's copy catches up; None
         when the request may open its match. Under the bridge's lock."""
         path = bg.session.journal.path
-        if replaces == path:
-            return None
+        if replaces == path and (entries is None or bg.session.journal.count <= entries):
+            return None  # the game it saw, as it saw it (`replaces_entries`: not gone on since)
         doc = self.scoreboard(bg.board)
         if not under_way(doc):
             return None
@@ -211,7 +212,7 @@ class Entries(Holds):
                     out = self._entered_before(current, key)
                     return {"id": rid, "ok": out.accepted, "entry": 0, "message": out.message}
                 if not again and "replaces" in new:
-                    unseen = self._unseen_game(current, new["replaces"])
+                    unseen = self._unseen_game(current, new["replaces"], new.get("replaces_entries"))
                     if unseen is not None:
                         return {"id": rid, "ok": False, "entry": None, "message": unseen, "stale": True}
                 bg = current if again else self.new_game(board, rules, players, match, target, key)
