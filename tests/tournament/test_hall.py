@@ -531,6 +531,7 @@ def test_stale_answers_in_a_row_end_as_a_refusal(tmp_path: Path) -> None:
             until(lambda n=n: len(wire.sent) == n, f"request {n}")
             req = wire.sent[-1]
             assert req["new"]["replaces"] == "/j/t1/old.jsonl" and req["new"]["players"] == ["Ana", "Ben"]
+            assert req["new"]["replaces_entries"] == 0  # and as it saw it: a game gone on since is not the one seen
             answer = json.dumps({"id": req["id"], "ok": False, "entry": None, "message": message, "stale": True})
             for _ in range(2):  # delivered twice: one answer
                 hall.feed("flickboard/t1/result", answer.encode())
