@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Page, expect, sync_playwright
-from web_rig import BOARD, Board, Rig, mid_game, other_game
+from playwright.sync_api import Browser, Page, expect
+from web_rig import BOARD, Board, Chromium, Rig, mid_game, other_game
 
 from flickboard.board.bridge import messages as bridge_messages
 from flickboard.cli.bridge import start_bridge
@@ -31,10 +31,8 @@ NOTATION = re.compile(r"'[\w ]+'|\b\w+:(ditch|in|edge|base|off|hand)\b|@sensor|\
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield b
-        b.close()
+    with Chromium() as chromium:  # Playwright's own Browser, for pages made here
+        yield chromium.browser
 
 
 def tv(browser: Browser, rig: Rig, width: int, height: int) -> Page:

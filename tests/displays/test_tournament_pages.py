@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import zxingcpp
 from PIL import Image
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 from tournament_rig import (
     HALL_SIZES,
     NAMES,
@@ -44,6 +44,7 @@ from tournament_rig import (
     swiss_event,
     until,
 )
+from web_rig import Chromium
 
 from flickboard.cli.tournament.standings import stage_standings
 from flickboard.config import parse_mqtt_url
@@ -59,10 +60,8 @@ SHOWN = "() => [...document.querySelectorAll('#tablebox tr.r')].filter(r => !r.h
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield b
-        b.close()
+    with Chromium() as chromium:  # Playwright's own Browser, for pages made here
+        yield chromium.browser
 
 
 def wins(page: Page, entrant: str) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 from tournament_rig import (
     HALL_SIZES,
     TournamentRig,
@@ -33,6 +33,7 @@ from tournament_rig import (
     play,
     until,
 )
+from web_rig import Chromium
 
 from flickboard.sim.broker import Broker
 from flickboard.tournament import Director, read
@@ -88,10 +89,8 @@ ENGLISH = [
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield b
-        b.close()
+    with Chromium() as chromium:  # Playwright's own Browser, for pages made here
+        yield chromium.browser
 
 
 def french_page(browser: Browser, width: int, height: int, mobile: bool = False) -> Page:

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from french import untranslated
 
 from flickboard import i18n
 from flickboard.core.session import Fold
 from flickboard.rules import games
 from flickboard.rules.games import AnyGame
-from flickboard.rules.text import Message
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = [ROOT / "rules" / "pichenotte", ROOT / "rules" / "flicochet"]
@@ -43,20 +43,6 @@ def test_every_refusal_in_the_engines_is_raised_as_a_message() -> None:
                     continue
                 english.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(said)[:70]}")
     assert english == [], "refusals raised as plain English:\n" + "\n".join(english)
-
-
-def untranslated(text: object) -> list[str]:
-    """What of `text` French would say in English: the text itself when it is not a Message, its template when the
-    French catalogue lacks it (or has it with other fields), and the same for each Message among its values."""
-    found = i18n._message(text)
-    if found is None:
-        return [f"not a Message: {text!r}"]
-    template, values = found
-    out = [] if i18n.gettext("fr", template) is not template else [template]
-    for value in values.values():
-        if isinstance(value, Message):
-            out += untranslated(value)
-    return out
 
 
 def pichenotte_lines(game: AnyGame) -> Callable[[random.Random, int], str]:

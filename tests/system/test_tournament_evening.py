@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 from tournament_rig import TournamentRig, click_act, entries, new_page, spoil_journals, until
+from web_rig import Chromium
 
 from flickboard.cli.bridge import start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
@@ -86,10 +87,8 @@ ROOM_B = ("t5", "t6", "t7", "t8")
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield b
-        b.close()
+    with Chromium() as chromium:  # Playwright's own Browser, for pages made here
+        yield chromium.browser
 
 
 def lines_of(winner_side: int) -> list[str]:

@@ -21,7 +21,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from tournament_rig import spoil_journals
 
-from flickboard.cli.bridge import start_bridge
+from flickboard.cli.bridge import Running, start_bridge
 from flickboard.config import BridgeConfig, parse_mqtt_url
 from flickboard.core import journal
 from flickboard.rules import games
@@ -53,6 +53,14 @@ def play(bridge: Any, board: str, players: list[str], seed: int) -> dict[str, An
     return doc
 
 
+def room_bridge(url: Any, tmp_path: Path, boards: tuple[str, ...], bridge_id: str) -> Running:
+    """A bridge (in this process) that keeps `boards`, its journals under tmp_path."""
+    client_id = f"hall-test-{uuid.uuid4().hex[:8]}"
+    journals = str(tmp_path / "journals")
+    config = BridgeConfig(mqtt=url, boards=boards, journals=journals, client_id=client_id, bridge_id=bridge_id)
+    return start_bridge(config)
+
+
 def results_of(path: str, match: str) -> list[dict[str, Any]]:
     return [r for _, r in read(path).applied if r["act"] in ("result", "correct") and r["match"] == match]
 
@@ -67,15 +75,7 @@ def test_the_hall_opens_matches_on_the_boards_and_takes_their_results(broker: Br
     good = [m.id for m in matches]
     bad = good.pop()  # refused by board t9, whose bridge can start no journal for it
     m1, m2 = good[0], good[1]
-    running = start_bridge(
-        BridgeConfig(
-            mqtt=parse_mqtt_url(broker.url),
-            boards=("t1", "t2", "t9"),
-            journals=str(tmp_path / "journals"),
-            client_id=f"hall-test-{uuid.uuid4().hex[:8]}",
-            bridge_id="room-a",
-        )
-    )
+    running = room_bridge(parse_mqtt_url(broker.url), tmp_path, ("t1", "t2", "t9"), "room-a")
     bridge = running.bridge
     said: list[str] = []
     url = parse_mqtt_url(broker.url)
@@ -218,14 +218,7 @@ def test_quebec_and_flicochet_stages_are_opened_and_reported_by_their_boards(bro
     """A stage of each of the other two games: the board opens the match with the stage's game and target, and its
     result comes back by itself with the winner and the points the board's rules gave."""
     url = parse_mqtt_url(broker.url)
-    config = BridgeConfig(
-        mqtt=url,
-        boards=("q1", "f1"),
-        journals=str(tmp_path / "journals"),
-        client_id=f"hall-test-{uuid.uuid4().hex[:8]}",
-        bridge_id="room-b",
-    )
-    running = start_bridge(config)
+    running = room_bridge(url, tmp_path, ("q1", "f1"), "room-b")
     try:
         a_stage_of("quebec", "q1", running.bridge, url, tmp_path)
         a_stage_of("flicochet", "f1", running.bridge, url, tmp_path)
@@ -244,9 +237,7 @@ def test_a_dismissed_board_result_stays_dismissed_after_a_restart(broker: Broker
         d.add_entrant("Ben")
         d.start_stage("rr", "round-robin", match="games:1")
         (m,) = d.event.matches.values()
-    config = BridgeConfig(mqtt=url, boards=("t1",), journals=str(tmp_path / "journals"),
-                          client_id=f"hall-test-{uuid.uuid4().hex[:8]}", bridge_id="room-c")  # fmt: skip
-    running = start_bridge(config)
+    running = room_bridge(url, tmp_path, ("t1",), "room-c")
     said: list[str] = []
     hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
     try:
@@ -308,9 +299,7 @@ def test_a_game_in_progress_keeps_its_board_until_it_ends_or_is_abandoned(broker
             d.add_entrant(name)
         d.start_stage("rr", "round-robin", match="games:1")
         m1, m2, m3, m4 = list(d.event.matches)[:4]
-    config = BridgeConfig(mqtt=url, boards=("t1", "t2"), journals=str(tmp_path / "journals"),
-                          client_id=f"hall-test-{uuid.uuid4().hex[:8]}", bridge_id="room-d")  # fmt: skip
-    running = start_bridge(config)
+    running = room_bridge(url, tmp_path, ("t1", "t2"), "room-d")
     bridge = running.bridge
     said: list[str] = []
     hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()
@@ -381,15 +370,7 @@ def test_a_result_is_taken_only_from_the_bridge_that_keeps_the_board(broker: Bro
             d.add_entrant(name)
         d.start_stage("rr", "round-robin", match="games:1")
         m1 = next(iter(d.event.matches))
-    running = start_bridge(
-        BridgeConfig(
-            mqtt=parse_mqtt_url(broker.url),
-            boards=("t1",),
-            journals=str(tmp_path / "journals"),
-            client_id=f"hall-test-{uuid.uuid4().hex[:8]}",
-            bridge_id="room-a",
-        )
-    )
+    running = room_bridge(parse_mqtt_url(broker.url), tmp_path, ("t1",), "room-a")
     said: list[str] = []
     hall = Hall(path, parse_mqtt_url(broker.url), answer_timeout=5, settle=0.3, say=said.append).start()
     try:
@@ -439,9 +420,7 @@ def test_a_game_the_halls_copy_did_not_show_yet_is_not_opened_over(broker: Broke
             d.add_entrant(name)
         d.start_stage("rr", "round-robin", match="games:1")
         m1 = next(iter(d.event.matches))
-    config = BridgeConfig(mqtt=url, boards=("t1",), journals=str(tmp_path / "journals"),
-                          client_id=f"hall-test-{uuid.uuid4().hex[:8]}", bridge_id="room-s")  # fmt: skip
-    running = start_bridge(config)
+    running = room_bridge(url, tmp_path, ("t1",), "room-s")
     bridge = running.bridge
     said: list[str] = []
     hall = Hall(path, url, answer_timeout=5, settle=0.3, say=said.append).start()

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from french import untranslated
 
 from flickboard import i18n
 from flickboard.core import journal
-from flickboard.rules.text import Message, message_of
+from flickboard.rules.text import message_of
 from flickboard.tournament import ActError, Director, PairingError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,20 +119,6 @@ def test_every_sentence_of_the_tournament_is_in_the_french_catalogue() -> None:
     assert len(marked) > 100, len(marked)  # the sweep reads the sentences, not a few of them
     missing = sorted(t for t in marked if i18n.gettext("fr", t) is t)
     assert missing == [], "not in the French catalogue (make catalogues, then translate):\n" + "\n".join(missing)
-
-
-def untranslated(text: object) -> list[str]:
-    """What of `text` French would say in English: the text itself when it is not a Message, its template when the
-    French catalogue lacks it (or has it with other fields), and the same for each Message among its values."""
-    found = i18n._message(text)
-    if found is None:
-        return [f"not a Message: {text!r}"]
-    template, values = found
-    out = [] if i18n.gettext("fr", template) is not template else [template]
-    for value in values.values():
-        if isinstance(value, Message):
-            out += untranslated(value)
-    return out
 
 
 # -- a real tournament driven into its refusals -------------------------------------------------------------------
